@@ -1,0 +1,163 @@
+import Database from 'better-sqlite3';
+import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
+import { StoreError } from './errors.js';
+import { applyMigrations, checkMigrations, refuseNewerDatabase } from './migrations.js';
+
+/** Parameters bound to a statement: positional values. */
+export type SqlParams = readonly unknown[];
+
+/** Options for {@link StateDatabase.open}. */
+export interface StateDatabaseOptions {
+  /** Path of the SQLite file, or `:memory:`. */
+  path: string;
+  /** Open read-only: no migration, no pruning, every write refused (STORE.md §1). */
+  readOnly?: boolean;
+  /** SQLite busy timeout in ms (default 5000, STORE.md §1). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * One SQLite connection with the store's pragmas, a statement cache, a statement counter and
+ * a transaction helper that joins an open transaction (STORE.md §1, §13.8).
+ *
+ * All SQL of the project runs through {@link run}, {@link get}, {@link all} and
+ * {@link exec}; {@link statementCount} counts those calls so tests can bound them.
+ */
+export class StateDatabase {
+  /** The better-sqlite3 connection. */
+  readonly connection: SqliteDatabase;
+  /** Path the database was opened at. */
+  readonly path: string;
+  /** True when opened read-only. */
+  readonly readOnly: boolean;
+  /** Number of SQL statements executed through this object since open (or {@link resetStatementCount}). */
+  statementCount = 0;
+  private readonly cache = new Map<string, Statement>();
+  private afterCommitHooks: Array<() => void> = [];
+
+  private constructor(connection: SqliteDatabase, path: string, readOnly: boolean) {
+    this.connection = connection;
+    this.path = path;
+    this.readOnly = readOnly;
+  }
+
+  /**
+   * Opens (and for read-write opens, migrates) a state database: WAL, `synchronous=FULL`,
+   * `foreign_keys=ON`, busy timeout (STORE.md §1).
+   *
+   * @throws StoreError(integrity) when the file is not a SQLite database, when its recorded
+   *   migrations are newer than this code, or (read-only) when it has never been migrated
+   */
+  static open(options: StateDatabaseOptions): StateDatabase {
+    const readOnly = options.readOnly === true;
+    let connection: SqliteDatabase;
+    try {
+      connection = new Database(options.path, { readonly: readOnly, fileMustExist: readOnly });
+    } catch (error) {
+      throw new StoreError('integrity', `Cannot open workflow state database ${options.path}: ${(error as Error).message}`);
+    }
+    try {
+      connection.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+      // The first real read: a file that is not a database fails here.
+      connection.prepare('SELECT count(*) AS n FROM sqlite_master').get();
+    } catch (error) {
+      connection.close();
+      const message = (error as Error).message;
+      throw new StoreError('integrity', `Not a workflow state database: ${options.path} (${message})`);
+    }
+    const database = new StateDatabase(connection, options.path, readOnly);
+    try {
+      // Nothing is written before we know the file is not newer than this code.
+      refuseNewerDatabase(database);
+      if (!readOnly) connection.pragma('journal_mode = WAL');
+      connection.pragma('synchronous = FULL');
+      connection.pragma('foreign_keys = ON');
+      if (readOnly) checkMigrations(database);
+      else applyMigrations(database);
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
+    return database;
+  }
+
+  /** Returns the cached prepared statement for `sql`. */
+  statement(sql: string): Statement {
+    let statement = this.cache.get(sql);
+    if (statement === undefined) {
+      statement = this.connection.prepare(sql);
+      this.cache.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs a write statement; returns the number of changed rows and the last row id. */
+  run(sql: string, ...params: SqlParams): { changes: number; lastInsertRowid: number | bigint } {
+    this.statementCount += 1;
+    return this.statement(sql).run(...params);
+  }
+
+  /** Runs a query and returns its first row, or undefined. */
+  get<T>(sql: string, ...params: SqlParams): T | undefined {
+    this.statementCount += 1;
+    return this.statement(sql).get(...params) as T | undefined;
+  }
+
+  /** Runs a query and returns all its rows. */
+  all<T>(sql: string, ...params: SqlParams): T[] {
+    this.statementCount += 1;
+    return this.statement(sql).all(...params) as T[];
+  }
+
+  /** Executes one or more statements without parameters (migrations, pragmas). */
+  exec(sql: string): void {
+    this.statementCount += 1;
+    this.connection.exec(sql);
+  }
+
+  /** Sets {@link statementCount} back to 0. */
+  resetStatementCount(): void {
+    this.statementCount = 0;
+  }
+
+  /** True while a transaction is open on this connection. */
+  get inTransaction(): boolean {
+    return this.connection.inTransaction;
+  }
+
+  /**
+   * Runs `fn` inside one `BEGIN IMMEDIATE` transaction, or inside the caller's open
+   * transaction (helpers join, STORE.md §13.8). A thrown error rolls everything back.
+   * Hooks registered with {@link afterCommit} run once the outermost transaction committed.
+   *
+   * @returns what `fn` returns
+   */
+  transaction<T>(fn: () => T): T {
+    if (this.connection.inTransaction) return fn();
+    let result: T;
+    try {
+      result = this.connection.transaction(fn).immediate();
+    } catch (error) {
+      this.afterCommitHooks = [];
+      throw error;
+    }
+    const hooks = this.afterCommitHooks;
+    this.afterCommitHooks = [];
+    for (const hook of hooks) hook();
+    return result;
+  }
+
+  /**
+   * Registers `hook` to run after the current transaction commits (dropped on rollback).
+   * Outside a transaction the hook runs at once.
+   */
+  afterCommit(hook: () => void): void {
+    if (this.connection.inTransaction) this.afterCommitHooks.push(hook);
+    else hook();
+  }
+
+  /** Closes the connection (a WAL checkpoint happens on close). Idempotent. */
+  close(): void {
+    if (this.connection.open) this.connection.close();
+  }
+}

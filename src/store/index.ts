@@ -1,0 +1,56 @@
+/**
+ * The workflow state store (STORE.md): the only place SQL lives. Import from here.
+ */
+export { WorkflowStore, projectIdFor, type WorkflowStoreOptions } from './workflow-store.js';
+export { StoreError, isStoreError, type StoreErrorKind } from './errors.js';
+export { canonicalJson, normalizeJson, type JsonValue } from './canonical-json.js';
+export { StateDatabase } from './database.js';
+export { applyMigrations, loadMigrations, MIGRATIONS_DIR, type Migration } from './migrations.js';
+export {
+  terminalFingerprint,
+  TERMINAL_QUEUE_STATUSES,
+  TERMINAL_RUN_STATUSES,
+  type ExecutionMode,
+  type LineageKind,
+  type QueueStatus,
+  type RunClaimRecord,
+  type RunStatus,
+  type WorkflowRunRecord,
+  type WorkflowSource,
+  type WorkflowSourceIdentity,
+} from './run-records.js';
+export type { ClaimRequest, PreparedRun, ReserveWorkflowRunInput } from './run-reservation.js';
+export type { ClaimNextWorkflowRunInput, ClaimWorkflowRunInput, RunClaimInput } from './run-claims.js';
+export { MAX_RESTARTS, restartRunIdFor, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
+export { CANCELLED_MESSAGE, type SettleStatus, type SettleWorkflowRunInput } from './run-settlement.js';
+export { INTERACTION_DEADLINE_ERROR, NO_PROGRESS_DETAIL_LIMIT, type RunEventRecord } from './run-transitions.js';
+export {
+  MAX_PAGE_SIZE,
+  type LineageKey,
+  type LineagePage,
+  type RunKey,
+  type RunSlice,
+  type RunSliceRequest,
+  type WorkflowRunFilter,
+} from './run-queries.js';
+export {
+  BUMP_TARGETS,
+  VIEWER_RETENTION,
+  VIEWER_TARGET_TYPES,
+  type ViewerDelta,
+  type ViewerDeltaBatch,
+  type ViewerDeltaDraft,
+  type ViewerDeltaRead,
+  type ViewerPatchOperation,
+  type ViewerTargetType,
+} from './viewer-deltas.js';
+export {
+  workflowMessageIdFor,
+  type CreateWorkflowMessageInput,
+  type WorkflowMessageContent,
+  type WorkflowMessageKind,
+  type WorkflowMessageRecord,
+  type WorkflowTurnRecord,
+} from './workflow-messages.js';
+export type { OpenInteractionInput } from './interactions.js';
+export { MAX_LEASE_MS, systemClock, type Clock } from './values.js';

@@ -1,0 +1,252 @@
+import { StoreError } from './errors.js';
+import {
+  RUN_ROW_SELECT,
+  toRunRecords,
+  type LineageKind,
+  type QueueStatus,
+  type RunRow,
+  type RunStatus,
+  type WorkflowRunRecord,
+} from './run-records.js';
+import type { StoreContext } from './store-context.js';
+
+/** Filter of {@link listWorkflowRuns}; all parts optional, combined with AND (API.md). */
+export interface WorkflowRunFilter {
+  status?: readonly RunStatus[];
+  queueStatus?: readonly QueueStatus[];
+  rootRunId?: string;
+  parentRunId?: string;
+  lineageKind?: LineageKind;
+  /** Matches interactive runs bound to this session (headless runs show no origin session). */
+  originSessionId?: string;
+  workflowName?: string;
+}
+
+/** A keyset position in the newest-first run order: (created_at epoch ms, run id). */
+export interface RunKey {
+  createdAt: number;
+  runId: string;
+}
+
+/**
+ * One slice of the newest-first run order, as a Relay cursor connection asks for it:
+ * rows strictly after `after` and before `before`, at most `limit`, read from the newest end
+ * (or, `inverted`, from the oldest end, returned oldest first).
+ */
+export interface RunSliceRequest {
+  after?: RunKey;
+  before?: RunKey;
+  /** Rows to read (page size + 1, so the caller can tell whether more exist). */
+  limit: number;
+  inverted: boolean;
+}
+
+/** Rows of a slice with their keyset keys. */
+export interface RunSlice {
+  runs: WorkflowRunRecord[];
+  keys: RunKey[];
+}
+
+/** Largest page any list returns (API.md). */
+export const MAX_PAGE_SIZE = 100;
+
+function keyOf(row: RunRow): RunKey {
+  return { createdAt: row.run_created_at, runId: row.run_id };
+}
+
+/**
+ * Loads runs by id in one statement (plus one for mounted sources).
+ *
+ * @returns records in the order of `runIds`; undefined for ids that do not exist
+ */
+export function getWorkflowRuns(context: StoreContext, runIds: readonly string[]): Array<WorkflowRunRecord | undefined> {
+  if (runIds.length === 0) return [];
+  const rows = context.database.all<RunRow>(
+    `${RUN_ROW_SELECT} WHERE r.run_id IN (SELECT value FROM json_each(?))`,
+    JSON.stringify(runIds),
+  );
+  const records = new Map(toRunRecords(context, rows, context.clock()).map((record) => [record.runId, record]));
+  return runIds.map((runId) => records.get(runId));
+}
+
+function filterClause(filter: WorkflowRunFilter | undefined): { sql: string[]; params: unknown[] } {
+  const sql: string[] = [];
+  const params: unknown[] = [];
+  if (filter === undefined) return { sql, params };
+  if (filter.status !== undefined) {
+    sql.push('r.status IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(filter.status));
+  }
+  if (filter.queueStatus !== undefined) {
+    sql.push('r.run_id IN (SELECT run_id FROM run_queue WHERE status IN (SELECT value FROM json_each(?)))');
+    params.push(JSON.stringify(filter.queueStatus));
+  }
+  if (filter.rootRunId !== undefined) {
+    sql.push('r.root_run_id = ?');
+    params.push(filter.rootRunId);
+  }
+  if (filter.parentRunId !== undefined) {
+    sql.push('r.parent_run_id = ?');
+    params.push(filter.parentRunId);
+  }
+  if (filter.lineageKind !== undefined) {
+    sql.push('r.lineage_kind = ?');
+    params.push(filter.lineageKind);
+  }
+  if (filter.originSessionId !== undefined) {
+    sql.push(
+      "r.run_id IN (SELECT run_id FROM run_bindings WHERE origin_session_id = ? AND execution_mode = 'interactive')",
+    );
+    params.push(filter.originSessionId);
+  }
+  if (filter.workflowName !== undefined) {
+    sql.push('r.definition_digest IN (SELECT definition_digest FROM workflow_definitions WHERE workflow_name = ?)');
+    params.push(filter.workflowName);
+  }
+  return { sql, params };
+}
+
+function assertPageSize(value: number | undefined, field: 'first' | 'last'): void {
+  if (value === undefined) return;
+  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_PAGE_SIZE) {
+    throw new StoreError('validation', `${field} must be an integer from 0 to ${MAX_PAGE_SIZE}`, field);
+  }
+}
+
+/**
+ * Reads a slice of runs in newest-first order (created_at DESC, run_id DESC) by keyset, so
+ * cursors stay stable under concurrent inserts (API.md `workflowRuns`).
+ *
+ * @param request keys and limit (at most {@link MAX_PAGE_SIZE} + 1 rows)
+ * @returns the rows newest first, or oldest first when `inverted`
+ */
+export function listWorkflowRunSlice(
+  context: StoreContext,
+  filter: WorkflowRunFilter | undefined,
+  request: RunSliceRequest,
+): RunSlice {
+  const { sql, params } = filterClause(filter);
+  if (request.after !== undefined) {
+    sql.push('(r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))');
+    params.push(request.after.createdAt, request.after.createdAt, request.after.runId);
+  }
+  if (request.before !== undefined) {
+    sql.push('(r.created_at > ? OR (r.created_at = ? AND r.run_id > ?))');
+    params.push(request.before.createdAt, request.before.createdAt, request.before.runId);
+  }
+  const whereSql = sql.length === 0 ? '' : `WHERE ${sql.join(' AND ')}`;
+  const order = request.inverted ? 'ORDER BY r.created_at ASC, r.run_id ASC' : 'ORDER BY r.created_at DESC, r.run_id DESC';
+  const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
+  const rows = context.database.all<RunRow>(`${RUN_ROW_SELECT} ${whereSql} ${order} LIMIT ?`, ...params, limit);
+  return { runs: toRunRecords(context, rows, context.clock()), keys: rows.map(keyOf) };
+}
+
+/** Number of runs matching `filter` (API.md `totalCount`). */
+export function countWorkflowRuns(context: StoreContext, filter: WorkflowRunFilter | undefined): number {
+  const { sql, params } = filterClause(filter);
+  const whereSql = sql.length === 0 ? '' : `WHERE ${sql.join(' AND ')}`;
+  return (context.database.get<{ n: number }>(`SELECT count(*) AS n FROM runs r ${whereSql}`, ...params) as { n: number }).n;
+}
+
+/**
+ * Direct children of many runs in one statement, oldest first (API.md `children`).
+ *
+ * @param kind only children of this lineage kind
+ * @returns per parent id, its children in creation order (empty when none)
+ */
+export function childrenOfRuns(
+  context: StoreContext,
+  parentRunIds: readonly string[],
+  kind?: LineageKind,
+): Array<WorkflowRunRecord[]> {
+  if (parentRunIds.length === 0) return [];
+  const rows = context.database.all<RunRow>(
+    `${RUN_ROW_SELECT} WHERE r.parent_run_id IN (SELECT value FROM json_each(?))
+       ${kind === undefined ? '' : 'AND r.lineage_kind = ?'}
+     ORDER BY r.parent_run_id, r.created_at, r.run_id`,
+    JSON.stringify(parentRunIds),
+    ...(kind === undefined ? [] : [kind]),
+  );
+  const byParent = new Map<string, WorkflowRunRecord[]>();
+  for (const record of toRunRecords(context, rows, context.clock())) {
+    const list = byParent.get(record.parentRunId as string) ?? [];
+    list.push(record);
+    byParent.set(record.parentRunId as string, list);
+  }
+  return parentRunIds.map((id) => byParent.get(id) ?? []);
+}
+
+/**
+ * The newest run (created_at, then run id) of each chain, in one statement with an index
+ * seek per chain (API.md `latestRun`).
+ *
+ * @returns per root run id, the newest run id of its chain (the root itself when alone)
+ */
+export function latestRunIdsOfChains(context: StoreContext, rootRunIds: readonly string[]): string[] {
+  if (rootRunIds.length === 0) return [];
+  const rows = context.database.all<{ root: string; latest: string }>(
+    `SELECT j.value AS root,
+       (SELECT run_id FROM runs WHERE root_run_id = j.value ORDER BY created_at DESC, run_id DESC LIMIT 1) AS latest
+     FROM json_each(?) j`,
+    JSON.stringify(rootRunIds),
+  );
+  const byRoot = new Map(rows.map((row) => [row.root, row.latest]));
+  return rootRunIds.map((root) => byRoot.get(root) ?? root);
+}
+
+/** Number of runs in each chain, in one statement (API.md `lineage { totalCount }`). */
+export function chainSizes(context: StoreContext, rootRunIds: readonly string[]): number[] {
+  if (rootRunIds.length === 0) return [];
+  const rows = context.database.all<{ root: string; n: number }>(
+    `SELECT j.value AS root, (SELECT count(*) FROM runs WHERE root_run_id = j.value) AS n FROM json_each(?) j`,
+    JSON.stringify(rootRunIds),
+  );
+  const byRoot = new Map(rows.map((row) => [row.root, row.n]));
+  return rootRunIds.map((root) => byRoot.get(root) ?? 0);
+}
+
+/** A position in a chain's lineage order: the root, then (created_at, run id). */
+export type LineageKey = { root: true } | { root: false; createdAt: number; runId: string };
+
+/** A page of a chain: root first, then by creation (API.md `lineage`). */
+export interface LineagePage {
+  runs: WorkflowRunRecord[];
+  keys: LineageKey[];
+  hasNextPage: boolean;
+}
+
+/**
+ * One forward page of a chain's lineage: the root first, then every other run of the chain
+ * by (created_at, run id). Index-ordered: no recursion, no sort of the whole chain.
+ *
+ * @param first page size, 0 … {@link MAX_PAGE_SIZE}
+ * @param after the key of the last run already seen
+ * @throws StoreError(validation) `first must be an integer from 0 to 100`
+ */
+export function lineagePage(context: StoreContext, rootRunId: string, first: number, after?: LineageKey): LineagePage {
+  assertPageSize(first, 'first');
+  const rows: RunRow[] = [];
+  if (after === undefined && first > 0) {
+    rows.push(...context.database.all<RunRow>(`${RUN_ROW_SELECT} WHERE r.run_id = ? AND r.root_run_id = r.run_id`, rootRunId));
+  }
+  const remaining = first - rows.length;
+  let more = false;
+  const afterKey = after === undefined || after.root ? undefined : after;
+  const tail = context.database.all<RunRow>(
+    `${RUN_ROW_SELECT} WHERE r.root_run_id = ? AND r.run_id <> r.root_run_id
+       ${afterKey === undefined ? '' : 'AND (r.created_at > ? OR (r.created_at = ? AND r.run_id > ?))'}
+     ORDER BY r.created_at, r.run_id LIMIT ?`,
+    rootRunId,
+    ...(afterKey === undefined ? [] : [afterKey.createdAt, afterKey.createdAt, afterKey.runId]),
+    remaining + 1,
+  );
+  more = tail.length > remaining;
+  rows.push(...tail.slice(0, Math.max(0, remaining)));
+  return {
+    runs: toRunRecords(context, rows, context.clock()),
+    keys: rows.map((row): LineageKey =>
+      row.run_id === rootRunId ? { root: true } : { root: false, createdAt: row.run_created_at, runId: row.run_id },
+    ),
+    hasNextPage: more,
+  };
+}

@@ -1,0 +1,434 @@
+import { canonicalJson, normalizeJson } from './canonical-json.js';
+import { StoreError } from './errors.js';
+import { claimCore } from './run-claims.js';
+import { bumpRun, insertEvent, readLease } from './run-events.js';
+import {
+  loadRunRow,
+  requireRunRow,
+  toRunRecords,
+  TERMINAL_QUEUE_STATUSES,
+  TERMINAL_RUN_STATUSES,
+  type ExecutionMode,
+  type LineageKind,
+  type RunRow,
+  type WorkflowRunRecord,
+  type WorkflowSource,
+  type WorkflowSourceIdentity,
+} from './run-records.js';
+import { assertWritable, requireProjectId, type StoreContext } from './store-context.js';
+import { assertLeaseMs, assertRunId, digestBuffer, resolveNow, resourceIdFor, terminalFingerprintBuffer } from './values.js';
+
+/** Input of {@link reserveWorkflowRun} (STORE.md §6.1). */
+export interface ReserveWorkflowRunInput {
+  runId: string;
+  workflowName: string;
+  /** The source ref given at launch (runs.workflow_ref). */
+  workflowSourceRef: string;
+  /** One source identity, or `{root, mounted}` (STORE.md §3.10). */
+  workflowSource: unknown;
+  /** `sha256:`-prefixed or bare 64 hex; SHA-256 of the snapshot's canonical JSON. */
+  definitionDigest: string;
+  definitionSnapshot: unknown;
+  /** Stored as JSON; default `null`. */
+  input?: unknown;
+  /** Stored as JSON; default `{}`. */
+  launchOptions?: unknown;
+  /** Affinity: the runner that reserved it (STORE.md §13.6); null for none. */
+  runnerId?: string | null;
+  originSessionId: string;
+  /** Default `interactive`. */
+  executionMode?: ExecutionMode;
+  parentRunId?: string;
+  lineageKind?: LineageKind;
+  restartNumber?: number;
+  /** Restarts only: optional `sha256:` + 64 hex. */
+  parentTerminalFingerprint?: string;
+  title?: string | null;
+  /** ISO-8601; default the store clock. */
+  now?: string;
+}
+
+/** A claim taken together with a reservation (prepare-or-adopt). */
+export interface ClaimRequest {
+  runnerId: string;
+  /** Chosen by the caller; only its SHA-256 is stored. */
+  claimToken: string;
+  /** Lease duration in ms, 1 … 86,400,000. */
+  leaseMs: number;
+}
+
+/** Result of {@link prepareOrAdoptWorkflowRun}. */
+export interface PreparedRun {
+  /** `claimed`: reserved and claimed now; `adopted`: an identical run already existed. */
+  state: 'claimed' | 'adopted';
+  run: WorkflowRunRecord;
+}
+
+interface Lineage {
+  parent: RunRow | undefined;
+  rootRunId: string;
+  lineageKind: LineageKind | null;
+  restartNumber: number;
+  fingerprint: Buffer | null;
+}
+
+/**
+ * Reserves a root run, a continuation or a restart (STORE.md §6.1): every check in order,
+ * first failure wins and nothing is written; then the blobs, definition, resource, lease,
+ * runs row, viewer row, sources, binding, queue row and `run.queued` event, in one
+ * transaction. A continuation of a parked parent marks the parent's queue `done` and records
+ * `run.queue_done_for_continuation` (one bump revision on the parent).
+ *
+ * @returns the new run's record (STORE.md §10)
+ * @throws StoreError with the exact texts of STORE.md §11 "Input" and "Reserve" (kinds
+ *   validation, conflict, lineage, not_found), `Stored workflow source identity is invalid`,
+ *   `Controller store is read-only` (forbidden), and conflict errors for a taken slot
+ *   (one active queue entry per session, one restart per parent)
+ */
+export function reserveWorkflowRun(context: StoreContext, input: ReserveWorkflowRunInput): WorkflowRunRecord {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  return context.database.transaction(() => {
+    reserveInTransaction(context, input, now);
+    return readRecord(context, input.runId, now);
+  });
+}
+
+/**
+ * Reserves and claims in one transaction, or adopts an identical existing run
+ * (STORE.md §6.2). Adoption writes nothing and takes no claim.
+ *
+ * @returns `{state: 'claimed', run}` (the record carries the given token) or `{state: 'adopted', run}`
+ * @throws StoreError `Workflow run preparation conflicts: <runId>` (conflict) for any mismatch
+ *   with an existing run, `Workflow run could not be claimed: <runId>` (conflict), and every
+ *   error of {@link reserveWorkflowRun}
+ */
+export function prepareOrAdoptWorkflowRun(
+  context: StoreContext,
+  input: ReserveWorkflowRunInput,
+  claim: ClaimRequest,
+): PreparedRun {
+  assertWritable(context);
+  assertRunId(input.runId);
+  const now = resolveNow(input.now, context.clock);
+  const digest = digestBuffer(input.definitionDigest);
+  assertLeaseMs(claim.leaseMs);
+  return context.database.transaction(() => {
+    const existing = loadRunRow(context, input.runId);
+    if (existing !== undefined) {
+      assertPreparationCompatible(context, existing, input, digest);
+      return { state: 'adopted' as const, run: readRecord(context, input.runId, now) };
+    }
+    reserveInTransaction(context, input, now);
+    const claimed = claimCore(context, input.runId, claim, now, { allowPendingInteraction: false, preserveQueueStatus: false });
+    if (claimed === undefined) {
+      throw new StoreError('conflict', `Workflow run could not be claimed: ${input.runId}`);
+    }
+    return { state: 'claimed' as const, run: claimed };
+  });
+}
+
+function readRecord(context: StoreContext, runId: string, now: number): WorkflowRunRecord {
+  return toRunRecords(context, [requireRunRow(context, runId)], now)[0] as WorkflowRunRecord;
+}
+
+function assertPreparationCompatible(
+  context: StoreContext,
+  row: RunRow,
+  input: ReserveWorkflowRunInput,
+  digest: Buffer,
+): void {
+  const expectedKind = input.parentRunId === undefined ? null : (input.lineageKind ?? 'continuation');
+  const parent = input.parentRunId === undefined ? undefined : requireRunRow(context, input.parentRunId);
+  const expectedRoot = parent?.root_run_id ?? input.runId;
+  const expectedRestart =
+    expectedKind === 'restart'
+      ? (input.restartNumber ?? (parent?.restart_number ?? -1) + 1)
+      : (parent?.restart_number ?? 0);
+  const expectedFingerprint =
+    input.parentTerminalFingerprint === undefined ? null : terminalFingerprintBuffer(input.parentTerminalFingerprint);
+  const [record] = toRunRecords(context, [row], context.clock());
+  const storedSource = record?.workflowSource;
+  const compatible =
+    row.workflow_name === input.workflowName &&
+    row.workflow_ref === input.workflowSourceRef &&
+    row.definition_digest.equals(digest) &&
+    sameJson(sourceKey(storedSource), () => sourceKey(validWorkflowSource(input.workflowSource))) &&
+    sameJson(record?.input, () => input.input ?? null) &&
+    sameJson(record?.launchOptions, () => input.launchOptions ?? {}) &&
+    row.origin_session_id === input.originSessionId &&
+    row.execution_mode === (input.executionMode ?? 'interactive') &&
+    row.parent_run_id === (input.parentRunId ?? null) &&
+    row.root_run_id === expectedRoot &&
+    row.lineage_kind === expectedKind &&
+    row.restart_number === expectedRestart &&
+    ((row.parent_terminal_fingerprint === null && expectedFingerprint === null) ||
+      (row.parent_terminal_fingerprint !== null &&
+        expectedFingerprint !== null &&
+        row.parent_terminal_fingerprint.equals(expectedFingerprint)));
+  if (!compatible) throw new StoreError('conflict', `Workflow run preparation conflicts: ${input.runId}`);
+}
+
+/** A source without mount names: names are rebuilt on read, so they take no part in the comparison. */
+function sourceKey(source: WorkflowSource | undefined): unknown {
+  return source === undefined
+    ? undefined
+    : { root: source.root, mounted: source.mounted.map((mount) => ({ mountPath: mount.mountPath, source: mount.source })) };
+}
+
+/** Canonical JSON equality of a stored value and a given one; a given value that cannot be stored differs. */
+function sameJson(stored: unknown, given: () => unknown): boolean {
+  try {
+    return canonicalJson(stored) === canonicalJson(given());
+  } catch {
+    return false;
+  }
+}
+
+function validateInputShape(input: ReserveWorkflowRunInput): void {
+  const text = (value: unknown, field: string): void => {
+    if (typeof value !== 'string' || value.length === 0) {
+      throw new StoreError('validation', `${field} must be a non-empty string`, field);
+    }
+  };
+  text(input.workflowName, 'workflowName');
+  text(input.workflowSourceRef, 'workflowRef');
+  text(input.originSessionId, 'originSessionId');
+  if (input.executionMode !== undefined && input.executionMode !== 'interactive' && input.executionMode !== 'headless') {
+    throw new StoreError('validation', 'executionMode must be interactive or headless', 'executionMode');
+  }
+  if (input.lineageKind !== undefined && input.lineageKind !== 'continuation' && input.lineageKind !== 'restart') {
+    throw new StoreError('validation', 'lineageKind must be continuation or restart', 'lineageKind');
+  }
+  if (input.restartNumber !== undefined && (!Number.isSafeInteger(input.restartNumber) || input.restartNumber < 0)) {
+    throw new StoreError('validation', 'restartNumber must be a non-negative integer', 'restartNumber');
+  }
+}
+
+/** The reservation proper; runs inside the caller's transaction. */
+function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunInput, now: number): void {
+  // 1. syntax
+  assertRunId(input.runId);
+  const digest = digestBuffer(input.definitionDigest);
+  validateInputShape(input);
+  // 2. existing
+  if (loadRunRow(context, input.runId) !== undefined) {
+    throw new StoreError('conflict', `Workflow run already reserved: ${input.runId}`);
+  }
+  // 3-5. lineage
+  const lineage = computeLineage(context, input, now);
+  // 6. writes
+  const projectId = requireProjectId(context);
+  const source = validWorkflowSource(input.workflowSource);
+  const snapshotHash = context.blobs.putJson(input.definitionSnapshot, now);
+  const inputHash = context.blobs.putJson(input.input === undefined ? null : input.input, now);
+  const launchHash = context.blobs.putJson(input.launchOptions === undefined ? {} : input.launchOptions, now);
+  context.database.run(
+    `INSERT INTO workflow_definitions(definition_digest, workflow_name, definition_hash, created_at)
+     VALUES (?, ?, ?, ?) ON CONFLICT(definition_digest) DO NOTHING`,
+    digest,
+    input.workflowName,
+    snapshotHash,
+    now,
+  );
+  const resourceId = resourceIdFor('run', input.runId);
+  context.database.run(
+    `INSERT INTO resources(resource_id, resource_type, aggregate_key, revision, created_at, updated_at)
+     VALUES (?, 'run', ?, 1, ?, ?)`,
+    resourceId,
+    input.runId,
+    now,
+    now,
+  );
+  context.database.run('INSERT INTO leases(resource_id, generation) VALUES (?, 0)', resourceId);
+  insertOrExplain(
+    context,
+    () =>
+      context.database.run(
+        `INSERT INTO runs(run_id, resource_id, project_id, parent_run_id, root_run_id, lineage_kind, restart_number,
+           parent_terminal_fingerprint, definition_digest, workflow_ref, launch_options_hash, title, status, paused,
+           input_hash, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?)`,
+        input.runId,
+        resourceId,
+        projectId,
+        input.parentRunId ?? null,
+        lineage.rootRunId,
+        lineage.lineageKind,
+        lineage.restartNumber,
+        lineage.fingerprint,
+        digest,
+        input.workflowSourceRef,
+        launchHash,
+        input.title ?? null,
+        inputHash,
+        now,
+        now,
+      ),
+    input,
+  );
+  context.viewer.initialize(input.runId, now);
+  insertRunSources(context, input.runId, source);
+  const executionMode = input.executionMode ?? 'interactive';
+  context.database.run(
+    'INSERT INTO run_bindings(run_id, origin_session_id, execution_mode, created_at) VALUES (?, ?, ?, ?)',
+    input.runId,
+    input.originSessionId,
+    executionMode,
+    now,
+  );
+  insertOrExplain(
+    context,
+    () =>
+      context.database.run(
+        `INSERT INTO run_queue(run_id, status, available_at, affinity_runner_id, origin_session_id, created_at, updated_at)
+         VALUES (?, 'queued', ?, ?, ?, ?, ?)`,
+        input.runId,
+        now,
+        input.runnerId ?? null,
+        input.originSessionId,
+        now,
+        now,
+      ),
+    input,
+  );
+  insertEvent(context, resourceId, 1, 'run.queued', { type: 'session', id: input.originSessionId }, {}, now);
+}
+
+/** Runs an insert; turns the two "one per" unique indexes into clear conflict errors. */
+function insertOrExplain(context: StoreContext, insert: () => void, input: ReserveWorkflowRunInput): void {
+  try {
+    insert();
+  } catch (error) {
+    const message = (error as Error).message;
+    if (message.includes('run_queue.origin_session_id')) {
+      throw new StoreError('conflict', `Pi session already has an active workflow run: ${input.originSessionId}`);
+    }
+    if (message.includes('runs.parent_run_id')) {
+      throw new StoreError('conflict', `Workflow run already has a restart: ${input.parentRunId ?? ''}`);
+    }
+    throw error;
+  }
+}
+
+function computeLineage(context: StoreContext, input: ReserveWorkflowRunInput, now: number): Lineage {
+  const lineageKind = input.parentRunId === undefined ? null : (input.lineageKind ?? 'continuation');
+  if (input.parentRunId === undefined && input.lineageKind !== undefined) {
+    throw new StoreError('lineage', 'A root workflow run cannot declare lineage');
+  }
+  if (input.parentRunId === undefined) {
+    if (input.restartNumber !== undefined || input.parentTerminalFingerprint !== undefined) {
+      throw new StoreError('lineage', 'A root workflow run cannot declare restart metadata');
+    }
+    return { parent: undefined, rootRunId: input.runId, lineageKind: null, restartNumber: 0, fingerprint: null };
+  }
+  const parent = loadRunRow(context, input.parentRunId);
+  if (parent === undefined) throw new StoreError('not_found', `Workflow run not found: ${input.parentRunId}`);
+  if (parent.origin_session_id !== input.originSessionId) {
+    throw new StoreError('lineage', 'Workflow parent belongs to another Pi session');
+  }
+  if (lineageKind === 'restart') {
+    if (!TERMINAL_RUN_STATUSES.includes(parent.run_status) || !TERMINAL_QUEUE_STATUSES.includes(parent.queue_status)) {
+      throw new StoreError('lineage', 'Restart parent is not terminal');
+    }
+    if (input.parentTerminalFingerprint === undefined) {
+      throw new StoreError('lineage', 'Restart requires the parent terminal fingerprint');
+    }
+    const fingerprint = terminalFingerprintBuffer(input.parentTerminalFingerprint);
+    const restartNumber = input.restartNumber ?? parent.restart_number + 1;
+    if (restartNumber !== parent.restart_number + 1) {
+      throw new StoreError('lineage', 'Restart number does not follow its parent');
+    }
+    return { parent, rootRunId: parent.root_run_id, lineageKind, restartNumber, fingerprint };
+  }
+  if (
+    input.parentTerminalFingerprint !== undefined ||
+    (input.restartNumber !== undefined && input.restartNumber !== parent.restart_number)
+  ) {
+    throw new StoreError('lineage', 'Continuation lineage conflicts with restart metadata');
+  }
+  if (parent.queue_status === 'parked') {
+    const lease = readLease(context, parent.resource_id);
+    if (lease.owner_id !== null) throw new StoreError('lineage', 'Continuation parent still has an active owner');
+    context.database.run(
+      "UPDATE run_queue SET status = 'done', updated_at = ?, finished_at = ? WHERE run_id = ? AND status = 'parked'",
+      now,
+      now,
+      parent.run_id,
+    );
+    bumpRun(
+      context,
+      parent,
+      'run.queue_done_for_continuation',
+      { type: 'session', id: input.originSessionId },
+      { continuationRunId: input.runId },
+      now,
+    );
+  } else if (parent.queue_status === 'done') {
+    throw new StoreError('lineage', 'Continuation parent already has a reserved continuation');
+  } else {
+    throw new StoreError('lineage', `Continuation parent queue is ${parent.queue_status}`);
+  }
+  return {
+    parent,
+    rootRunId: parent.root_run_id,
+    lineageKind: 'continuation',
+    restartNumber: parent.restart_number,
+    fingerprint: null,
+  };
+}
+
+function isIdentity(value: unknown): value is WorkflowSourceIdentity {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  const text = (key: string): boolean => typeof record[key] === 'string' && (record[key] as string).length > 0;
+  if (record.kind === 'builtin') return text('id') && text('revision') && Object.keys(record).length === 3;
+  if (record.kind === 'file') return text('path') && text('hash') && Object.keys(record).length === 3;
+  return false;
+}
+
+/**
+ * Validates a launch source (STORE.md §3.10) and returns it as `{root, mounted}`.
+ *
+ * @throws StoreError(validation) `Stored workflow source identity is invalid`
+ */
+export function validWorkflowSource(value: unknown): WorkflowSource {
+  if (isIdentity(value)) return { root: value, mounted: [] };
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    if (isIdentity(record.root) && Array.isArray(record.mounted)) {
+      const mounted = record.mounted.map((mount: unknown) => {
+        const entry = mount as Record<string, unknown> | null;
+        if (
+          typeof entry !== 'object' || entry === null ||
+          !Array.isArray(entry.mountPath) || entry.mountPath.length === 0 ||
+          !entry.mountPath.every((part) => typeof part === 'string' && part.length > 0 && !part.includes('/')) ||
+          typeof entry.workflowName !== 'string' ||
+          !isIdentity(entry.source)
+        ) {
+          throw new StoreError('validation', 'Stored workflow source identity is invalid', 'workflowSource');
+        }
+        return { mountPath: entry.mountPath as string[], workflowName: entry.workflowName, source: entry.source };
+      });
+      return normalizeJson({ root: record.root, mounted }) as unknown as WorkflowSource;
+    }
+  }
+  throw new StoreError('validation', 'Stored workflow source identity is invalid', 'workflowSource');
+}
+
+function insertRunSources(context: StoreContext, runId: string, source: WorkflowSource): void {
+  const rows: Array<[string, WorkflowSourceIdentity]> = [
+    ['', source.root],
+    ...source.mounted.map((mount): [string, WorkflowSourceIdentity] => [mount.mountPath.join('/'), mount.source]),
+  ];
+  for (const [mountPath, identity] of rows) {
+    context.database.run(
+      `INSERT INTO run_sources(run_id, mount_path, source_type, source_ref, source_revision) VALUES (?, ?, ?, ?, ?)`,
+      runId,
+      mountPath,
+      identity.kind,
+      identity.kind === 'builtin' ? identity.id : identity.path,
+      identity.kind === 'builtin' ? identity.revision : identity.hash,
+    );
+  }
+}

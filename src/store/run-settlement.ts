@@ -1,0 +1,291 @@
+import { normalizeJson } from './canonical-json.js';
+import { StoreError } from './errors.js';
+import { bumpRun, leaseVerifies, ownerActor, readLease, releaseLease, SUMMARY_REPLAY, type LeaseState } from './run-events.js';
+import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type RunRow, type WorkflowRunRecord } from './run-records.js';
+import { assertWritable, type StoreContext } from './store-context.js';
+import { resolveNow, tokenHash } from './values.js';
+
+/** Terminal outcomes a claim holder may settle a run with (STORE.md §13.3). */
+export type SettleStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled';
+
+/** Input of {@link settleWorkflowRun}. */
+export interface SettleWorkflowRunInput {
+  runId: string;
+  claimToken: string;
+  status: SettleStatus;
+  /** Error text for failed / timed_out (default `Workflow run failed` / `Workflow run timed out`). */
+  error?: string;
+  /** Final output for completed (stored as JSON; default null = none). */
+  output?: unknown;
+  now?: string;
+}
+
+/** The cancel message and code (STORE.md §6.10). */
+export const CANCELLED_MESSAGE = 'Workflow run cancelled';
+
+/** Text of a claim token that is not the run's live claim. */
+export function claimNotLiveMessage(runId: string): string {
+  return `Claim token is not the live claim of workflow run: ${runId}`;
+}
+
+/**
+ * Settles a claimed run terminal (STORE.md §13.3): `completed` stores the output and moves the
+ * queue to `done` (event `run.queue_done`); `failed`/`timed_out` use the fail routine with
+ * error_code = the status; `cancelled` the cancel routine. Every path settles workflow
+ * messages and releases the lease in the same transaction.
+ *
+ * @returns the settled run's record
+ * @throws StoreError(not_found) `Workflow run not found: <runId>`;
+ *   StoreError(claim_lost) `Claim token is not the live claim of workflow run: <runId>`,
+ *   `Workflow run <runId> claim changed during terminal transition`; validation errors for an
+ *   output canonical JSON refuses
+ */
+export function settleWorkflowRun(context: StoreContext, input: SettleWorkflowRunInput): WorkflowRunRecord {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  if (input.output !== undefined) normalizeJson(input.output);
+  return context.database.transaction(() => {
+    const row = requireRunRow(context, input.runId);
+    const lease = readLease(context, row.resource_id);
+    if (TERMINAL_QUEUE_STATUSES.includes(row.queue_status) || !leaseVerifies(lease, input.claimToken, now)) {
+      throw new StoreError('claim_lost', claimNotLiveMessage(input.runId));
+    }
+    if (input.status === 'completed') completeRun(context, row, lease, input, now);
+    else if (input.status === 'cancelled') terminateRun(context, row, lease, input.claimToken, 'cancelled', 'cancelled', CANCELLED_MESSAGE, now);
+    else {
+      const message = input.error ?? (input.status === 'failed' ? 'Workflow run failed' : 'Workflow run timed out');
+      terminateRun(context, row, lease, input.claimToken, input.status, input.status, message, now);
+    }
+    return toRunRecords(context, [requireRunRow(context, input.runId)], now)[0] as WorkflowRunRecord;
+  });
+}
+
+function completeRun(context: StoreContext, row: RunRow, lease: LeaseState, input: SettleWorkflowRunInput, now: number): void {
+  const outputHash = input.output === undefined ? null : context.blobs.putJson(input.output, now);
+  context.database.run(
+    `UPDATE runs SET status = 'completed', paused = 0, final_output_hash = ?, updated_at = ?, finished_at = ?
+     WHERE run_id = ?`,
+    outputHash,
+    now,
+    now,
+    row.run_id,
+  );
+  context.database.run(
+    "UPDATE run_queue SET status = 'done', updated_at = ?, finished_at = ? WHERE run_id = ?",
+    now,
+    now,
+    row.run_id,
+  );
+  if (!releaseLease(context, lease, input.claimToken, now)) {
+    throw new StoreError('claim_lost', `Workflow run ${row.run_id} claim changed during terminal transition`);
+  }
+  settleMessages(context, row.run_id, now);
+  bumpRun(context, row, 'run.queue_done', ownerActor(lease), { status: 'done' }, now, SUMMARY_REPLAY);
+}
+
+/**
+ * The shared fail / cancel routine (STORE.md §6.10) for a run whose claim is verified (or,
+ * without a token, a queued/starting run with an unowned lease).
+ */
+function terminateRun(
+  context: StoreContext,
+  row: RunRow,
+  lease: LeaseState,
+  claimToken: string | undefined,
+  runStatus: 'failed' | 'timed_out' | 'cancelled',
+  errorCode: string,
+  errorMessage: string,
+  now: number,
+): void {
+  const queueStatus = runStatus === 'cancelled' ? 'cancelled' : 'failed';
+  const errorHash = context.blobs.putText(errorMessage, now);
+  const queue = context.database.run(
+    `UPDATE run_queue SET status = ?, error_code = ?, error_hash = ?, updated_at = ?, finished_at = ?
+     WHERE run_id = ? AND status NOT IN ('done', 'failed', 'cancelled')`,
+    queueStatus,
+    errorCode,
+    errorHash,
+    now,
+    now,
+    row.run_id,
+  );
+  if (queue.changes !== 1) throw new StoreError('conflict', `Workflow run ${row.run_id} has inconsistent queue state`);
+  if (claimToken !== undefined && !releaseLease(context, lease, claimToken, now)) {
+    throw new StoreError('claim_lost', `Workflow run ${row.run_id} claim changed during terminal transition`);
+  }
+  context.database.run(
+    `UPDATE runs SET status = ?, paused = 0, status_detail = NULL, error_hash = ?, updated_at = ?, finished_at = ?
+     WHERE run_id = ?`,
+    runStatus,
+    errorHash,
+    now,
+    now,
+    row.run_id,
+  );
+  settleMessages(context, row.run_id, now);
+  if (runStatus === 'cancelled') cancelDependents(context, row.run_id, errorHash, now);
+  bumpRun(
+    context,
+    row,
+    runStatus === 'cancelled' ? 'run.queue_cancelled' : 'run.queue_failed',
+    ownerActor(lease),
+    { status: queueStatus, code: errorCode, error: errorMessage },
+    now,
+    SUMMARY_REPLAY,
+  );
+}
+
+/** 0.16.2 run settlement (STORE.md §9): open turns end `lost`, pending step/decision/followUp messages cancelled. */
+function settleMessages(context: StoreContext, runId: string, now: number): void {
+  context.messages.settleOpenTurnsForRun(runId, 'lost', now);
+  context.messages.cancelPendingForRun(runId, now);
+}
+
+/**
+ * Cancels a run's dependents (STORE.md §6.10): open attempts, validating submissions (receipt
+ * `{status:'rejected', error:'Workflow run cancelled'}`) and pending requests (revision + 1).
+ * This store has no effect or decision tables, so those steps have nothing to touch.
+ */
+function cancelDependents(context: StoreContext, runId: string, _errorHash: Buffer, now: number): void {
+  context.database.run(
+    `UPDATE node_attempts SET status = 'cancelled', updated_at = ?
+     WHERE run_id = ? AND status IN ('pending', 'running', 'waiting', 'interrupted')`,
+    now,
+    runId,
+  );
+  const receiptHash = context.blobs.putJson({ status: 'rejected', error: CANCELLED_MESSAGE }, now);
+  context.database.run(
+    `UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ?
+     WHERE outcome = 'validating' AND request_id IN (SELECT request_id FROM interactive_requests WHERE run_id = ?)`,
+    receiptHash,
+    runId,
+  );
+  context.database.run(
+    `UPDATE interactive_requests SET status = 'cancelled', revision = revision + 1, updated_at = ?
+     WHERE run_id = ? AND status = 'pending'`,
+    now,
+    runId,
+  );
+}
+
+/**
+ * Fails a run (STORE.md §6.10 `failWorkflowRun`): with a token the lease must verify; without,
+ * the queue must be `queued`/`starting` with an unowned lease.
+ *
+ * @returns false when refused (nothing written)
+ */
+export function failWorkflowRun(
+  context: StoreContext,
+  input: { runId: string; claimToken?: string; errorCode: string; errorMessage: string; now?: string },
+): boolean {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  return context.database.transaction(() => {
+    const prepared = terminable(context, input.runId, input.claimToken, now);
+    if (prepared === undefined) return false;
+    terminateRun(context, prepared.row, prepared.lease, input.claimToken, 'failed', input.errorCode, input.errorMessage, now);
+    return true;
+  });
+}
+
+/**
+ * Cancels a run (STORE.md §6.10 `cancelWorkflowRun`); a token-less cancel the routine refuses
+ * falls back to the stale cancel (non-terminal queue, lease free or expired: a 30 s `system`
+ * lease of `controlId`, cancelled, released, stale-cancel event).
+ *
+ * @returns false when neither path applies (nothing written)
+ */
+export function cancelWorkflowRun(
+  context: StoreContext,
+  input: { runId: string; claimToken?: string; controlId?: string; now?: string },
+): boolean {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  return context.database.transaction(() => {
+    const prepared = terminable(context, input.runId, input.claimToken, now);
+    if (prepared !== undefined) {
+      terminateRun(context, prepared.row, prepared.lease, input.claimToken, 'cancelled', 'cancelled', CANCELLED_MESSAGE, now);
+      return true;
+    }
+    if (input.claimToken !== undefined) return false;
+    return staleCancel(context, input.runId, input.controlId ?? 'workflow-control', now);
+  });
+}
+
+function terminable(
+  context: StoreContext,
+  runId: string,
+  claimToken: string | undefined,
+  now: number,
+): { row: RunRow; lease: LeaseState } | undefined {
+  const row = loadRunRow(context, runId);
+  if (row === undefined || TERMINAL_QUEUE_STATUSES.includes(row.queue_status)) return undefined;
+  const lease = readLease(context, row.resource_id);
+  if (claimToken === undefined) {
+    if ((row.queue_status !== 'queued' && row.queue_status !== 'starting') || lease.owner_id !== null) return undefined;
+  } else if (!leaseVerifies(lease, claimToken, now)) {
+    return undefined;
+  }
+  return { row, lease };
+}
+
+const STALE_CONTROL_LEASE_MS = 30_000;
+
+function staleCancel(context: StoreContext, runId: string, controlId: string, now: number): boolean {
+  const row = loadRunRow(context, runId);
+  if (row === undefined || TERMINAL_QUEUE_STATUSES.includes(row.queue_status)) return false;
+  const lease = readLease(context, row.resource_id);
+  if (lease.owner_id !== null && lease.expires_at !== null && lease.expires_at > now) return false;
+  const controlToken = `stale-cancel:${runId}:${now}`;
+  const generation = lease.generation + 1;
+  const taken = context.database.run(
+    `UPDATE leases SET generation = ?, owner_type = 'system', owner_id = ?, token_hash = ?, acquired_at = ?,
+       heartbeat_at = ?, expires_at = ? WHERE resource_id = ? AND generation = ?`,
+    generation,
+    controlId,
+    tokenHash(controlToken),
+    now,
+    now,
+    now + STALE_CONTROL_LEASE_MS,
+    row.resource_id,
+    lease.generation,
+  );
+  if (taken.changes !== 1) {
+    throw new StoreError('conflict', `Workflow run ${runId} control claim changed during cancellation`);
+  }
+  const errorHash = context.blobs.putText(CANCELLED_MESSAGE, now);
+  const queue = context.database.run(
+    `UPDATE run_queue SET status = 'cancelled', error_code = 'cancelled', error_hash = ?, updated_at = ?, finished_at = ?
+     WHERE run_id = ? AND status NOT IN ('done', 'failed', 'cancelled')`,
+    errorHash,
+    now,
+    now,
+    runId,
+  );
+  if (queue.changes !== 1) throw new StoreError('conflict', `Workflow run ${runId} has inconsistent queue state`);
+  const run = context.database.run(
+    `UPDATE runs SET status = 'cancelled', paused = 0, status_detail = NULL, error_hash = ?, updated_at = ?, finished_at = ?
+     WHERE run_id = ? AND status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')`,
+    errorHash,
+    now,
+    now,
+    runId,
+  );
+  if (run.changes !== 1) throw new StoreError('conflict', `Workflow run ${runId} has inconsistent durable state`);
+  settleMessages(context, runId, now);
+  cancelDependents(context, runId, errorHash, now);
+  const controlLease = { ...lease, generation, token_hash: tokenHash(controlToken) };
+  if (!releaseLease(context, controlLease, controlToken)) {
+    throw new StoreError('conflict', `Workflow run ${runId} control claim changed during cancellation`);
+  }
+  bumpRun(
+    context,
+    row,
+    'run.queue_cancelled',
+    { type: 'control', id: controlId, generation },
+    { status: 'cancelled', code: 'cancelled', staleControl: true },
+    now,
+    SUMMARY_REPLAY,
+  );
+  return true;
+}

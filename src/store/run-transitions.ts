@@ -1,0 +1,341 @@
+import { StoreError } from './errors.js';
+import { bumpRun, leaseVerifies, ownerActor, ownerTypeFor, readLease, releaseLease, SUMMARY_REPLAY } from './run-events.js';
+import { loadRunRow, TERMINAL_RUN_STATUSES } from './run-records.js';
+import { assertWritable, type StoreContext } from './store-context.js';
+import { resolveNow } from './values.js';
+import type { RunClaimInput } from './run-claims.js';
+
+/** Longest stored no-progress detail, in UTF-16 code units (STORE.md §6.7). */
+export const NO_PROGRESS_DETAIL_LIMIT = 8_192;
+
+/**
+ * Worker ready (STORE.md §6.5): with a verified claim, queue `running`, `started_at` set once,
+ * bump with `run.queue_running` `{status:'running'}`.
+ *
+ * @returns false when the claim does not verify (nothing written)
+ */
+export function markWorkflowRunRunning(context: StoreContext, input: RunClaimInput): boolean {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  return context.database.transaction(() => {
+    const row = loadRunRow(context, input.runId);
+    if (row === undefined) return false;
+    const lease = readLease(context, row.resource_id);
+    if (!leaseVerifies(lease, input.claimToken, now)) return false;
+    context.database.run(
+      "UPDATE run_queue SET status = 'running', started_at = coalesce(started_at, ?), updated_at = ? WHERE run_id = ?",
+      now,
+      now,
+      input.runId,
+    );
+    bumpRun(context, row, 'run.queue_running', ownerActor(lease), { status: 'running' }, now);
+    return true;
+  });
+}
+
+/**
+ * Releases a verified claim to `parked` or `done` (STORE.md §6.6): queue status, updated_at,
+ * finished_at (now for done, else NULL), lease released by token and generation, bump with
+ * `run.queue_parked` / `run.queue_done`, then viewer summary, replay. The runs row is not
+ * touched. A release that misses rolls back (STORE.md §13.8).
+ *
+ * @returns false when the claim does not verify (nothing written)
+ * @throws StoreError(claim_lost) `Workflow run <runId> claim changed during release`
+ */
+export function releaseWorkflowRunClaim(
+  context: StoreContext,
+  input: RunClaimInput,
+  status: 'parked' | 'done',
+): boolean {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  return context.database.transaction(() => {
+    const row = loadRunRow(context, input.runId);
+    if (row === undefined) return false;
+    const lease = readLease(context, row.resource_id);
+    if (!leaseVerifies(lease, input.claimToken, now)) return false;
+    context.database.run(
+      'UPDATE run_queue SET status = ?, updated_at = ?, finished_at = ? WHERE run_id = ?',
+      status,
+      now,
+      status === 'done' ? now : null,
+      input.runId,
+    );
+    if (!releaseLease(context, lease, input.claimToken)) {
+      throw new StoreError('claim_lost', `Workflow run ${input.runId} claim changed during release`);
+    }
+    bumpRun(
+      context,
+      row,
+      status === 'done' ? 'run.queue_done' : 'run.queue_parked',
+      ownerActor(lease),
+      { status },
+      now,
+      SUMMARY_REPLAY,
+    );
+    return true;
+  });
+}
+
+/**
+ * Parks a run whose worker made no progress (STORE.md §6.7, 0.16.2): detail cut to 8,192
+ * code units and stored as a text blob; runs detail (non-terminal runs), queue `parked` with
+ * `workerNoProgress`; lease released; bump with `run.worker_no_progress`; viewer summary,
+ * replay. A `waiting` run is refused (STORE.md §13.7).
+ *
+ * @returns false when the claim does not verify (nothing written)
+ * @throws StoreError(conflict) `Workflow run <runId> changed during worker recovery`,
+ *   `Workflow run <runId> is waiting and cannot be parked for worker no progress`;
+ *   StoreError(claim_lost) `Workflow run <runId> claim changed during worker recovery`
+ */
+export function parkWorkflowRunForWorkerNoProgress(
+  context: StoreContext,
+  input: RunClaimInput & { detail: string },
+): boolean {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  if (typeof input.detail !== 'string') throw new StoreError('validation', 'detail must be a string', 'noProgressDetail');
+  return context.database.transaction(() => {
+    const row = loadRunRow(context, input.runId);
+    if (row === undefined) return false;
+    const lease = readLease(context, row.resource_id);
+    if (!leaseVerifies(lease, input.claimToken, now)) return false;
+    if (row.run_status === 'waiting') {
+      throw new StoreError(
+        'conflict',
+        `Workflow run ${input.runId} is waiting and cannot be parked for worker no progress`,
+      );
+    }
+    const detail = input.detail.slice(0, NO_PROGRESS_DETAIL_LIMIT);
+    const errorHash = context.blobs.putText(detail, now);
+    const run = context.database.run(
+      `UPDATE runs SET status_detail = ?, updated_at = ?, finished_at = NULL
+       WHERE run_id = ? AND status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')`,
+      detail,
+      now,
+      input.runId,
+    );
+    const queue = context.database.run(
+      `UPDATE run_queue SET status = 'parked', error_code = 'workerNoProgress', error_hash = ?, available_at = ?,
+         updated_at = ?, finished_at = NULL
+       WHERE run_id = ? AND status IN ('queued', 'starting', 'running', 'parked')`,
+      errorHash,
+      now,
+      now,
+      input.runId,
+    );
+    if (run.changes !== 1 || queue.changes !== 1) {
+      throw new StoreError('conflict', `Workflow run ${input.runId} changed during worker recovery`);
+    }
+    if (!releaseLease(context, lease, input.claimToken, now)) {
+      throw new StoreError('claim_lost', `Workflow run ${input.runId} claim changed during worker recovery`);
+    }
+    bumpRun(
+      context,
+      row,
+      'run.worker_no_progress',
+      ownerActor(lease),
+      { status: 'parked', code: 'workerNoProgress' },
+      now,
+      SUMMARY_REPLAY,
+    );
+    return true;
+  });
+}
+
+function hasPendingRequest(context: StoreContext, runId: string): boolean {
+  return (
+    context.database.get("SELECT 1 FROM interactive_requests WHERE run_id = ? AND status = 'pending' LIMIT 1", runId) !==
+    undefined
+  );
+}
+
+/**
+ * Pauses a parked run with a pending interaction (STORE.md §6.8): paused 1, detail `paused`,
+ * bump with `run.paused`, viewer summary, replay. Already paused → true, no change.
+ *
+ * @returns false when the run is not parked, has a live lease, no pending request, or is not
+ *   running/waiting
+ */
+export function pauseParkedWorkflowRun(context: StoreContext, input: { runId: string; now?: string }): boolean {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  return context.database.transaction(() => {
+    const row = loadRunRow(context, input.runId);
+    if (row === undefined || row.queue_status !== 'parked') return false;
+    if (row.owner_id !== null && row.expires_at !== null && row.expires_at > now) return false;
+    if (!hasPendingRequest(context, input.runId)) return false;
+    if (row.paused === 1) return true;
+    if (row.run_status !== 'running' && row.run_status !== 'waiting') return false;
+    context.database.run(
+      "UPDATE runs SET paused = 1, status_detail = 'paused', updated_at = ? WHERE run_id = ?",
+      now,
+      input.runId,
+    );
+    bumpRun(context, row, 'run.paused', { type: 'control', id: null }, { status: 'parked' }, now, SUMMARY_REPLAY);
+    return true;
+  });
+}
+
+/**
+ * Resumes a paused waiting run (STORE.md §6.8): paused 0, detail
+ * `waiting for origin-session input`, bump with `run.resumed`, viewer summary, replay.
+ *
+ * @returns false unless queue `parked`, run `waiting`, paused, no live lease, a pending request
+ */
+export function resumePausedInteraction(context: StoreContext, input: { runId: string; now?: string }): boolean {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  return context.database.transaction(() => {
+    const row = loadRunRow(context, input.runId);
+    if (row === undefined || row.queue_status !== 'parked' || row.run_status !== 'waiting' || row.paused !== 1) {
+      return false;
+    }
+    if (row.owner_id !== null && row.expires_at !== null && row.expires_at > now) return false;
+    if (!hasPendingRequest(context, input.runId)) return false;
+    context.database.run(
+      "UPDATE runs SET paused = 0, status_detail = 'waiting for origin-session input', updated_at = ? WHERE run_id = ?",
+      now,
+      input.runId,
+    );
+    bumpRun(context, row, 'run.resumed', { type: 'control', id: null }, { status: 'waiting' }, now, SUMMARY_REPLAY);
+    return true;
+  });
+}
+
+/** The error recorded when an interaction deadline expires (0.16.1, STORE.md §6.9). */
+export const INTERACTION_DEADLINE_ERROR = 'Workflow node model-turn deadline expired';
+
+/**
+ * Starts the interaction timeout of a parked waiting run (STORE.md §6.9, 0.16.1 conditions).
+ * The caller holds a control claim. Picks the expired pending request of `targetSessionId`
+ * with a started turn on its `step` message; cancels it, moves run `waiting` → `running` and
+ * queue `parked` → `starting`, rejects its validating submissions, bumps with
+ * `run.interaction_timeout_started`, viewer summary, replay, conversation.
+ *
+ * @returns false when the claim does not verify or no request qualifies
+ * @throws StoreError(conflict) `Workflow run <runId> changed during interaction timeout`
+ */
+export function beginWorkflowRunInteractionTimeout(
+  context: StoreContext,
+  input: RunClaimInput & { targetSessionId: string },
+): boolean {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  return context.database.transaction(() => {
+    const row = loadRunRow(context, input.runId);
+    if (row === undefined) return false;
+    const lease = readLease(context, row.resource_id);
+    if (!leaseVerifies(lease, input.claimToken, now)) return false;
+    const interaction = context.database.get<{ request_id: string; attempt_id: string }>(
+      `SELECT i.request_id, i.attempt_id FROM interactive_requests i
+       JOIN node_attempts a ON a.attempt_id = i.attempt_id
+       JOIN runs r ON r.run_id = i.run_id
+       WHERE i.run_id = ? AND i.target_session_id = ? AND i.status = 'pending' AND r.paused = 0
+         AND a.deadline_at IS NOT NULL AND a.deadline_at <= ?
+         AND EXISTS (
+           SELECT 1 FROM workflow_messages m
+           JOIN workflow_turns t ON t.workflow_message_id = m.workflow_message_id
+           WHERE m.source_id = i.request_id AND m.kind = 'step' AND t.state = 'started')
+       ORDER BY a.deadline_at, i.request_id LIMIT 1`,
+      input.runId,
+      input.targetSessionId,
+      now,
+    );
+    if (interaction === undefined) return false;
+    const request = context.database.run(
+      `UPDATE interactive_requests SET status = 'cancelled', revision = revision + 1, updated_at = ?
+       WHERE request_id = ? AND run_id = ? AND status = 'pending'`,
+      now,
+      interaction.request_id,
+      input.runId,
+    );
+    const run = context.database.run(
+      `UPDATE runs SET status = 'running', status_detail = 'finishing expired interaction deadline', updated_at = ?,
+         finished_at = NULL
+       WHERE run_id = ? AND status = 'waiting'`,
+      now,
+      input.runId,
+    );
+    const queue = context.database.run(
+      `UPDATE run_queue SET status = 'starting', error_code = NULL, error_hash = NULL, updated_at = ?, finished_at = NULL
+       WHERE run_id = ? AND status = 'parked'`,
+      now,
+      input.runId,
+    );
+    if (request.changes !== 1 || run.changes !== 1 || queue.changes !== 1) {
+      throw new StoreError('conflict', `Workflow run ${input.runId} changed during interaction timeout`);
+    }
+    const receiptHash = context.blobs.putJson({ status: 'rejected', error: INTERACTION_DEADLINE_ERROR }, now);
+    context.database.run(
+      "UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ? WHERE request_id = ? AND outcome = 'validating'",
+      receiptHash,
+      interaction.request_id,
+    );
+    bumpRun(
+      context,
+      row,
+      'run.interaction_timeout_started',
+      ownerActor(lease),
+      { requestId: interaction.request_id, attemptId: interaction.attempt_id },
+      now,
+      [{ targetType: 'summary' }, { targetType: 'replay' }, { targetType: 'conversation' }],
+    );
+    return true;
+  });
+}
+
+/** A run event as returned by {@link recordRunEvent} (STORE.md §6.11). */
+export interface RunEventRecord {
+  seq: number;
+  /** ISO-8601. */
+  recordedAt: string;
+  runId: string;
+  workflowRef: string;
+  type: string;
+  runnerId: string | null;
+  payload: unknown;
+}
+
+/**
+ * Records a host run event (STORE.md §6.11): bump with the event (actor `host` for runner ids
+ * starting with `host-`, else `session`), generation of the lease.
+ *
+ * @throws StoreError(not_found) `Workflow run not found: <runId>`
+ */
+export function recordRunEvent(
+  context: StoreContext,
+  input: { runId: string; type: string; payload?: unknown; runnerId?: string; now?: string },
+): RunEventRecord {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  return context.database.transaction(() => {
+    const row = loadRunRow(context, input.runId);
+    if (row === undefined) throw new StoreError('not_found', `Workflow run not found: ${input.runId}`);
+    const lease = readLease(context, row.resource_id);
+    const actorType = input.runnerId === undefined ? 'session' : ownerTypeFor(input.runnerId);
+    bumpRun(
+      context,
+      row,
+      input.type,
+      { type: actorType, id: input.runnerId ?? null, generation: lease.generation },
+      input.payload ?? {},
+      now,
+    );
+    const seq = context.database.get<{ seq: number }>('SELECT max(event_seq) AS seq FROM events') as { seq: number };
+    return {
+      seq: seq.seq,
+      recordedAt: new Date(now).toISOString(),
+      runId: row.run_id,
+      workflowRef: row.workflow_ref,
+      type: input.type,
+      runnerId: input.runnerId ?? null,
+      payload: input.payload ?? {},
+    };
+  });
+}
+
+/** True when the run status is terminal (STORE.md §4). */
+export function isTerminalRunStatus(status: string): boolean {
+  return (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
+}

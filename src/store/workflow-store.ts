@@ -1,0 +1,379 @@
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { BlobStore } from './blobs.js';
+import { StateDatabase } from './database.js';
+import { StoreError } from './errors.js';
+import {
+  claimNextWorkflowRun,
+  claimWorkflowRun,
+  renewWorkflowRunClaim,
+  verifyWorkflowRunClaim,
+  type ClaimNextWorkflowRunInput,
+  type ClaimWorkflowRunInput,
+  type RunClaimInput,
+} from './run-claims.js';
+import {
+  chainSizes,
+  childrenOfRuns,
+  countWorkflowRuns,
+  getWorkflowRuns,
+  latestRunIdsOfChains,
+  lineagePage,
+  listWorkflowRunSlice,
+  type LineageKey,
+  type LineagePage,
+  type RunSlice,
+  type RunSliceRequest,
+  type WorkflowRunFilter,
+} from './run-queries.js';
+import { loadRunRow, type LineageKind, type WorkflowRunRecord } from './run-records.js';
+import {
+  prepareOrAdoptWorkflowRun,
+  reserveWorkflowRun,
+  type ClaimRequest,
+  type PreparedRun,
+  type ReserveWorkflowRunInput,
+} from './run-reservation.js';
+import { assertRestartPolicy, restartWorkflowRun, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
+import {
+  cancelWorkflowRun,
+  failWorkflowRun,
+  settleWorkflowRun,
+  type SettleWorkflowRunInput,
+} from './run-settlement.js';
+import {
+  beginWorkflowRunInteractionTimeout,
+  markWorkflowRunRunning,
+  parkWorkflowRunForWorkerNoProgress,
+  pauseParkedWorkflowRun,
+  recordRunEvent,
+  releaseWorkflowRunClaim,
+  resumePausedInteraction,
+  type RunEventRecord,
+} from './run-transitions.js';
+import type { StoreContext } from './store-context.js';
+import { resolveNow, sha256Hex, systemClock, terminalFingerprintBuffer, type Clock } from './values.js';
+import {
+  VIEWER_TARGET_TYPES,
+  ViewerDeltaLog,
+  type ViewerDeltaDraft,
+  type ViewerDeltaRead,
+} from './viewer-deltas.js';
+import { WorkflowMessageStore } from './workflow-messages.js';
+import { InteractionStore } from './interactions.js';
+
+/** Options of {@link WorkflowStore.open}. */
+export interface WorkflowStoreOptions {
+  /** SQLite file path, or `:memory:`. */
+  path: string;
+  /** Open read-only: every write fails with `Controller store is read-only`. */
+  readOnly?: boolean;
+  /**
+   * The project runs are reserved under (STORE.md §3.1, §13.5): a directory path, registered
+   * when missing (read-write); `null` for a global store. Default: the working directory.
+   */
+  projectPath?: string | null;
+  /** Clock in epoch ms (default `Date.now`); tests inject their own. */
+  clock?: Clock;
+  /** Busy timeout in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * The workflow state store (STORE.md): one SQLite connection and every rule of runs, queue,
+ * leases, lineage, viewer deltas and workflow messages. Each mutating method is one
+ * `BEGIN IMMEDIATE` transaction; a thrown {@link StoreError} leaves the database unchanged.
+ */
+export class WorkflowStore {
+  /** The connection (for statement counts, the change watcher and tests). */
+  readonly database: StateDatabase;
+  /** Workflow messages and turns (STORE.md §9). */
+  readonly messages: WorkflowMessageStore;
+  /** The viewer-delta log (STORE.md §8). */
+  readonly viewer: ViewerDeltaLog;
+  /** Node attempts and interactive requests (STORE.md §3.13–3.15). */
+  readonly interactions: InteractionStore;
+  /** The registered project id, or null for a global store. */
+  readonly projectId: string | null;
+  private readonly context: StoreContext;
+
+  private constructor(context: StoreContext) {
+    this.context = context;
+    this.database = context.database;
+    this.messages = context.messages;
+    this.viewer = context.viewer;
+    this.interactions = new InteractionStore(context.database, context.blobs);
+    this.projectId = context.projectId;
+  }
+
+  /**
+   * Opens a store: migrations (read-write), blob pruning (read-write), project registration.
+   *
+   * @throws StoreError(integrity) for a file that is not a database or a newer schema
+   */
+  static open(options: WorkflowStoreOptions): WorkflowStore {
+    const database = StateDatabase.open({
+      path: options.path,
+      ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+    });
+    try {
+      const clock = options.clock ?? systemClock;
+      const blobs = new BlobStore(database);
+      if (!database.readOnly) database.transaction(() => blobs.pruneUnreferenced());
+      const projectId = registerProject(database, options.projectPath === undefined ? process.cwd() : options.projectPath, clock);
+      const viewer = new ViewerDeltaLog(database, blobs);
+      const messages = new WorkflowMessageStore(database, blobs);
+      return new WorkflowStore({ database, blobs, viewer, messages, clock, projectId });
+    } catch (error) {
+      database.close();
+      throw error;
+    }
+  }
+
+  /** The store's clock, epoch ms. */
+  now(): number {
+    return this.context.clock();
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    this.database.close();
+  }
+
+  /** Reserve a run (STORE.md §6.1). See {@link reserveWorkflowRun}. */
+  reserveWorkflowRun(input: ReserveWorkflowRunInput): WorkflowRunRecord {
+    return reserveWorkflowRun(this.context, input);
+  }
+
+  /** Reserve and claim, or adopt (STORE.md §6.2). See {@link prepareOrAdoptWorkflowRun}. */
+  prepareOrAdoptWorkflowRun(input: ReserveWorkflowRunInput, claim: ClaimRequest): PreparedRun {
+    return prepareOrAdoptWorkflowRun(this.context, input, claim);
+  }
+
+  /**
+   * Reservation with the restart policy in front (STORE.md §13.11): for lineage `restart`,
+   * first the cancelled-parent, limit and used-fingerprint checks, then §6.1 (and with a
+   * claim, §6.2) in the same transaction.
+   *
+   * @returns `{state, run}`; `state` is `reserved` without a claim
+   * @throws every error of {@link reserveWorkflowRun} / {@link prepareOrAdoptWorkflowRun}, and
+   *   restart_rejected errors of {@link assertRestartPolicy}
+   */
+  reserveWithPolicy(
+    input: ReserveWorkflowRunInput,
+    claim?: ClaimRequest,
+  ): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
+    return this.database.transaction(() => {
+      if (input.lineageKind === 'restart' && input.parentRunId !== undefined && loadRunRow(this.context, input.runId) === undefined) {
+        const parent = loadRunRow(this.context, input.parentRunId);
+        if (parent !== undefined) {
+          let fingerprint: Buffer | undefined;
+          try {
+            fingerprint =
+              input.parentTerminalFingerprint === undefined ? undefined : terminalFingerprintBuffer(input.parentTerminalFingerprint);
+          } catch {
+            fingerprint = undefined; // the reservation reports the syntax error in its own order
+          }
+          assertRestartPolicy(this.context, parent, fingerprint);
+        }
+      }
+      if (claim === undefined) return { state: 'reserved' as const, run: reserveWorkflowRun(this.context, input) };
+      return prepareOrAdoptWorkflowRun(this.context, input, claim);
+    });
+  }
+
+  /** The idempotent restart command (STORE.md §13.1). See {@link restartWorkflowRun}. */
+  restartWorkflowRun(input: RestartWorkflowRunInput): RestartResult {
+    return restartWorkflowRun(this.context, input);
+  }
+
+  /** Claim a run by id, normal mode (STORE.md §6.3). */
+  claimWorkflowRun(input: ClaimWorkflowRunInput): WorkflowRunRecord | undefined {
+    return claimWorkflowRun(this.context, input);
+  }
+
+  /** Claim a run by id while a pending interaction is allowed (STORE.md §6.3). */
+  claimWorkflowRunForInteractionValidation(input: ClaimWorkflowRunInput): WorkflowRunRecord | undefined {
+    return claimWorkflowRun(this.context, input, { allowPendingInteraction: true, preserveQueueStatus: false });
+  }
+
+  /** Control claim: allows a pending interaction and keeps the queue status (STORE.md §6.3). */
+  claimWorkflowRunForControl(input: ClaimWorkflowRunInput): WorkflowRunRecord | undefined {
+    return claimWorkflowRun(this.context, input, { allowPendingInteraction: true, preserveQueueStatus: true });
+  }
+
+  /** Claim the next eligible run (STORE.md §6.4). */
+  claimNextWorkflowRun(input: ClaimNextWorkflowRunInput): WorkflowRunRecord | undefined {
+    return claimNextWorkflowRun(this.context, input);
+  }
+
+  /** Claim verification (STORE.md §5). */
+  verifyWorkflowRunClaim(input: RunClaimInput): boolean {
+    return verifyWorkflowRunClaim(this.context, input);
+  }
+
+  /** Renew a live claim (STORE.md §5). */
+  renewWorkflowRunClaim(input: RunClaimInput & { leaseMs: number }): WorkflowRunRecord | undefined {
+    return renewWorkflowRunClaim(this.context, input);
+  }
+
+  /** Worker ready (STORE.md §6.5). */
+  markWorkflowRunRunning(input: RunClaimInput): boolean {
+    return markWorkflowRunRunning(this.context, input);
+  }
+
+  /** Release to parked (STORE.md §6.6). */
+  parkWorkflowRun(input: RunClaimInput): boolean {
+    return releaseWorkflowRunClaim(this.context, input, 'parked');
+  }
+
+  /** Release to done (STORE.md §6.6); the runs row is not touched. */
+  completeWorkflowRun(input: RunClaimInput): boolean {
+    return releaseWorkflowRunClaim(this.context, input, 'done');
+  }
+
+  /** Park for worker no progress (STORE.md §6.7). */
+  parkWorkflowRunForWorkerNoProgress(input: RunClaimInput & { detail: string }): boolean {
+    return parkWorkflowRunForWorkerNoProgress(this.context, input);
+  }
+
+  /** Pause a parked run (STORE.md §6.8). */
+  pauseParkedWorkflowRun(input: { runId: string; now?: string }): boolean {
+    return pauseParkedWorkflowRun(this.context, input);
+  }
+
+  /** Resume a paused interaction (STORE.md §6.8). */
+  resumePausedInteraction(input: { runId: string; now?: string }): boolean {
+    return resumePausedInteraction(this.context, input);
+  }
+
+  /** Interaction timeout (STORE.md §6.9). */
+  beginWorkflowRunInteractionTimeout(input: RunClaimInput & { targetSessionId: string }): boolean {
+    return beginWorkflowRunInteractionTimeout(this.context, input);
+  }
+
+  /** Fail a run (STORE.md §6.10). */
+  failWorkflowRun(input: { runId: string; claimToken?: string; errorCode: string; errorMessage: string; now?: string }): boolean {
+    return failWorkflowRun(this.context, input);
+  }
+
+  /** Cancel a run, with the stale-cancel fallback (STORE.md §6.10). */
+  cancelWorkflowRun(input: { runId: string; claimToken?: string; controlId?: string; now?: string }): boolean {
+    return cancelWorkflowRun(this.context, input);
+  }
+
+  /** Settle a claimed run terminal (STORE.md §13.3). */
+  settleWorkflowRun(input: SettleWorkflowRunInput): WorkflowRunRecord {
+    return settleWorkflowRun(this.context, input);
+  }
+
+  /** Record a host run event (STORE.md §6.11). */
+  recordRunEvent(input: { runId: string; type: string; payload?: unknown; runnerId?: string; now?: string }): RunEventRecord {
+    return recordRunEvent(this.context, input);
+  }
+
+  /** One run by id (no project filter); undefined when missing. */
+  getWorkflowRun(runId: string): WorkflowRunRecord | undefined {
+    return getWorkflowRuns(this.context, [runId])[0];
+  }
+
+  /** Many runs by id in one statement; undefined for missing ids. */
+  getWorkflowRuns(runIds: readonly string[]): Array<WorkflowRunRecord | undefined> {
+    return getWorkflowRuns(this.context, runIds);
+  }
+
+  /** A keyset slice of runs, newest first (API.md `workflowRuns`). */
+  listWorkflowRunSlice(filter: WorkflowRunFilter | undefined, request: RunSliceRequest): RunSlice {
+    return listWorkflowRunSlice(this.context, filter, request);
+  }
+
+  /** Number of runs matching a filter. */
+  countWorkflowRuns(filter?: WorkflowRunFilter): number {
+    return countWorkflowRuns(this.context, filter);
+  }
+
+  /** Direct children of many runs, oldest first, in one statement. */
+  childrenOfRuns(parentRunIds: readonly string[], kind?: LineageKind): Array<WorkflowRunRecord[]> {
+    return childrenOfRuns(this.context, parentRunIds, kind);
+  }
+
+  /** Newest run id of each chain, in one statement. */
+  latestRunIdsOfChains(rootRunIds: readonly string[]): string[] {
+    return latestRunIdsOfChains(this.context, rootRunIds);
+  }
+
+  /** Number of runs of each chain, in one statement. */
+  chainSizes(rootRunIds: readonly string[]): number[] {
+    return chainSizes(this.context, rootRunIds);
+  }
+
+  /** One forward page of a chain, root first. */
+  lineagePage(rootRunId: string, first: number, after?: LineageKey): LineagePage {
+    return lineagePage(this.context, rootRunId, first, after);
+  }
+
+  /**
+   * Records one viewer revision for a run (STORE.md §8 "Record") in its own transaction, as a
+   * workflow host does for timeline items, graph updates and summaries.
+   *
+   * @returns the new presentation revision
+   * @throws StoreError(validation) for an empty draft list or an unknown target type / op;
+   *   StoreError(not_found) `Workflow run not found: <runId>`
+   */
+  recordViewerDeltas(runId: string, drafts: readonly ViewerDeltaDraft[], now?: string): number {
+    if (this.database.readOnly) throw new StoreError('forbidden', 'Controller store is read-only');
+    const at = resolveNow(now, this.context.clock);
+    for (const draft of drafts) {
+      if (!(VIEWER_TARGET_TYPES as readonly string[]).includes(draft.targetType)) {
+        throw new StoreError('validation', `Unknown viewer target type: ${String(draft.targetType)}`, 'targetType');
+      }
+      for (const op of draft.ops ?? []) {
+        if (!['add', 'replace', 'remove', 'append'].includes(op.op) || typeof op.path !== 'string') {
+          throw new StoreError('validation', 'Viewer patch operations must be add, replace, remove or append with a path', 'ops');
+        }
+      }
+    }
+    return this.database.transaction(() => {
+      if (this.viewer.head(runId) === undefined) throw new StoreError('not_found', `Workflow run not found: ${runId}`);
+      return this.viewer.record(runId, drafts, at);
+    });
+  }
+
+  /** Resume read of the delta log (STORE.md §8); undefined for an unknown run. */
+  readViewerDeltas(runId: string, afterRevision: number, limit?: number): ViewerDeltaRead | undefined {
+    return this.viewer.read(runId, afterRevision, limit);
+  }
+}
+
+/** `project-` + first 40 hex of SHA-256 of the canonical path (STORE.md §3.1). */
+export function projectIdFor(canonicalPath: string): string {
+  return `project-${sha256Hex(canonicalPath).slice(0, 40)}`;
+}
+
+function canonicalProjectPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+function registerProject(database: StateDatabase, projectPath: string | null, clock: Clock): string | null {
+  if (projectPath === null) return null;
+  const canonicalPath = canonicalProjectPath(projectPath);
+  const projectId = projectIdFor(canonicalPath);
+  if (database.readOnly) {
+    const row = database.get<{ project_id: string }>('SELECT project_id FROM projects WHERE canonical_path = ?', canonicalPath);
+    return row?.project_id ?? null;
+  }
+  database.transaction(() => {
+    database.run(
+      'INSERT INTO projects(project_id, canonical_path, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+      projectId,
+      canonicalPath,
+      clock(),
+    );
+  });
+  return projectId;
+}
