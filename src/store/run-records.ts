@@ -148,6 +148,7 @@ export interface RunRow {
   source_type: 'builtin' | 'file' | null;
   source_ref: string | null;
   source_revision: string | null;
+  mount_count: number;
 }
 
 /** SELECT of {@link RunRow}; append a WHERE / ORDER clause. */
@@ -162,7 +163,8 @@ export const RUN_ROW_SELECT = `SELECT r.run_id, r.resource_id, r.project_id, r.p
   res.revision, v.presentation_revision, v.retained_from_revision,
   bi.content AS input_content, bl.content AS launch_content, bq.content AS queue_error_content,
   bo.content AS final_output_content, be.content AS run_error_content,
-  s.source_type, s.source_ref, s.source_revision
+  s.source_type, s.source_ref, s.source_revision,
+  (SELECT count(*) FROM run_sources m WHERE m.run_id = r.run_id AND m.mount_path <> '') AS mount_count
 FROM runs r
 JOIN run_queue q ON q.run_id = r.run_id
 JOIN run_bindings b ON b.run_id = r.run_id
@@ -203,17 +205,18 @@ interface MountRow {
 
 /**
  * Maps joined rows to records (STORE.md §10), reading the mounted sources of all of them in
- * one statement.
+ * one statement (none when no row has mounts).
  *
  * @param now epoch ms used to decide whether a claim is live
  * @throws StoreError(integrity) `Workflow run source is missing: <runId>`
  */
 export function toRunRecords(context: StoreContext, rows: RunRow[], now: number): WorkflowRunRecord[] {
   if (rows.length === 0) return [];
-  const mounts = context.database.all<MountRow>(
+  const withMounts = rows.filter((row) => row.mount_count > 0);
+  const mounts = withMounts.length === 0 ? [] : context.database.all<MountRow>(
     `SELECT run_id, mount_path, source_type, source_ref, source_revision FROM run_sources
      WHERE mount_path <> '' AND run_id IN (SELECT value FROM json_each(?)) ORDER BY run_id, mount_path`,
-    JSON.stringify(rows.map((row) => row.run_id)),
+    JSON.stringify(withMounts.map((row) => row.run_id)),
   );
   const byRun = new Map<string, MountRow[]>();
   for (const mount of mounts) {
