@@ -24,7 +24,8 @@ export interface OpenInteractionInput {
 /**
  * Node attempts, interactive requests and submissions (STORE.md §3.13–3.15): the slice a
  * host needs to open an interaction, and tests need to set up pending interactions and
- * interaction deadlines. Joins the caller's transaction or opens its own.
+ * interaction deadlines. Joins the caller's transaction or opens its own; on a read-only
+ * store every write fails with `Controller store is read-only`.
  */
 export class InteractionStore {
   constructor(
@@ -39,6 +40,7 @@ export class InteractionStore {
    * @throws StoreError(conflict) when the run already has an open attempt or the ids exist
    */
   openInteraction(input: OpenInteractionInput, now: number): void {
+    if (this.database.readOnly) throw new StoreError('forbidden', 'Controller store is read-only');
     this.database.transaction(() => {
       const contractHash = this.blobs.putJson(input.contract ?? {}, now);
       try {
@@ -79,6 +81,7 @@ export class InteractionStore {
    * @throws StoreError(conflict) `Interactive submission validation is already active`
    */
   addValidatingSubmission(input: { submissionId: string; requestId: string; idempotencyKey: string; payload: unknown }, now: number): void {
+    if (this.database.readOnly) throw new StoreError('forbidden', 'Controller store is read-only');
     this.database.transaction(() => {
       const active = this.database.get(
         "SELECT 1 FROM interactive_submissions WHERE request_id = ? AND outcome = 'validating'",

@@ -1,5 +1,5 @@
 import { StoreError } from './errors.js';
-import { bumpRun, leaseVerifies, ownerTypeFor, readLease } from './run-events.js';
+import { bumpRun, leaseVerifies, ownerTypeFor, readLease, withActiveSessionSlot } from './run-events.js';
 import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type WorkflowRunRecord } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
 import { assertLeaseMs, assertRunId, resolveNow, tokenHash } from './values.js';
@@ -56,10 +56,12 @@ function validateClaim(runnerId: string, claimToken: string, leaseMs: number): v
  * The claim core (STORE.md §6.3), inside the caller's transaction: refuses a missing or
  * finished run, a pending interaction (unless allowed), or a live lease of another runner;
  * else takes the lease (generation + 1), moves the queue to `starting` (unless preserving),
- * bumps and writes `lease.claimed`.
+ * bumps and writes `lease.claimed`. Moving a parked run to `starting` while its origin session
+ * already has an active queue entry fails with a conflict (STORE.md §3.8).
  *
  * @param now epoch ms
  * @returns the record carrying the caller's token, or undefined when refused
+ * @throws StoreError(conflict) `Pi session already has an active workflow run: <sessionId>`
  */
 export function claimCore(
   context: StoreContext,
@@ -99,10 +101,12 @@ export function claimCore(
   );
   if (taken.changes !== 1) return undefined;
   if (!mode.preserveQueueStatus) {
-    context.database.run(
-      "UPDATE run_queue SET status = 'starting', error_code = NULL, error_hash = NULL, updated_at = ? WHERE run_id = ?",
-      now,
-      runId,
+    withActiveSessionSlot(row.origin_session_id, () =>
+      context.database.run(
+        "UPDATE run_queue SET status = 'starting', error_code = NULL, error_hash = NULL, updated_at = ? WHERE run_id = ?",
+        now,
+        runId,
+      ),
     );
   }
   bumpRun(

@@ -152,3 +152,22 @@ export function releaseLease(
 
 /** The summary + replay targets recorded after a bump by most transitions (STORE.md §8). */
 export const SUMMARY_REPLAY: readonly ViewerDeltaDraft[] = [{ targetType: 'summary' }, { targetType: 'replay' }];
+
+/**
+ * Runs a write that may give an origin session a second active queue entry (a claim or an
+ * interaction timeout moving a parked run to `starting`) and turns a violation of the unique
+ * index `run_queue_active_session_idx` into a clear conflict (STORE.md §3.8). The error
+ * aborts the operation, so its transaction rolls back and nothing is written.
+ *
+ * @throws StoreError(conflict) `Pi session already has an active workflow run: <sessionId>`
+ */
+export function withActiveSessionSlot<T>(sessionId: string, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (error instanceof Error && error.message.includes('run_queue.origin_session_id')) {
+      throw new StoreError('conflict', `Pi session already has an active workflow run: ${sessionId}`);
+    }
+    throw error;
+  }
+}

@@ -87,6 +87,7 @@ interface Lineage {
  */
 export function reserveWorkflowRun(context: StoreContext, input: ReserveWorkflowRunInput): WorkflowRunRecord {
   assertWritable(context);
+  assertRunId(input.runId); // §6.1 rule 1 order: run id syntax before the timestamp
   const now = resolveNow(input.now, context.clock);
   return context.database.transaction(() => {
     reserveInTransaction(context, input, now);

@@ -1,5 +1,5 @@
 import { StoreError } from './errors.js';
-import { bumpRun, leaseVerifies, ownerActor, ownerTypeFor, readLease, releaseLease, SUMMARY_REPLAY } from './run-events.js';
+import { bumpRun, leaseVerifies, ownerActor, ownerTypeFor, readLease, releaseLease, SUMMARY_REPLAY, withActiveSessionSlot } from './run-events.js';
 import { loadRunRow, TERMINAL_RUN_STATUSES } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
 import { resolveNow } from './values.js';
@@ -214,7 +214,8 @@ export const INTERACTION_DEADLINE_ERROR = 'Workflow node model-turn deadline exp
  * `run.interaction_timeout_started`, viewer summary, replay, conversation.
  *
  * @returns false when the claim does not verify or no request qualifies
- * @throws StoreError(conflict) `Workflow run <runId> changed during interaction timeout`
+ * @throws StoreError(conflict) `Workflow run <runId> changed during interaction timeout`,
+ *   `Pi session already has an active workflow run: <sessionId>`
  */
 export function beginWorkflowRunInteractionTimeout(
   context: StoreContext,
@@ -257,11 +258,13 @@ export function beginWorkflowRunInteractionTimeout(
       now,
       input.runId,
     );
-    const queue = context.database.run(
-      `UPDATE run_queue SET status = 'starting', error_code = NULL, error_hash = NULL, updated_at = ?, finished_at = NULL
-       WHERE run_id = ? AND status = 'parked'`,
-      now,
-      input.runId,
+    const queue = withActiveSessionSlot(row.origin_session_id, () =>
+      context.database.run(
+        `UPDATE run_queue SET status = 'starting', error_code = NULL, error_hash = NULL, updated_at = ?, finished_at = NULL
+         WHERE run_id = ? AND status = 'parked'`,
+        now,
+        input.runId,
+      ),
     );
     if (request.changes !== 1 || run.changes !== 1 || queue.changes !== 1) {
       throw new StoreError('conflict', `Workflow run ${input.runId} changed during interaction timeout`);

@@ -99,6 +99,15 @@ const TURN_RULE: Record<WorkflowMessageKind, boolean | undefined> = {
   terminal: undefined,
 };
 
+/**
+ * Refuses writes on a read-only connection (STORE.md §1).
+ *
+ * @throws StoreError(forbidden) `Controller store is read-only`
+ */
+function assertWritableDatabase(database: StateDatabase): void {
+  if (database.readOnly) throw new StoreError('forbidden', 'Controller store is read-only');
+}
+
 /** Default id of a workflow message (STORE.md §9). */
 export function workflowMessageIdFor(idempotencyKey: string, kind: WorkflowMessageKind, sourceId: string): string {
   return `workflow-message-${sha256Hex(canonicalJson({ idempotencyKey, kind, sourceId }))}`;
@@ -106,7 +115,8 @@ export function workflowMessageIdFor(idempotencyKey: string, kind: WorkflowMessa
 
 /**
  * Workflow messages and turns (STORE.md §9): enough for run settlement, the interaction
- * timeout, and tests. Every method joins the caller's transaction or opens its own.
+ * timeout, and tests. Every method joins the caller's transaction or opens its own; on a
+ * read-only store every write fails with `Controller store is read-only`.
  */
 export class WorkflowMessageStore {
   constructor(
@@ -124,6 +134,7 @@ export class WorkflowMessageStore {
    *   StoreError(conflict) `Workflow message idempotency conflict: <id>`
    */
   create(input: CreateWorkflowMessageInput, now: number): WorkflowMessageRecord {
+    assertWritableDatabase(this.database);
     assertContent(input.kind, input.content);
     const id = input.workflowMessageId ?? workflowMessageIdFor(input.idempotencyKey, input.kind, input.sourceId);
     return this.database.transaction(() => {
@@ -173,6 +184,7 @@ export class WorkflowMessageStore {
    *   `Workflow message has conflicting Pi session entry evidence`
    */
   markSent(workflowMessageId: string, targetSessionId: string, piSessionEntryId: string, now: number): WorkflowMessageRecord {
+    assertWritableDatabase(this.database);
     return this.database.transaction(() => {
       const row = this.row(workflowMessageId);
       if (row === undefined) {
@@ -209,6 +221,7 @@ export class WorkflowMessageStore {
     input: { workflowTurnId?: string; workflowMessageId: string; runId: string; targetSessionId: string },
     now: number,
   ): WorkflowTurnRecord {
+    assertWritableDatabase(this.database);
     const turnId = input.workflowTurnId ?? `workflow-turn-${randomUUID()}`;
     return this.database.transaction(() => {
       const existing = this.turnRow(turnId);
@@ -267,6 +280,7 @@ export class WorkflowMessageStore {
     responseSessionEntryId: string | null,
     now: number,
   ): WorkflowTurnRecord {
+    assertWritableDatabase(this.database);
     return this.database.transaction(() => {
       const row = this.turnRow(workflowTurnId);
       if (row === undefined) throw new StoreError('not_found', `Workflow turn not found: ${workflowTurnId}`);
@@ -295,6 +309,7 @@ export class WorkflowMessageStore {
    * @returns the turns ended now (a second call returns none)
    */
   settleOpenTurnsForRun(runId: string, reason: WorkflowTurnStopReason, now: number): WorkflowTurnRecord[] {
+    assertWritableDatabase(this.database);
     return this.database.transaction(() => {
       const open = this.database.all<TurnRow>(
         "SELECT * FROM workflow_turns WHERE run_id = ? AND state = 'started' ORDER BY started_at, workflow_turn_id",
@@ -318,6 +333,7 @@ export class WorkflowMessageStore {
    * @returns the number of messages cancelled
    */
   cancelPendingForRun(runId: string, now: number): number {
+    assertWritableDatabase(this.database);
     return this.database.run(
       `UPDATE workflow_messages SET status = 'cancelled', updated_at = ?
        WHERE run_id = ? AND status = 'pending' AND kind IN ('step', 'decision', 'followUp')`,

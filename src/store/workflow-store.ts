@@ -51,7 +51,7 @@ import {
   resumePausedInteraction,
   type RunEventRecord,
 } from './run-transitions.js';
-import type { StoreContext } from './store-context.js';
+import { assertWritable, type StoreContext } from './store-context.js';
 import { resolveNow, sha256Hex, systemClock, terminalFingerprintBuffer, type Clock } from './values.js';
 import {
   VIEWER_TARGET_TYPES,
@@ -157,13 +157,15 @@ export class WorkflowStore {
    * claim, §6.2) in the same transaction.
    *
    * @returns `{state, run}`; `state` is `reserved` without a claim
-   * @throws every error of {@link reserveWorkflowRun} / {@link prepareOrAdoptWorkflowRun}, and
-   *   restart_rejected errors of {@link assertRestartPolicy}
+   * @throws every error of {@link reserveWorkflowRun} / {@link prepareOrAdoptWorkflowRun}
+   *   (`Controller store is read-only` first), and restart_rejected errors of
+   *   {@link assertRestartPolicy}
    */
   reserveWithPolicy(
     input: ReserveWorkflowRunInput,
     claim?: ClaimRequest,
   ): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
+    assertWritable(this.context); // before the policy checks: a read-only store refuses first
     return this.database.transaction(() => {
       if (input.lineageKind === 'restart' && input.parentRunId !== undefined && loadRunRow(this.context, input.runId) === undefined) {
         const parent = loadRunRow(this.context, input.parentRunId);

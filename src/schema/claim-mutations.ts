@@ -1,0 +1,119 @@
+import type { WorkflowRunRecord } from '../store/index.js';
+import { builder } from './builder.js';
+import { SettleStatusEnum } from './enums.js';
+import { ALL_ERROR_TYPES, ClaimLostError, NotFoundError, runMutation } from './errors.js';
+import { assertJson, assertText, MAX_LONG_TEXT_LENGTH } from './input-limits.js';
+import { WorkflowRunRef } from './workflow-run.js';
+
+const ClaimInputRef = builder.inputType('ClaimWorkflowRunInput', {
+  description: 'Claim a run by id, or the next eligible run.',
+  fields: (t) => ({
+    runnerId: t.string({ required: true }),
+    claimToken: t.string({ required: true, description: 'Chosen by the caller; stored only as a SHA-256 hash.' }),
+    leaseMs: t.int({ required: true, description: 'Lease duration in ms, 1 … 86400000.' }),
+    runId: t.string({ required: false, description: 'Claim this run; else the next eligible one.' }),
+    sessionId: t.string({
+      required: false,
+      description: 'For the next eligible run: only runs of this origin session (else headless or already started runs).',
+    }),
+  }),
+});
+
+const ParkInputRef = builder.inputType('ParkWorkflowRunInput', {
+  description: 'Release a claim to parked; with noProgressDetail, park for worker no progress.',
+  fields: (t) => ({
+    runId: t.string({ required: true }),
+    claimToken: t.string({ required: true }),
+    noProgressDetail: t.string({
+      required: false,
+      description: 'When given: park for worker no progress (error code workerNoProgress; detail cut to 8192 characters).',
+    }),
+  }),
+});
+
+const SettleInputRef = builder.inputType('SettleWorkflowRunInput', {
+  description: 'Settle a claimed run terminal.',
+  fields: (t) => ({
+    runId: t.string({ required: true }),
+    claimToken: t.string({ required: true }),
+    status: t.field({ type: SettleStatusEnum, required: true }),
+    error: t.string({ required: false, description: 'Error text for FAILED / TIMED_OUT.' }),
+    output: t.field({ type: 'JSON', required: false, description: 'Final output for COMPLETED.' }),
+  }),
+});
+
+const ClaimSuccessRef = builder.objectRef<{ run: WorkflowRunRecord | null }>('ClaimWorkflowRunSuccess').implement({
+  description: 'The claimed run, or null when nothing was eligible.',
+  fields: (t) => ({ run: t.field({ type: WorkflowRunRef, nullable: true, resolve: (result) => result.run }) }),
+});
+
+function runSuccess(name: string, description: string) {
+  return builder.objectRef<{ run: WorkflowRunRecord }>(name).implement({
+    description,
+    fields: (t) => ({ run: t.field({ type: WorkflowRunRef, resolve: (result) => result.run }) }),
+  });
+}
+
+const ParkSuccessRef = runSuccess('ParkWorkflowRunSuccess', 'The parked run.');
+const SettleSuccessRef = runSuccess('SettleWorkflowRunSuccess', 'The settled run.');
+
+builder.mutationFields((t) => ({
+  claimWorkflowRun: t.field({
+    type: ClaimSuccessRef,
+    description: 'Claim a run by id, or the next eligible one. run is null when nothing is eligible.',
+    args: { input: t.arg({ type: ClaimInputRef, required: true }) },
+    errors: { types: [...ALL_ERROR_TYPES], directResult: true, union: { name: 'ClaimWorkflowRunResult' } },
+    resolve: (_root, { input }, context) =>
+      runMutation(context.readOnly, () => {
+        for (const field of ['runnerId', 'claimToken', 'runId', 'sessionId'] as const) assertText(input[field], field);
+        const claim = { runnerId: input.runnerId, claimToken: input.claimToken, leaseMs: input.leaseMs };
+        const run =
+          input.runId == null
+            ? context.store.claimNextWorkflowRun({ ...claim, ...(input.sessionId == null ? {} : { sessionId: input.sessionId }) })
+            : context.store.claimWorkflowRun({ ...claim, runId: input.runId });
+        return { run: run ?? null };
+      }),
+  }),
+  parkWorkflowRun: t.field({
+    type: ParkSuccessRef,
+    description: 'Release a live claim to parked, or park for worker no progress.',
+    args: { input: t.arg({ type: ParkInputRef, required: true }) },
+    errors: { types: [...ALL_ERROR_TYPES], directResult: true, union: { name: 'ParkWorkflowRunResult' } },
+    resolve: (_root, { input }, context) =>
+      runMutation(context.readOnly, () => {
+        assertText(input.runId, 'runId');
+        assertText(input.claimToken, 'claimToken');
+        assertText(input.noProgressDetail, 'noProgressDetail', MAX_LONG_TEXT_LENGTH);
+        const claim = { runId: input.runId, claimToken: input.claimToken };
+        const parked =
+          input.noProgressDetail == null
+            ? context.store.parkWorkflowRun(claim)
+            : context.store.parkWorkflowRunForWorkerNoProgress({ ...claim, detail: input.noProgressDetail });
+        const run = context.store.getWorkflowRun(input.runId);
+        if (run === undefined) throw new NotFoundError(`Workflow run not found: ${input.runId}`);
+        if (!parked) throw new ClaimLostError(`Claim token is not the live claim of workflow run: ${input.runId}`);
+        return { run };
+      }),
+  }),
+  settleWorkflowRun: t.field({
+    type: SettleSuccessRef,
+    description: 'Settle a claimed run COMPLETED, FAILED, TIMED_OUT or CANCELLED; releases the claim.',
+    args: { input: t.arg({ type: SettleInputRef, required: true }) },
+    errors: { types: [...ALL_ERROR_TYPES], directResult: true, union: { name: 'SettleWorkflowRunResult' } },
+    resolve: (_root, { input }, context) =>
+      runMutation(context.readOnly, () => {
+        assertText(input.runId, 'runId');
+        assertText(input.claimToken, 'claimToken');
+        assertText(input.error, 'error', MAX_LONG_TEXT_LENGTH);
+        assertJson(input.output, 'output');
+        const run = context.store.settleWorkflowRun({
+          runId: input.runId,
+          claimToken: input.claimToken,
+          status: input.status,
+          ...(input.error == null ? {} : { error: input.error }),
+          ...(input.output === undefined ? {} : { output: input.output }),
+        });
+        return { run };
+      }),
+  }),
+}));

@@ -1,0 +1,61 @@
+import DataLoader from 'dataloader';
+import type { LineageKind, WorkflowRunRecord, WorkflowStore } from '../store/index.js';
+
+/** Per-request DataLoaders over the store: each batch is one SQL statement (API.md). */
+export interface RunLoaders {
+  /** Runs by run id; undefined for unknown ids. */
+  run: DataLoader<string, WorkflowRunRecord | undefined>;
+  /** Direct children by `{runId, kind}`, oldest first. */
+  children: DataLoader<{ runId: string; kind: LineageKind | null }, WorkflowRunRecord[], string>;
+  /** Newest run id of a chain, by root run id. */
+  latestRunId: DataLoader<string, string>;
+  /** Number of runs in a chain, by root run id. */
+  chainSize: DataLoader<string, number>;
+}
+
+/** The GraphQL context of one request (or of one subscription event). */
+export interface GraphQLContext {
+  store: WorkflowStore;
+  /** Loaders; subscriptions replace them for every event so each event shows committed state. */
+  loaders: RunLoaders;
+  /** True when the server was started read-only: every mutation answers ForbiddenError. */
+  readOnly: boolean;
+}
+
+/**
+ * Creates a fresh set of loaders over `store`. Loaded children are primed into the run loader.
+ *
+ * @returns loaders whose caches live as long as the returned object
+ */
+export function createRunLoaders(store: WorkflowStore): RunLoaders {
+  const run = new DataLoader<string, WorkflowRunRecord | undefined>(async (ids) => store.getWorkflowRuns(ids));
+  const children = new DataLoader<{ runId: string; kind: LineageKind | null }, WorkflowRunRecord[], string>(
+    async (keys) => {
+      const byKind = new Map<LineageKind | null, string[]>();
+      for (const key of keys) byKind.set(key.kind, [...(byKind.get(key.kind) ?? []), key.runId]);
+      const results = new Map<string, WorkflowRunRecord[]>();
+      for (const [kind, ids] of byKind) {
+        const lists = store.childrenOfRuns(ids, kind ?? undefined);
+        ids.forEach((id, index) => {
+          const list = lists[index] ?? [];
+          for (const child of list) run.prime(child.runId, child);
+          results.set(`${id}\u0000${kind ?? ''}`, list);
+        });
+      }
+      return keys.map((key) => results.get(`${key.runId}\u0000${key.kind ?? ''}`) ?? []);
+    },
+    { cacheKeyFn: (key) => `${key.runId}\u0000${key.kind ?? ''}` },
+  );
+  const latestRunId = new DataLoader<string, string>(async (roots) => store.latestRunIdsOfChains(roots));
+  const chainSize = new DataLoader<string, number>(async (roots) => store.chainSizes(roots));
+  return { run, children, latestRunId, chainSize };
+}
+
+/**
+ * Builds the context of a request.
+ *
+ * @param readOnly the server's read-only flag
+ */
+export function createContext(store: WorkflowStore, readOnly: boolean): GraphQLContext {
+  return { store, loaders: createRunLoaders(store), readOnly };
+}

@@ -1,0 +1,127 @@
+import { GraphQLError } from 'graphql';
+import { isStoreError, type StoreErrorKind } from '../store/index.js';
+import { builder } from './builder.js';
+
+/** Base of every typed mutation error (API.md "Typed errors"): a stable `code` and the store's message. */
+export abstract class ApiError extends Error {
+  /** Stable machine value, e.g. `NOT_FOUND`. */
+  abstract readonly code: string;
+}
+
+/** A named run or parent does not exist (`NOT_FOUND`). */
+export class NotFoundError extends ApiError {
+  readonly code = 'NOT_FOUND';
+}
+/** A lineage rule of STORE.md failed (`LINEAGE_INVALID`). */
+export class LineageError extends ApiError {
+  readonly code = 'LINEAGE_INVALID';
+}
+/** Already reserved with other parameters, a preparation conflict, a concurrent change (`CONFLICT`). */
+export class ConflictError extends ApiError {
+  readonly code = 'CONFLICT';
+}
+/** The claim token is not the live claim of the run (`CLAIM_LOST`). */
+export class ClaimLostError extends ApiError {
+  readonly code = 'CLAIM_LOST';
+}
+/** Restart limit, cancelled run, repeated terminal outcome (`RESTART_REJECTED`). */
+export class RestartRejectedError extends ApiError {
+  readonly code = 'RESTART_REJECTED';
+}
+/** Malformed input (`INVALID_INPUT`); `field` names the input field when known. */
+export class ValidationError extends ApiError {
+  readonly code = 'INVALID_INPUT';
+  /** The offending input field, or null. */
+  readonly field: string | null;
+  constructor(message: string, field?: string | null) {
+    super(message);
+    this.field = field ?? null;
+  }
+}
+/** Another session's run, or a read-only server (`FORBIDDEN`). */
+export class ForbiddenError extends ApiError {
+  readonly code = 'FORBIDDEN';
+}
+
+/** Every typed error class, for the errors plugin's `types`. */
+export const ALL_ERROR_TYPES = [
+  NotFoundError,
+  LineageError,
+  ConflictError,
+  ClaimLostError,
+  RestartRejectedError,
+  ValidationError,
+  ForbiddenError,
+] as const;
+
+const KIND_TO_ERROR: Record<Exclude<StoreErrorKind, 'integrity'>, (message: string, field?: string) => ApiError> = {
+  validation: (message, field) => new ValidationError(message, field),
+  not_found: (message) => new NotFoundError(message),
+  lineage: (message) => new LineageError(message),
+  conflict: (message) => new ConflictError(message),
+  claim_lost: (message) => new ClaimLostError(message),
+  restart_rejected: (message) => new RestartRejectedError(message),
+  forbidden: (message) => new ForbiddenError(message),
+};
+
+/**
+ * Maps a store failure to its typed API error (STORE.md §13.10), message unchanged.
+ * Integrity errors and anything unexpected are rethrown as they are, so the server masks them.
+ */
+export function toApiError(error: unknown): unknown {
+  if (!isStoreError(error) || error.kind === 'integrity') return error;
+  return KIND_TO_ERROR[error.kind](error.message, error.field);
+}
+
+/**
+ * Runs a store call for a mutation: refuses on a read-only server, maps store errors to typed
+ * errors. Use in every mutation resolver.
+ *
+ * @throws ForbiddenError `The server is read-only` when `readOnly`; typed errors from the store
+ */
+export function runMutation<T>(readOnly: boolean, call: () => T): T {
+  if (readOnly) throw new ForbiddenError('The server is read-only');
+  try {
+    return call();
+  } catch (error) {
+    throw toApiError(error);
+  }
+}
+
+/** A GraphQL error for bad query arguments (cursors, page sizes), not masked by the server. */
+export function badUserInput(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+}
+
+const ErrorInterface = builder.interfaceRef<ApiError>('Error').implement({
+  description: 'Every typed mutation error implements Error: a stable code and a human message.',
+  fields: (t) => ({
+    message: t.exposeString('message', { description: "The store's exact error text." }),
+    code: t.exposeString('code', { description: 'Stable machine value.' }),
+  }),
+});
+
+function errorObject(cls: (typeof ALL_ERROR_TYPES)[number], description: string): void {
+  builder.objectType(cls, {
+    name: cls.name,
+    description,
+    interfaces: [ErrorInterface],
+    isTypeOf: (value) => value instanceof cls,
+  });
+}
+
+errorObject(NotFoundError, 'NOT_FOUND: a named run or parent does not exist.');
+errorObject(LineageError, 'LINEAGE_INVALID: a lineage rule of the store failed.');
+errorObject(ConflictError, 'CONFLICT: already reserved with other parameters, a preparation conflict or a concurrent change.');
+errorObject(ClaimLostError, 'CLAIM_LOST: the claim token is not the live claim of that run.');
+errorObject(RestartRejectedError, 'RESTART_REJECTED: restart limit, cancelled run, or a repeated terminal outcome in the chain.');
+errorObject(ForbiddenError, 'FORBIDDEN: the run belongs to another session, or the server is read-only.');
+builder.objectType(ValidationError, {
+  name: 'ValidationError',
+  description: 'INVALID_INPUT: malformed input (bad fingerprint, leaseMs out of range, oversized values).',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof ValidationError,
+  fields: (t) => ({
+    field: t.exposeString('field', { nullable: true, description: 'The input field at fault, when known.' }),
+  }),
+});

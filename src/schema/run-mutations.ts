@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson, type ClaimRequest, type ReserveWorkflowRunInput, type WorkflowRunRecord } from '../store/index.js';
+import { builder } from './builder.js';
+import { ExecutionModeEnum, LineageKindEnum } from './enums.js';
+import { ALL_ERROR_TYPES, runMutation, ValidationError } from './errors.js';
+import { assertJson, assertText } from './input-limits.js';
+import { WorkflowRunRef } from './workflow-run.js';
+
+/** Success shape of reserve and restart. */
+interface RunAdoptedShape {
+  run: WorkflowRunRecord;
+  adopted: boolean;
+}
+
+/** `ClaimInput`: reserve and claim in one transaction (prepare-or-adopt). */
+export const ClaimInputRef = builder.inputType('ClaimInput', {
+  description: 'Claim the run in the same transaction. The token is stored only as a SHA-256 hash and never returned.',
+  fields: (t) => ({
+    runnerId: t.string({ required: true }),
+    claimToken: t.string({ required: true }),
+    leaseMs: t.int({ required: true, description: 'Lease duration in ms, 1 … 86400000.' }),
+  }),
+});
+
+/**
+ * Checks and converts a `ClaimInput`.
+ *
+ * @throws ValidationError for oversized strings
+ */
+export function claimRequest(claim: typeof ClaimInputRef.$inferInput | null | undefined): ClaimRequest | undefined {
+  if (claim == null) return undefined;
+  assertText(claim.runnerId, 'claim.runnerId');
+  assertText(claim.claimToken, 'claim.claimToken');
+  return { runnerId: claim.runnerId, claimToken: claim.claimToken, leaseMs: claim.leaseMs };
+}
+
+const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
+  description: 'Reserve a root run, a continuation or a restart (STORE.md §6.1); with claim, prepare-or-adopt (§6.2).',
+  fields: (t) => ({
+    runId: t.string({ required: true }),
+    workflowName: t.string({ required: true }),
+    workflowRef: t.string({ required: true }),
+    definition: t.field({ type: 'JSON', required: true, description: 'Definition snapshot; its digest is SHA-256 of its canonical JSON.' }),
+    workflowSource: t.field({
+      type: 'JSON',
+      required: false,
+      description: "Source identity; default {kind:'file', path: workflowRef, hash: <definition digest>}.",
+    }),
+    input: t.field({ type: 'JSON', required: false }),
+    launchOptions: t.field({ type: 'JSON', required: false }),
+    originSessionId: t.string({ required: true }),
+    executionMode: t.field({ type: ExecutionModeEnum, required: false, defaultValue: 'interactive' }),
+    parentRunId: t.string({ required: false }),
+    lineageKind: t.field({ type: LineageKindEnum, required: false }),
+    restartNumber: t.int({ required: false }),
+    parentTerminalFingerprint: t.string({ required: false }),
+    claim: t.field({ type: ClaimInputRef, required: false }),
+  }),
+});
+
+const RestartInputRef = builder.inputType('RestartWorkflowRunInput', {
+  description: 'Restart a terminal run (STORE.md §13.1). Idempotent: a retry adopts the existing restart.',
+  fields: (t) => ({
+    runId: t.string({ required: true, description: 'The terminal run to restart.' }),
+    originSessionId: t.string({ required: true }),
+    parentTerminalFingerprint: t.string({
+      required: false,
+      description: "Optional: when absent the server uses the run's own terminalFingerprint.",
+    }),
+    restartRunId: t.string({
+      required: false,
+      description: 'Optional: default is derived deterministically from the parent and its fingerprint.',
+    }),
+    claim: t.field({ type: ClaimInputRef, required: false }),
+  }),
+});
+
+function successType(name: string, description: string) {
+  return builder.objectRef<RunAdoptedShape>(name).implement({
+    description,
+    fields: (t) => ({
+      run: t.field({ type: WorkflowRunRef, resolve: (result) => result.run }),
+      adopted: t.exposeBoolean('adopted', { description: 'True when an identical run already existed and nothing was written.' }),
+    }),
+  });
+}
+
+const ReserveSuccessRef = successType('ReserveWorkflowRunSuccess', 'The reserved (or adopted) run.');
+const RestartSuccessRef = successType('RestartWorkflowRunSuccess', 'The restart run (new, or adopted on retry).');
+
+function reserveInput(input: typeof ReserveInputRef.$inferInput): ReserveWorkflowRunInput {
+  for (const field of ['runId', 'workflowName', 'workflowRef', 'originSessionId', 'parentRunId', 'parentTerminalFingerprint'] as const) {
+    assertText(input[field], field);
+  }
+  for (const field of ['definition', 'workflowSource', 'input', 'launchOptions'] as const) assertJson(input[field], field);
+  let digest: string;
+  try {
+    digest = createHash('sha256').update(canonicalJson(input.definition)).digest('hex');
+  } catch (error) {
+    throw new ValidationError((error as Error).message, 'definition');
+  }
+  return {
+    runId: input.runId,
+    workflowName: input.workflowName,
+    workflowSourceRef: input.workflowRef,
+    workflowSource: input.workflowSource ?? { kind: 'file', path: input.workflowRef, hash: digest },
+    definitionDigest: digest,
+    definitionSnapshot: input.definition,
+    ...(input.input === undefined ? {} : { input: input.input }),
+    ...(input.launchOptions == null ? {} : { launchOptions: input.launchOptions }),
+    runnerId: input.claim?.runnerId ?? null,
+    originSessionId: input.originSessionId,
+    executionMode: input.executionMode ?? 'interactive',
+    ...(input.parentRunId == null ? {} : { parentRunId: input.parentRunId }),
+    ...(input.lineageKind == null ? {} : { lineageKind: input.lineageKind }),
+    ...(input.restartNumber == null ? {} : { restartNumber: input.restartNumber }),
+    ...(input.parentTerminalFingerprint == null ? {} : { parentTerminalFingerprint: input.parentTerminalFingerprint }),
+  };
+}
+
+builder.mutationFields((t) => ({
+  reserveWorkflowRun: t.field({
+    type: ReserveSuccessRef,
+    description: 'Reserve a run (root, continuation or restart); with claim, reserve and claim in one transaction or adopt an identical run.',
+    args: { input: t.arg({ type: ReserveInputRef, required: true }) },
+    errors: { types: [...ALL_ERROR_TYPES], directResult: true, union: { name: 'ReserveWorkflowRunResult' } },
+    resolve: (_root, { input }, context) =>
+      runMutation(context.readOnly, () => {
+        const reservation = reserveInput(input);
+        const result = context.store.reserveWithPolicy(reservation, claimRequest(input.claim));
+        return { run: result.run, adopted: result.state === 'adopted' };
+      }),
+  }),
+  restartWorkflowRun: t.field({
+    type: RestartSuccessRef,
+    description: 'Restart a terminal run; a retry returns the same restart with adopted: true.',
+    args: { input: t.arg({ type: RestartInputRef, required: true }) },
+    errors: { types: [...ALL_ERROR_TYPES], directResult: true, union: { name: 'RestartWorkflowRunResult' } },
+    resolve: (_root, { input }, context) =>
+      runMutation(context.readOnly, () => {
+        for (const field of ['runId', 'originSessionId', 'parentTerminalFingerprint', 'restartRunId'] as const) {
+          assertText(input[field], field);
+        }
+        const claim = claimRequest(input.claim);
+        return context.store.restartWorkflowRun({
+          runId: input.runId,
+          originSessionId: input.originSessionId,
+          ...(input.parentTerminalFingerprint == null ? {} : { parentTerminalFingerprint: input.parentTerminalFingerprint }),
+          ...(input.restartRunId == null ? {} : { restartRunId: input.restartRunId }),
+          ...(claim === undefined ? {} : { claim }),
+        });
+      }),
+  }),
+}));

@@ -1,0 +1,108 @@
+import type { ViewerDelta, ViewerDeltaBatch, ViewerPatchOperation, WorkflowRunRecord } from '../store/index.js';
+import { builder } from './builder.js';
+import { PatchOpEnum, ViewerTargetTypeEnum } from './enums.js';
+import { badUserInput, toApiError, ValidationError } from './errors.js';
+import { WorkflowRunRef } from './workflow-run.js';
+
+const ViewerPatchOperationRef = builder.objectRef<ViewerPatchOperation>('ViewerPatchOperation').implement({
+  description: 'One JSON-patch-like operation of a delta.',
+  fields: (t) => ({
+    op: t.field({ type: PatchOpEnum, resolve: (operation) => operation.op }),
+    path: t.exposeString('path'),
+    value: t.field({
+      type: 'JSON',
+      nullable: true,
+      resolve: (operation) => ('value' in operation ? operation.value : null),
+    }),
+  }),
+});
+
+const ViewerDeltaRef = builder.objectRef<ViewerDelta>('ViewerDelta').implement({
+  description: 'One target patched by a presentation revision.',
+  fields: (t) => ({
+    deltaIndex: t.exposeInt('deltaIndex', { description: 'Order within the revision.' }),
+    targetType: t.field({ type: ViewerTargetTypeEnum, resolve: (delta) => delta.targetType }),
+    targetKey: t.exposeString('targetKey', { description: "'' when the target has no key." }),
+    patch: t.field({ type: [ViewerPatchOperationRef], resolve: (delta) => delta.patch }),
+    recordedAt: t.field({ type: 'DateTime', resolve: (delta) => delta.recordedAt }),
+  }),
+});
+
+/** One presentation revision of a run with its deltas. */
+export const ViewerDeltaBatchRef = builder.objectRef<ViewerDeltaBatch>('ViewerDeltaBatch').implement({
+  description: 'All deltas of one presentation revision, in order.',
+  isTypeOf: (value) => typeof value === 'object' && value !== null && 'deltas' in value,
+  fields: (t) => ({
+    runId: t.exposeString('runId'),
+    presentationRevision: t.exposeInt('presentationRevision'),
+    deltas: t.field({ type: [ViewerDeltaRef], resolve: (batch) => batch.deltas }),
+  }),
+});
+
+/** Shape of `ViewerSnapshotRequired`. */
+export interface SnapshotRequiredShape {
+  kind: 'snapshot_required';
+  runId: string;
+  currentRevision: number;
+  retainedFromRevision: number;
+  run: WorkflowRunRecord;
+}
+
+/** "Your cursor cannot be served: reload the run, then continue after currentRevision." */
+export const ViewerSnapshotRequiredRef = builder.objectRef<SnapshotRequiredShape>('ViewerSnapshotRequired').implement({
+  description:
+    'The cursor cannot be served from the retained log (0, ahead of the run, or older than the window): reload the run and continue after currentRevision.',
+  isTypeOf: (value) => typeof value === 'object' && value !== null && (value as { kind?: string }).kind === 'snapshot_required',
+  fields: (t) => ({
+    runId: t.exposeString('runId'),
+    currentRevision: t.exposeInt('currentRevision'),
+    retainedFromRevision: t.exposeInt('retainedFromRevision'),
+    run: t.field({ type: WorkflowRunRef, resolve: (event) => event.run }),
+  }),
+});
+
+/** A subscription event of `workflowRunDeltas`. */
+export const WorkflowRunDeltaEventRef = builder.unionType('WorkflowRunDeltaEvent', {
+  description: 'One presentation revision, or a request to reload from a snapshot.',
+  types: [ViewerDeltaBatchRef, ViewerSnapshotRequiredRef],
+});
+
+interface DeltaPageShape {
+  kind: 'deltas' | 'snapshot_required';
+  currentRevision: number;
+  retainedFromRevision: number;
+  batches: ViewerDeltaBatch[];
+}
+
+const ViewerDeltaPageRef = builder.objectRef<DeltaPageShape>('ViewerDeltaPage').implement({
+  description: 'Catch-up read of the delta log after a revision.',
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: '`deltas` or `snapshot_required`.' }),
+    currentRevision: t.exposeInt('currentRevision'),
+    retainedFromRevision: t.exposeInt('retainedFromRevision'),
+    batches: t.field({
+      type: [ViewerDeltaBatchRef],
+      description: 'Every revision after the cursor, in order; empty for snapshot_required.',
+      resolve: (page) => page.batches,
+    }),
+  }),
+});
+
+builder.objectFields(WorkflowRunRef, (t) => ({
+  viewerDeltas: t.field({
+    type: ViewerDeltaPageRef,
+    description: 'Catch-up read of the delta log: every retained revision after afterRevision, or snapshot_required.',
+    args: { afterRevision: t.arg.int({ required: true }) },
+    resolve: (run, args, context) => {
+      let read;
+      try {
+        read = context.store.readViewerDeltas(run.runId, args.afterRevision);
+      } catch (error) {
+        const mapped = toApiError(error);
+        throw mapped instanceof ValidationError ? badUserInput(mapped.message) : mapped;
+      }
+      if (read === undefined) return { kind: 'snapshot_required' as const, currentRevision: 1, retainedFromRevision: 1, batches: [] };
+      return read.kind === 'deltas' ? read : { ...read, batches: [] };
+    },
+  }),
+}));

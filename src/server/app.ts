@@ -1,0 +1,203 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { Logger } from 'pino';
+import { WorkflowStore, type Clock } from '../store/index.js';
+import { createContext, schema, type GraphQLContext } from '../schema/index.js';
+import { isAuthorized } from './auth.js';
+import type { ServerConfig } from './config.js';
+import { createLogger, requestLogPlugin } from './logger.js';
+
+/** Limits on every operation, from graphql-armor (API.md "Access"). */
+export const QUERY_LIMITS = {
+  maxDepth: 12,
+  maxAliases: 30,
+  maxCost: 20_000,
+  maxTokens: 5_000,
+} as const;
+
+/** A running server. */
+export interface RunningServer {
+  /** `http://host:port/graphql`. */
+  url: string;
+  /** The bound port. */
+  port: number;
+  store: WorkflowStore;
+  httpServer: Server;
+  yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
+  logger: Logger;
+  /**
+   * Stops accepting connections, lets in-flight requests finish, closes sockets and the
+   * database. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/** Options beyond the config, mostly for tests. */
+export interface StartOptions {
+  /** Logger to use (default: pino at config.logLevel on stdout). */
+  logger?: Logger;
+  /** Store clock (default `Date.now`). */
+  clock?: Clock;
+}
+
+/**
+ * Opens the store and starts the HTTP + WebSocket server on `config.host:config.port`.
+ *
+ * @returns the running server once it listens
+ * @throws StoreError(integrity) when the database cannot be opened; listen errors (EADDRINUSE)
+ */
+export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const store = WorkflowStore.open({
+    path: config.dbPath,
+    readOnly: config.readOnly,
+    projectPath: config.projectPath,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    graphiql: { title: 'pi-workflows GraphQL', subscriptionsProtocol: 'WS' },
+    renderGraphiQL,
+    logging: false,
+    maskedErrors: true,
+    context: () => createContext(store, config.readOnly),
+    plugins: [
+      requestLogPlugin(logger),
+      EnvelopArmorPlugin({
+        maxDepth: { n: QUERY_LIMITS.maxDepth },
+        maxAliases: { n: QUERY_LIMITS.maxAliases },
+        costLimit: { maxCost: QUERY_LIMITS.maxCost },
+        maxTokens: { n: QUERY_LIMITS.maxTokens },
+        blockFieldSuggestion: { enabled: false },
+      }),
+    ],
+  });
+
+  const sockets = new Set<import('node:net').Socket>();
+  const httpServer = createServer((request, response) => handle(request, response));
+  httpServer.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  function handle(request: IncomingMessage, response: ServerResponse): void {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path === '/health' && request.method === 'GET') {
+      health(response);
+      return;
+    }
+    if (path === '/graphql' && !isGraphiQLPage(request)) {
+      if (!isAuthorized(config.token, request.headers.authorization)) {
+        response.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
+        response.end(JSON.stringify({ errors: [{ message: 'Unauthorized: send Authorization: Bearer <token>' }] }));
+        return;
+      }
+      const length = Number(request.headers['content-length'] ?? '0');
+      if (length > config.maxBodyBytes) {
+        response.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+        response.end(JSON.stringify({ errors: [{ message: `Request body larger than ${config.maxBodyBytes} bytes` }] }));
+        request.resume();
+        return;
+      }
+      if (request.method === 'POST' && request.headers['content-length'] === undefined) {
+        response.writeHead(411, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ errors: [{ message: 'POST requests need a Content-Length header' }] }));
+        request.resume();
+        return;
+      }
+    }
+    void yoga.requestListener(request, response);
+  }
+
+  function health(response: ServerResponse): void {
+    let body: Record<string, unknown>;
+    let status = 200;
+    try {
+      const integrity = store.database.get<{ quick_check: string }>('PRAGMA quick_check(1)');
+      body = {
+        status: integrity?.quick_check === 'ok' ? 'ok' : 'degraded',
+        database: { path: config.dbPath, readOnly: config.readOnly, quickCheck: integrity?.quick_check ?? null },
+      };
+    } catch (error) {
+      status = 503;
+      body = { status: 'unavailable', database: { path: config.dbPath, error: (error as Error).message } };
+    }
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(body));
+  }
+
+  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: config.maxBodyBytes });
+  const wsDisposable = useServer<Record<string, unknown>, { request: IncomingMessage }>(
+    {
+      connectionInitWaitTimeout: 10_000,
+      onConnect: (ctx) => isAuthorized(config.token, (ctx.connectionParams as { authorization?: unknown } | undefined)?.authorization),
+      execute: (args) => (args.rootValue as { execute: typeof import('graphql').execute }).execute(args),
+      subscribe: (args) => (args.rootValue as { subscribe: typeof import('graphql').subscribe }).subscribe(args),
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema: envelopedSchema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+        });
+        const document = parse(params.query);
+        const args = {
+          schema: envelopedSchema,
+          operationName: params.operationName ?? null,
+          document,
+          variableValues: params.variables ?? null,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+        const errors = validate(args.schema, args.document);
+        if (errors.length > 0) return errors;
+        return args;
+      },
+    },
+    wsServer,
+    config.keepAliveMs,
+  );
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(config.port, config.host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}/graphql`;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await wsDisposable.dispose();
+      wsServer.close();
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeIdleConnections();
+        // SSE streams never end by themselves: end them once the in-flight requests had a moment.
+        setTimeout(() => {
+          for (const socket of sockets) socket.destroy();
+        }, 2_000).unref();
+      });
+      await yoga.dispose();
+      store.close();
+    })();
+    return closing;
+  };
+
+  return { url, port, store, httpServer, yoga, logger, close };
+}
+
+function isGraphiQLPage(request: IncomingMessage): boolean {
+  return request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
+}

@@ -1,0 +1,15 @@
+import { timingSafeEqual } from 'node:crypto';
+
+/**
+ * Compares a presented `Authorization` value with `Bearer <token>` in constant time.
+ *
+ * @param header the Authorization header (or WebSocket payload `authorization`), if any
+ * @returns true when no token is configured, or when the header carries it
+ */
+export function isAuthorized(token: string | null, header: unknown): boolean {
+  if (token === null) return true;
+  if (typeof header !== 'string') return false;
+  const expected = Buffer.from(`Bearer ${token}`, 'utf8');
+  const given = Buffer.from(header, 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

@@ -1,0 +1,100 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { resolve } from 'node:path';
+
+/** Server settings; every option has an environment equivalent (CLI wins). */
+export interface ServerConfig {
+  /** SQLite file; created with its migrations on first start. */
+  dbPath: string;
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** Bind address; loopback by default (API.md "Access"). */
+  host: string;
+  /** Open the database read-only: every mutation answers ForbiddenError. */
+  readOnly: boolean;
+  /** Bearer token required on HTTP and in the WebSocket connection_init payload; null = none. */
+  token: string | null;
+  /** Project directory runs are reserved under (STORE.md §13.5). */
+  projectPath: string;
+  /** Cross-process change watcher poll interval in ms (PRAGMA data_version). */
+  pollIntervalMs: number;
+  /** Keep-alive interval for SSE comments and graphql-ws pings, in ms. */
+  keepAliveMs: number;
+  /** Largest accepted request body, in bytes. */
+  maxBodyBytes: number;
+  /** pino log level. */
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/** Default database file, relative to the working directory. */
+export const DEFAULT_DB_PATH = 'data/pi-workflows.db';
+
+function integer(min: number, max: number) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
+    }
+    return parsed;
+  };
+}
+
+/**
+ * Parses the command line (and environment) into a {@link ServerConfig}.
+ *
+ * @param argv full process argv (`process.argv`); environment variables come from `process.env`
+ * @throws exits the process with usage text for `--help` or bad options (commander)
+ */
+export function parseServerConfig(argv: string[]): ServerConfig {
+  const program = new Command()
+    .name('pi-workflows-graphql')
+    .description(
+      'GraphQL API over the SQLite state store of durable pi-workflows runs.\n' +
+        'Serves GraphQL (POST/GET), GraphiQL, Server-Sent Events and graphql-ws on one port at /graphql.',
+    )
+    .addOption(new Option('--db <path>', 'SQLite database file (created on first start)').env('PI_WORKFLOWS_DB').default(DEFAULT_DB_PATH))
+    .addOption(new Option('--port <port>', 'TCP port (0 = any free port)').env('PORT').default(4000).argParser(integer(0, 65535)))
+    .addOption(new Option('--host <address>', 'bind address').env('HOST').default('127.0.0.1'))
+    .addOption(new Option('--read-only', 'open the database read-only; mutations answer ForbiddenError').env('PI_WORKFLOWS_READ_ONLY').default(false))
+    .addOption(new Option('--token <token>', 'require "Authorization: Bearer <token>" (WebSocket: connection_init {authorization})').env('PI_WORKFLOWS_TOKEN'))
+    .addOption(new Option('--project <path>', 'project directory runs are reserved under').env('PI_WORKFLOWS_PROJECT').default(process.cwd(), 'the working directory'))
+    .addOption(
+      new Option('--poll-interval-ms <ms>', 'how often to look for commits by other processes').env('PI_WORKFLOWS_POLL_INTERVAL_MS').default(25).argParser(integer(1, 60_000)),
+    )
+    .addOption(new Option('--keep-alive-ms <ms>', 'SSE keep-alive comment and graphql-ws ping interval').env('PI_WORKFLOWS_KEEP_ALIVE_MS').default(12_000).argParser(integer(100, 600_000)))
+    .addOption(new Option('--max-body-bytes <bytes>', 'largest accepted request body').env('PI_WORKFLOWS_MAX_BODY_BYTES').default(2_097_152).argParser(integer(1024, 1_073_741_824)))
+    .addOption(
+      new Option('--log-level <level>', 'log level').env('LOG_LEVEL').default('info').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    )
+    .addHelpText(
+      'after',
+      '\nEnvironment variables: PI_WORKFLOWS_DB, PORT, HOST, PI_WORKFLOWS_READ_ONLY, PI_WORKFLOWS_TOKEN, PI_WORKFLOWS_PROJECT,\n' +
+        'PI_WORKFLOWS_POLL_INTERVAL_MS, PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, LOG_LEVEL.\n\n' +
+        'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret',
+    );
+  program.parse(argv);
+  const options = program.opts<{
+    db: string;
+    port: number;
+    host: string;
+    readOnly: boolean | string;
+    token?: string;
+    project: string;
+    pollIntervalMs: number;
+    keepAliveMs: number;
+    maxBodyBytes: number;
+    logLevel: ServerConfig['logLevel'];
+  }>();
+  const readOnly = options.readOnly === true || (typeof options.readOnly === 'string' && !['', '0', 'false', 'no'].includes(options.readOnly.toLowerCase()));
+  return {
+    dbPath: options.db === ':memory:' ? options.db : resolve(options.db),
+    port: options.port,
+    host: options.host,
+    readOnly,
+    token: options.token === undefined || options.token === '' ? null : options.token,
+    projectPath: resolve(options.project),
+    pollIntervalMs: options.pollIntervalMs,
+    keepAliveMs: options.keepAliveMs,
+    maxBodyBytes: options.maxBodyBytes,
+    logLevel: options.logLevel,
+  };
+}
