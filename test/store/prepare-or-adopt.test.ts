@@ -1,0 +1,237 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ReserveWorkflowRunInput } from '../../src/store/index.js';
+import {
+  BUMP,
+  claim,
+  digestHex,
+  eventsOf,
+  expectNoWrite,
+  expectRejectedUnchanged,
+  ignoreUpdatesOf,
+  leaseOf,
+  openTestStore,
+  reserve,
+  reserveInput,
+  sha256Hex,
+  terminalRun,
+  viewerRevisions,
+  WORKFLOW_REF,
+  type TestStore,
+} from '../helpers/store-fixtures.js';
+
+let t: TestStore;
+beforeEach(() => {
+  t = openTestStore();
+});
+afterEach(() => t.close());
+
+const CLAIM = { runnerId: 'runner-1', claimToken: 'tok-1', leaseMs: 30_000 };
+
+describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one transaction (STORE.md §6.2)', () => {
+  it('returns claimed with the token; the lease, queue, events and viewer show the claim', () => {
+    const prepared = t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { runnerId: 'runner-1' }), CLAIM);
+    expect(prepared.state).toBe('claimed');
+    expect(prepared.run).toMatchObject({
+      runId: 'run-1',
+      status: 'starting',
+      claimToken: 'tok-1',
+      runnerId: 'runner-1',
+      claimGeneration: 1,
+      claimExpiresAt: t.clock.iso(30_000),
+      affinityRunnerId: 'runner-1',
+      revision: 2,
+    });
+    expect(leaseOf(t.store, 'run-1')).toEqual({
+      generation: 1,
+      owner_type: 'session',
+      owner_id: 'runner-1',
+      token_hash: Buffer.from(sha256Hex('tok-1'), 'hex'),
+      acquired_at: t.clock.t,
+      heartbeat_at: t.clock.t,
+      expires_at: t.clock.t + 30_000,
+    });
+    expect(eventsOf(t.store, 'run-1').map((event) => [event.type, event.revision, event.actorType, event.actorId, event.leaseGeneration, event.payload])).toEqual([
+      ['run.queued', 1, 'session', 'session-run-1', null, {}],
+      ['lease.claimed', 2, 'session', 'runner-1', 1, { expiresAt: t.clock.iso(30_000) }],
+    ]);
+    expect(viewerRevisions(t.store, 'run-1').map((row) => [row.revision, row.targets])).toEqual([[2, BUMP]]);
+    expect(t.store.getWorkflowRun('run-1')?.claimToken).toBeNull();
+  });
+
+  it('Lease duration must be an integer from 1 to 86400000 ms', () => {
+    for (const leaseMs of [0, 86_400_001, 1.5]) {
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), { ...CLAIM, leaseMs }),
+        'Lease duration must be an integer from 1 to 86400000 ms',
+        'validation',
+      );
+    }
+  });
+
+  it('reports every reservation error of §6.1 for a new run', () => {
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { parentRunId: 'ghost' }), CLAIM),
+      'Workflow run not found: ghost',
+      'not_found',
+    );
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.prepareOrAdoptWorkflowRun(reserveInput('bad id'), CLAIM),
+      'Invalid workflow run id: bad id',
+      'validation',
+    );
+  });
+
+  it('Workflow run could not be claimed: <runId> rolls the reservation back', () => {
+    ignoreUpdatesOf(t.store, 'leases');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), CLAIM),
+      'Workflow run could not be claimed: run-1',
+      'conflict',
+    );
+    expect(t.store.getWorkflowRun('run-1')).toBeUndefined();
+  });
+});
+
+describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compatible', () => {
+  it('adopts with identical parameters, writes nothing and takes no claim', () => {
+    const first = t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), CLAIM);
+    t.clock.advance(1000);
+    const adopted = expectNoWrite(t.store, () =>
+      t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), { runnerId: 'runner-2', claimToken: 'tok-2', leaseMs: 5000 }),
+    );
+    expect(adopted.state).toBe('adopted');
+    expect(adopted.run).toEqual({ ...first.run, claimToken: null });
+    expect(adopted.run.runnerId).toBe('runner-1');
+  });
+
+  it('treats defaults and equivalent spellings as identical', () => {
+    const explicit = reserveInput('run-1', { input: null, launchOptions: {}, executionMode: 'interactive' });
+    t.store.reserveWorkflowRun(explicit);
+    const implicit = reserveInput('run-1', { definitionDigest: digestHex().toUpperCase() });
+    delete implicit.input;
+    delete implicit.launchOptions;
+    delete implicit.executionMode;
+    implicit.workflowSource = { hash: digestHex(), path: WORKFLOW_REF, kind: 'file' };
+    expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(implicit, CLAIM)).state).toBe('adopted');
+    expect(
+      expectNoWrite(t.store, () =>
+        t.store.prepareOrAdoptWorkflowRun({ ...explicit, workflowSource: { root: explicit.workflowSource, mounted: [] } }, CLAIM),
+      ).state,
+    ).toBe('adopted');
+  });
+
+  it.each<[string, Partial<ReserveWorkflowRunInput>]>([
+    ['workflow name', { workflowName: 'other' }],
+    ['workflow ref', { workflowSourceRef: 'workflows/other.json' }],
+    ['workflow source', { workflowSource: { kind: 'file', path: WORKFLOW_REF, hash: 'other' } }],
+    ['invalid workflow source', { workflowSource: { kind: 'nope' } }],
+    ['definition digest', { definitionDigest: 'cd'.repeat(32) }],
+    ['input', { input: { topic: 'other' } }],
+    ['input left to its default', { input: undefined }],
+    ['launch options', { launchOptions: { model: 'y' } }],
+    ['origin session', { originSessionId: 'session-other' }],
+    ['execution mode', { executionMode: 'headless' }],
+  ])('Workflow run preparation conflicts: <runId> for a different %s', (_field, overrides) => {
+    reserve(t.store, 'run-1');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.prepareOrAdoptWorkflowRun({ ...reserveInput('run-1'), ...overrides }, CLAIM),
+      'Workflow run preparation conflicts: run-1',
+      'conflict',
+    );
+  });
+
+  it('compares the computed restart number: a root is 0 whatever restart number is given (as the seed)', () => {
+    reserve(t.store, 'run-1');
+    expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { restartNumber: 1 }), CLAIM)).state).toBe(
+      'adopted',
+    );
+  });
+
+  it('does not compare the snapshot, the title or the affinity (not part of compatibility)', () => {
+    reserve(t.store, 'run-1', { runnerId: 'runner-a', title: 'A' });
+    const adopted = expectNoWrite(t.store, () =>
+      t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { runnerId: 'runner-b', title: 'B', definitionSnapshot: { x: 1 } }), CLAIM),
+    );
+    expect(adopted.state).toBe('adopted');
+  });
+
+  describe('lineage fields', () => {
+    const FP = 'ab'.repeat(32);
+    const restartOf = (parent: string): Partial<ReserveWorkflowRunInput> => ({
+      parentRunId: parent,
+      originSessionId: `session-${parent}`,
+      lineageKind: 'restart',
+      parentTerminalFingerprint: FP,
+    });
+
+    beforeEach(() => {
+      terminalRun(t, 'parent');
+      terminalRun(t, 'other-parent', { originSessionId: 'session-parent' });
+      reserve(t.store, 'child', restartOf('parent'));
+    });
+
+    it('adopts an identical restart (restart number computed or given)', () => {
+      expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', restartOf('parent')), CLAIM)).state).toBe(
+        'adopted',
+      );
+      expect(
+        expectNoWrite(t.store, () =>
+          t.store.prepareOrAdoptWorkflowRun(
+            reserveInput('child', { ...restartOf('parent'), restartNumber: 1, parentTerminalFingerprint: `sha256:${FP.toUpperCase()}` }),
+            CLAIM,
+          ),
+        ).state,
+      ).toBe('adopted');
+    });
+
+    it.each<[string, Partial<ReserveWorkflowRunInput>]>([
+      ['no parent (a root)', { parentRunId: undefined, lineageKind: undefined, parentTerminalFingerprint: undefined }],
+      ['another parent', { parentRunId: 'other-parent' }],
+      ['lineage kind continuation', { lineageKind: 'continuation', parentTerminalFingerprint: undefined }],
+      ['default lineage kind (continuation)', { lineageKind: undefined, parentTerminalFingerprint: undefined }],
+      ['restart number', { restartNumber: 2 }],
+      ['fingerprint', { parentTerminalFingerprint: 'cd'.repeat(32) }],
+      ['missing fingerprint', { parentTerminalFingerprint: undefined }],
+    ])('Workflow run preparation conflicts: <runId> for a different %s', (_field, overrides) => {
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', { ...restartOf('parent'), ...overrides }), CLAIM),
+        'Workflow run preparation conflicts: child',
+        'conflict',
+      );
+    });
+
+    it('Workflow run not found: <parentRunId> for a missing named parent', () => {
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', { ...restartOf('parent'), parentRunId: 'ghost' }), CLAIM),
+        'Workflow run not found: ghost',
+        'not_found',
+      );
+    });
+
+    it('Expected a terminal fingerprint for a malformed fingerprint', () => {
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', { ...restartOf('parent'), parentTerminalFingerprint: 'xyz' }), CLAIM),
+        'Expected a terminal fingerprint',
+        'validation',
+      );
+    });
+  });
+
+  it('does not re-check reservation rules on adoption (a continuation whose parent is now done)', () => {
+    reserve(t.store, 'parent');
+    claim(t.store, 'parent');
+    t.store.parkWorkflowRun({ runId: 'parent', claimToken: 'token-parent' });
+    const input = reserveInput('child', { parentRunId: 'parent', originSessionId: 'session-parent' });
+    expect(t.store.prepareOrAdoptWorkflowRun(input, CLAIM).state).toBe('claimed');
+    expect(t.store.getWorkflowRun('parent')?.status).toBe('done');
+    expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(input, CLAIM)).state).toBe('adopted');
+  });
+});
