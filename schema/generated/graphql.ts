@@ -1,0 +1,873 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Claim the run in the same transaction. The token is stored only as a SHA-256 hash and never returned. */
+export type ClaimInput = {
+  claimToken: string;
+  /** Lease duration in ms, 1 … 86400000. */
+  leaseMs: number;
+  runnerId: string;
+};
+
+/** Claim a run by id, or the next eligible run. */
+export type ClaimWorkflowRunInput = {
+  /** Chosen by the caller; stored only as a SHA-256 hash. */
+  claimToken: string;
+  /** Lease duration in ms, 1 … 86400000. */
+  leaseMs: number;
+  /** Claim this run; else the next eligible one. */
+  runId?: string | null | undefined;
+  runnerId: string;
+  /** For the next eligible run: only runs of this origin session (else headless or already started runs). */
+  sessionId?: string | null | undefined;
+};
+
+/** Whether a Pi session drives the run (interactive) or not (headless). */
+export type ExecutionMode =
+  | 'HEADLESS'
+  | 'INTERACTIVE';
+
+/** How a child run relates to its parent. */
+export type LineageKind =
+  | 'CONTINUATION'
+  | 'RESTART';
+
+/** Release a claim to parked; with noProgressDetail, park for worker no progress. */
+export type ParkWorkflowRunInput = {
+  claimToken: string;
+  /** When given: park for worker no progress (error code workerNoProgress; detail cut to 8192 characters). */
+  noProgressDetail?: string | null | undefined;
+  runId: string;
+};
+
+/** A viewer patch operation. */
+export type PatchOp =
+  | 'ADD'
+  | 'APPEND'
+  | 'REMOVE'
+  | 'REPLACE';
+
+/** Reserve a root run, a continuation or a restart (STORE.md §6.1); with claim, prepare-or-adopt (§6.2). */
+export type ReserveWorkflowRunInput = {
+  claim?: ClaimInput | null | undefined;
+  /** Definition snapshot; its digest is SHA-256 of its canonical JSON. */
+  definition: unknown;
+  executionMode?: ExecutionMode | null | undefined;
+  input?: unknown;
+  launchOptions?: unknown;
+  lineageKind?: LineageKind | null | undefined;
+  originSessionId: string;
+  parentRunId?: string | null | undefined;
+  parentTerminalFingerprint?: string | null | undefined;
+  restartNumber?: number | null | undefined;
+  runId: string;
+  workflowName: string;
+  workflowRef: string;
+  /** Source identity; default {kind:'file', path: workflowRef, hash: <definition digest>}. */
+  workflowSource?: unknown;
+};
+
+/** Restart a terminal run (STORE.md §13.1). Idempotent: a retry adopts the existing restart. */
+export type RestartWorkflowRunInput = {
+  claim?: ClaimInput | null | undefined;
+  originSessionId: string;
+  /** Optional: when absent the server uses the run's own terminalFingerprint. */
+  parentTerminalFingerprint?: string | null | undefined;
+  /** Optional: default is derived deterministically from the parent and its fingerprint. */
+  restartRunId?: string | null | undefined;
+  /** The terminal run to restart. */
+  runId: string;
+};
+
+/** Scheduling state (run_queue.status): who may execute the run now. */
+export type RunQueueStatus =
+  | 'CANCELLED'
+  | 'DONE'
+  | 'FAILED'
+  | 'PARKED'
+  | 'QUEUED'
+  | 'RUNNING'
+  | 'STARTING';
+
+/** Terminal outcome a claim holder settles a run with. */
+export type SettleStatus =
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'TIMED_OUT';
+
+/** Settle a claimed run terminal. */
+export type SettleWorkflowRunInput = {
+  claimToken: string;
+  /** Error text for FAILED / TIMED_OUT. */
+  error?: string | null | undefined;
+  /** Final output for COMPLETED. */
+  output?: unknown;
+  runId: string;
+  status: SettleStatus;
+};
+
+/** The part of a live view a delta patches. */
+export type ViewerTargetType =
+  | 'CONVERSATION'
+  | 'GRAPH'
+  | 'INSPECTOR'
+  | 'REPLAY'
+  | 'SUMMARY'
+  | 'TIMELINE';
+
+/** Filters for workflowRuns; all optional, combined with AND. */
+export type WorkflowRunFilter = {
+  lineageKind?: LineageKind | null | undefined;
+  originSessionId?: string | null | undefined;
+  parentRunId?: string | null | undefined;
+  queueStatus?: Array<RunQueueStatus> | null | undefined;
+  rootRunId?: string | null | undefined;
+  status?: Array<WorkflowRunStatus> | null | undefined;
+  workflowName?: string | null | undefined;
+};
+
+/** Durable run state (runs.status). */
+export type WorkflowRunStatus =
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'QUEUED'
+  | 'RUNNING'
+  | 'TIMED_OUT'
+  | 'WAITING';
+
+export type RunFieldsFragment = { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null };
+
+export type PageInfoFieldsFragment = { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null };
+
+type ErrorFields_ClaimLostError_Fragment = { message: string, code: string };
+
+type ErrorFields_ConflictError_Fragment = { message: string, code: string };
+
+type ErrorFields_ForbiddenError_Fragment = { message: string, code: string };
+
+type ErrorFields_LineageError_Fragment = { message: string, code: string };
+
+type ErrorFields_NotFoundError_Fragment = { message: string, code: string };
+
+type ErrorFields_RestartRejectedError_Fragment = { message: string, code: string };
+
+type ErrorFields_ValidationError_Fragment = { field: string | null, message: string, code: string };
+
+export type ErrorFieldsFragment =
+  | ErrorFields_ClaimLostError_Fragment
+  | ErrorFields_ConflictError_Fragment
+  | ErrorFields_ForbiddenError_Fragment
+  | ErrorFields_LineageError_Fragment
+  | ErrorFields_NotFoundError_Fragment
+  | ErrorFields_RestartRejectedError_Fragment
+  | ErrorFields_ValidationError_Fragment
+;
+
+export type ReserveWorkflowRunMutationVariables = Exact<{
+  input: ReserveWorkflowRunInput;
+}>;
+
+
+export type ReserveWorkflowRunMutation = { reserveWorkflowRun:
+    | { __typename: 'ClaimLostError', message: string, code: string }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'LineageError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'ReserveWorkflowRunSuccess', adopted: boolean, run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'RestartRejectedError', message: string, code: string }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type RestartWorkflowRunMutationVariables = Exact<{
+  input: RestartWorkflowRunInput;
+}>;
+
+
+export type RestartWorkflowRunMutation = { restartWorkflowRun:
+    | { __typename: 'ClaimLostError', message: string, code: string }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'LineageError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'RestartRejectedError', message: string, code: string }
+    | { __typename: 'RestartWorkflowRunSuccess', adopted: boolean, run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type ClaimWorkflowRunMutationVariables = Exact<{
+  input: ClaimWorkflowRunInput;
+}>;
+
+
+export type ClaimWorkflowRunMutation = { claimWorkflowRun:
+    | { __typename: 'ClaimLostError', message: string, code: string }
+    | { __typename: 'ClaimWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'LineageError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'RestartRejectedError', message: string, code: string }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type ParkWorkflowRunMutationVariables = Exact<{
+  input: ParkWorkflowRunInput;
+}>;
+
+
+export type ParkWorkflowRunMutation = { parkWorkflowRun:
+    | { __typename: 'ClaimLostError', message: string, code: string }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'LineageError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'ParkWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'RestartRejectedError', message: string, code: string }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type SettleWorkflowRunMutationVariables = Exact<{
+  input: SettleWorkflowRunInput;
+}>;
+
+
+export type SettleWorkflowRunMutation = { settleWorkflowRun:
+    | { __typename: 'ClaimLostError', message: string, code: string }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'LineageError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'RestartRejectedError', message: string, code: string }
+    | { __typename: 'SettleWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type WorkflowRunQueryVariables = Exact<{
+  runId: string;
+}>;
+
+
+export type WorkflowRunQuery = { workflowRun: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null };
+
+export type WorkflowRunsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  last?: number | null | undefined;
+  before?: string | null | undefined;
+  filter?: WorkflowRunFilter | null | undefined;
+}>;
+
+
+export type WorkflowRunsQuery = { workflowRuns: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } };
+
+export type NodeQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type NodeQuery = { node: { __typename: 'WorkflowRun', runId: string, workflowName: string, status: WorkflowRunStatus, id: string } | null };
+
+export type WorkflowRunLineageQueryVariables = Exact<{
+  runId: string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type WorkflowRunLineageQuery = { workflowRun: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, parent: { runId: string } | null, rootRun: { runId: string }, children: Array<{ runId: string, lineageKind: LineageKind | null }>, continuations: Array<{ runId: string }>, restarts: Array<{ runId: string }>, continuation: { runId: string } | null, restart: { runId: string } | null, latestRun: { runId: string }, lineage: { totalCount: number, edges: Array<{ cursor: string, node: { runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } }, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null };
+
+export type WorkflowRunsLineageOverviewQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type WorkflowRunsLineageOverviewQuery = { workflowRuns: { edges: Array<{ node: { runId: string, parent: { runId: string } | null, rootRun: { runId: string }, children: Array<{ runId: string }>, latestRun: { runId: string }, lineage: { totalCount: number } } }> } };
+
+export type ViewerDeltasQueryVariables = Exact<{
+  runId: string;
+  afterRevision: number;
+}>;
+
+
+export type ViewerDeltasQuery = { workflowRun: { runId: string, presentationRevision: number, viewerDeltas: { kind: string, currentRevision: number, retainedFromRevision: number, batches: Array<{ runId: string, presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> }> } } | null };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+export const RunFieldsFragmentDoc = new TypedDocumentString(`
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+    `, {"fragmentName":"RunFields"}) as unknown as TypedDocumentString<RunFieldsFragment, unknown>;
+export const PageInfoFieldsFragmentDoc = new TypedDocumentString(`
+    fragment PageInfoFields on PageInfo {
+  hasNextPage
+  hasPreviousPage
+  startCursor
+  endCursor
+}
+    `, {"fragmentName":"PageInfoFields"}) as unknown as TypedDocumentString<PageInfoFieldsFragment, unknown>;
+export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}
+    `, {"fragmentName":"ErrorFields"}) as unknown as TypedDocumentString<ErrorFieldsFragment, unknown>;
+export const ReserveWorkflowRunDocument = new TypedDocumentString(`
+    mutation ReserveWorkflowRun($input: ReserveWorkflowRunInput!) {
+  reserveWorkflowRun(input: $input) {
+    __typename
+    ... on ReserveWorkflowRunSuccess {
+      adopted
+      run {
+        ...RunFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`) as unknown as TypedDocumentString<ReserveWorkflowRunMutation, ReserveWorkflowRunMutationVariables>;
+export const RestartWorkflowRunDocument = new TypedDocumentString(`
+    mutation RestartWorkflowRun($input: RestartWorkflowRunInput!) {
+  restartWorkflowRun(input: $input) {
+    __typename
+    ... on RestartWorkflowRunSuccess {
+      adopted
+      run {
+        ...RunFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`) as unknown as TypedDocumentString<RestartWorkflowRunMutation, RestartWorkflowRunMutationVariables>;
+export const ClaimWorkflowRunDocument = new TypedDocumentString(`
+    mutation ClaimWorkflowRun($input: ClaimWorkflowRunInput!) {
+  claimWorkflowRun(input: $input) {
+    __typename
+    ... on ClaimWorkflowRunSuccess {
+      run {
+        ...RunFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`) as unknown as TypedDocumentString<ClaimWorkflowRunMutation, ClaimWorkflowRunMutationVariables>;
+export const ParkWorkflowRunDocument = new TypedDocumentString(`
+    mutation ParkWorkflowRun($input: ParkWorkflowRunInput!) {
+  parkWorkflowRun(input: $input) {
+    __typename
+    ... on ParkWorkflowRunSuccess {
+      run {
+        ...RunFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`) as unknown as TypedDocumentString<ParkWorkflowRunMutation, ParkWorkflowRunMutationVariables>;
+export const SettleWorkflowRunDocument = new TypedDocumentString(`
+    mutation SettleWorkflowRun($input: SettleWorkflowRunInput!) {
+  settleWorkflowRun(input: $input) {
+    __typename
+    ... on SettleWorkflowRunSuccess {
+      run {
+        ...RunFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`) as unknown as TypedDocumentString<SettleWorkflowRunMutation, SettleWorkflowRunMutationVariables>;
+export const WorkflowRunDocument = new TypedDocumentString(`
+    query WorkflowRun($runId: String!) {
+  workflowRun(runId: $runId) {
+    ...RunFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`) as unknown as TypedDocumentString<WorkflowRunQuery, WorkflowRunQueryVariables>;
+export const WorkflowRunsDocument = new TypedDocumentString(`
+    query WorkflowRuns($first: Int, $after: String, $last: Int, $before: String, $filter: WorkflowRunFilter) {
+  workflowRuns(
+    first: $first
+    after: $after
+    last: $last
+    before: $before
+    filter: $filter
+  ) {
+    totalCount
+    edges {
+      cursor
+      node {
+        ...RunFields
+      }
+    }
+    pageInfo {
+      ...PageInfoFields
+    }
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment PageInfoFields on PageInfo {
+  hasNextPage
+  hasPreviousPage
+  startCursor
+  endCursor
+}`) as unknown as TypedDocumentString<WorkflowRunsQuery, WorkflowRunsQueryVariables>;
+export const NodeDocument = new TypedDocumentString(`
+    query Node($id: ID!) {
+  node(id: $id) {
+    __typename
+    id
+    ... on WorkflowRun {
+      runId
+      workflowName
+      status
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<NodeQuery, NodeQueryVariables>;
+export const WorkflowRunLineageDocument = new TypedDocumentString(`
+    query WorkflowRunLineage($runId: String!, $first: Int, $after: String) {
+  workflowRun(runId: $runId) {
+    ...RunFields
+    parent {
+      runId
+    }
+    rootRun {
+      runId
+    }
+    children {
+      runId
+      lineageKind
+    }
+    continuations: children(kind: CONTINUATION) {
+      runId
+    }
+    restarts: children(kind: RESTART) {
+      runId
+    }
+    continuation {
+      runId
+    }
+    restart {
+      runId
+    }
+    latestRun {
+      runId
+    }
+    lineage(first: $first, after: $after) {
+      totalCount
+      edges {
+        cursor
+        node {
+          runId
+          parentRunId
+          lineageKind
+          restartNumber
+        }
+      }
+      pageInfo {
+        ...PageInfoFields
+      }
+    }
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment PageInfoFields on PageInfo {
+  hasNextPage
+  hasPreviousPage
+  startCursor
+  endCursor
+}`) as unknown as TypedDocumentString<WorkflowRunLineageQuery, WorkflowRunLineageQueryVariables>;
+export const WorkflowRunsLineageOverviewDocument = new TypedDocumentString(`
+    query WorkflowRunsLineageOverview($first: Int) {
+  workflowRuns(first: $first) {
+    edges {
+      node {
+        runId
+        parent {
+          runId
+        }
+        rootRun {
+          runId
+        }
+        children {
+          runId
+        }
+        latestRun {
+          runId
+        }
+        lineage {
+          totalCount
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<WorkflowRunsLineageOverviewQuery, WorkflowRunsLineageOverviewQueryVariables>;
+export const ViewerDeltasDocument = new TypedDocumentString(`
+    query ViewerDeltas($runId: String!, $afterRevision: Int!) {
+  workflowRun(runId: $runId) {
+    runId
+    presentationRevision
+    viewerDeltas(afterRevision: $afterRevision) {
+      kind
+      currentRevision
+      retainedFromRevision
+      batches {
+        runId
+        presentationRevision
+        deltas {
+          deltaIndex
+          targetType
+          targetKey
+          recordedAt
+          patch {
+            op
+            path
+            value
+          }
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ViewerDeltasQuery, ViewerDeltasQueryVariables>;
