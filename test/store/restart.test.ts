@@ -1,0 +1,393 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { restartRunIdFor, type WorkflowRunRecord } from '../../src/store/index.js';
+import {
+  claim,
+  digestHex,
+  expectNoWrite,
+  expectRejectedUnchanged,
+  openTestStore,
+  reserve,
+  sha256Hex,
+  terminalRun,
+  WORKFLOW_REF,
+  type TestStore,
+} from '../helpers/store-fixtures.js';
+
+let t: TestStore;
+beforeEach(() => {
+  t = openTestStore();
+});
+afterEach(() => t.close());
+
+const SESSION = 'session-root';
+const CLAIM = { runnerId: 'runner-r', claimToken: 'restart-token', leaseMs: 60_000 };
+
+/** Fingerprint of a run that failed with `error` (STORE.md §7.1), from literal canonical JSON. */
+function failedFingerprint(error: string): string {
+  return sha256Hex(
+    `{"error":${JSON.stringify(error)},"finalOutput":null,"input":{"topic":"tests"},"reason":null,"status":"failed","workflowRef":"${WORKFLOW_REF}"}`,
+  );
+}
+
+/** The restart run id of STORE.md §7 rule 11, recomputed from its definition. */
+function expectedRestartId(parentRunId: string, fingerprint: string): string {
+  const messageId = `workflow-message-${sha256Hex(
+    `{"idempotencyKey":"${fingerprint}","kind":"terminal","sourceId":"terminal:${parentRunId}"}`,
+  )}`;
+  return `restart-${sha256Hex(messageId).slice(0, 40)}`;
+}
+
+/** Settles a claimed restart run failed with `error`. */
+function fail(run: WorkflowRunRecord, error: string, token = CLAIM.claimToken): WorkflowRunRecord {
+  return t.store.settleWorkflowRun({ runId: run.runId, claimToken: token, status: 'failed', error });
+}
+
+describe('restartRunIdFor (STORE.md §7 rule 11)', () => {
+  it('is restart- + 40 hex of SHA-256 of the terminal message id derived from parent and fingerprint', () => {
+    const fp = 'ab'.repeat(32);
+    expect(restartRunIdFor('root', fp)).toBe(expectedRestartId('root', fp));
+    expect(restartRunIdFor('root', fp)).toMatch(/^restart-[0-9a-f]{40}$/);
+    expect(restartRunIdFor('other', fp)).not.toBe(restartRunIdFor('root', fp));
+  });
+});
+
+describe('restartWorkflowRun: accepted (STORE.md §13.1)', () => {
+  it('reserves the restart with the deterministic id, the parent’s facts and restart lineage', () => {
+    const root = terminalRun(t, 'root', { launchOptions: { model: 'm' } });
+    const fp = failedFingerprint('boom');
+    expect(root.terminalFingerprint).toBe(fp);
+    const result = t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION });
+    expect(result.adopted).toBe(false);
+    expect(result.run).toMatchObject({
+      runId: expectedRestartId('root', fp),
+      workflowName: 'demo',
+      workflowSourceRef: WORKFLOW_REF,
+      workflowSource: { root: { kind: 'file', path: WORKFLOW_REF, hash: digestHex() }, mounted: [] },
+      definitionDigest: `sha256:${digestHex()}`,
+      input: { topic: 'tests' },
+      launchOptions: { model: 'm' },
+      originSessionId: SESSION,
+      executionMode: 'interactive',
+      parentRunId: 'root',
+      rootRunId: 'root',
+      lineageKind: 'restart',
+      restartNumber: 1,
+      parentTerminalFingerprint: fp,
+      status: 'queued',
+      affinityRunnerId: null,
+      claimToken: null,
+    });
+  });
+
+  it('with a claim: reserved and claimed at once; a retry adopts the same run', () => {
+    terminalRun(t, 'root');
+    const first = t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, claim: CLAIM });
+    expect(first.adopted).toBe(false);
+    expect(first.run).toMatchObject({ status: 'starting', claimToken: 'restart-token', runnerId: 'runner-r', affinityRunnerId: 'runner-r' });
+    const retry = expectNoWrite(t.store, () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, claim: CLAIM }));
+    expect(retry.adopted).toBe(true);
+    expect(retry.run.runId).toBe(first.run.runId);
+    expect(retry.run.claimToken).toBeNull();
+  });
+
+  it('a retry without claim adopts the same run and writes nothing', () => {
+    terminalRun(t, 'root');
+    const first = t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION });
+    const retry = expectNoWrite(t.store, () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION }));
+    expect(retry).toEqual({ run: first.run, adopted: true });
+  });
+
+  it('accepts a given fingerprint equal to the run’s own, in any spelling', () => {
+    terminalRun(t, 'root');
+    const fp = failedFingerprint('boom');
+    const result = t.store.restartWorkflowRun({
+      runId: 'root',
+      originSessionId: SESSION,
+      parentTerminalFingerprint: `sha256:${fp.toUpperCase()}`,
+    });
+    expect(result.run.parentTerminalFingerprint).toBe(fp);
+    expect(result.run.runId).toBe(expectedRestartId('root', fp));
+  });
+
+  it('uses a given restart run id', () => {
+    terminalRun(t, 'root');
+    expect(t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, restartRunId: 'my-restart' }).run.runId).toBe('my-restart');
+  });
+
+  it('restarts a continuation: same chain root, restart number + 1', () => {
+    reserve(t.store, 'root');
+    claim(t.store, 'root');
+    t.store.parkWorkflowRun({ runId: 'root', claimToken: 'token-root' });
+    reserve(t.store, 'cont', { parentRunId: 'root', originSessionId: SESSION });
+    claim(t.store, 'cont');
+    t.store.settleWorkflowRun({ runId: 'cont', claimToken: 'token-cont', status: 'failed', error: 'boom' });
+    const result = t.store.restartWorkflowRun({ runId: 'cont', originSessionId: SESSION });
+    expect(result.run).toMatchObject({ parentRunId: 'cont', rootRunId: 'root', restartNumber: 1, lineageKind: 'restart' });
+  });
+});
+
+describe('restartWorkflowRun: checks in order, each writing nothing', () => {
+  it('1. Workflow run not found: <runId> (not_found)', () => {
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'ghost', originSessionId: SESSION }),
+      'Workflow run not found: ghost',
+      'not_found',
+    );
+  });
+
+  it('2. Workflow run belongs to another Pi session: other session, or a headless run (forbidden)', () => {
+    terminalRun(t, 'root');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: 'intruder' }),
+      'Workflow run belongs to another Pi session',
+      'forbidden',
+    );
+    terminalRun(t, 'headless', { executionMode: 'headless', originSessionId: 'session-h' });
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'headless', originSessionId: 'session-h' }),
+      'Workflow run belongs to another Pi session',
+      'forbidden',
+    );
+  });
+
+  it('2 before 3: another session’s cancelled run is forbidden', () => {
+    terminalRun(t, 'root', {}, 'cancelled');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: 'intruder' }),
+      'Workflow run belongs to another Pi session',
+      'forbidden',
+    );
+  });
+
+  it('3. An explicitly cancelled workflow cannot be restarted (settled cancelled, or cancelled while queued)', () => {
+    terminalRun(t, 'root', {}, 'cancelled');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION }),
+      'An explicitly cancelled workflow cannot be restarted',
+      'restart_rejected',
+    );
+    reserve(t.store, 'queued-run');
+    expect(t.store.cancelWorkflowRun({ runId: 'queued-run' })).toBe(true);
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'queued-run', originSessionId: 'session-queued-run' }),
+      'An explicitly cancelled workflow cannot be restarted',
+      'restart_rejected',
+    );
+  });
+
+  it('3 before 4: a cancelled run with a restart child is rejected, not adopted', () => {
+    terminalRun(t, 'root', {}, 'cancelled');
+    reserve(t.store, 'child', { parentRunId: 'root', originSessionId: SESSION, lineageKind: 'restart', parentTerminalFingerprint: 'ab'.repeat(32) });
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION }),
+      'An explicitly cancelled workflow cannot be restarted',
+      'restart_rejected',
+    );
+  });
+
+  it('4. an existing restart child is adopted before any later check (even with another fingerprint)', () => {
+    terminalRun(t, 'root');
+    const child = reserve(t.store, 'child', {
+      parentRunId: 'root',
+      originSessionId: SESSION,
+      lineageKind: 'restart',
+      parentTerminalFingerprint: 'ab'.repeat(32),
+    });
+    const result = expectNoWrite(t.store, () =>
+      t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, parentTerminalFingerprint: 'not-a-digest', claim: CLAIM }),
+    );
+    expect(result).toEqual({ run: child, adopted: true });
+  });
+
+  it('5. Workflow restart limit reached (3 restarts), checked before "not terminal"', () => {
+    terminalRun(t, 'root');
+    let parent = 'root';
+    for (let n = 1; n <= 3; n += 1) {
+      const restart = t.store.restartWorkflowRun({ runId: parent, originSessionId: SESSION, claim: CLAIM }).run;
+      expect(restart.restartNumber).toBe(n);
+      parent = restart.runId;
+      if (n < 3) fail(restart, `boom-${n}`);
+    }
+    // The third restart is still running: the limit is reported, not "not terminal".
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: parent, originSessionId: SESSION }),
+      'Workflow restart limit reached (3 restarts)',
+      'restart_rejected',
+    );
+    fail(t.store.getWorkflowRun(parent) as WorkflowRunRecord, 'boom-3');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: parent, originSessionId: SESSION }),
+      'Workflow restart limit reached (3 restarts)',
+      'restart_rejected',
+    );
+  });
+
+  it('6. Restart parent is not terminal (lineage)', () => {
+    reserve(t.store, 'root');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION }),
+      'Restart parent is not terminal',
+      'lineage',
+    );
+  });
+
+  it('7. Expected a terminal fingerprint for a malformed given fingerprint (lineage)', () => {
+    terminalRun(t, 'root');
+    for (const fingerprint of ['abc', `md5:${'a'.repeat(64)}`, 'g'.repeat(64)]) {
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, parentTerminalFingerprint: fingerprint }),
+        'Expected a terminal fingerprint',
+        'lineage',
+      );
+    }
+  });
+
+  it('8. a given fingerprint that is not the run’s own is a conflict', () => {
+    terminalRun(t, 'root');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, parentTerminalFingerprint: 'cd'.repeat(32) }),
+      'Terminal fingerprint does not match the terminal outcome of workflow run: root',
+      'conflict',
+    );
+  });
+
+  it('9. The same terminal outcome already occurred in this restart chain', () => {
+    terminalRun(t, 'root');
+    const first = t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, claim: CLAIM }).run;
+    const failed = fail(first, 'boom'); // the same outcome as the root: the same fingerprint
+    expect(failed.terminalFingerprint).toBe(failedFingerprint('boom'));
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: first.runId, originSessionId: SESSION }),
+      'The same terminal outcome already occurred in this restart chain',
+      'restart_rejected',
+    );
+  });
+});
+
+describe('reserveWithPolicy (STORE.md §13.11)', () => {
+  const FP1 = '11'.repeat(32);
+  const FP2 = '22'.repeat(32);
+  const restartOf = (parent: string, fingerprint: string) => ({
+    parentRunId: parent,
+    originSessionId: SESSION,
+    lineageKind: 'restart' as const,
+    parentTerminalFingerprint: fingerprint,
+  });
+  const input = (runId: string, overrides = {}) => ({
+    runId,
+    workflowName: 'demo',
+    workflowSourceRef: WORKFLOW_REF,
+    workflowSource: { kind: 'file', path: WORKFLOW_REF, hash: digestHex() },
+    definitionDigest: digestHex(),
+    definitionSnapshot: { name: 'demo' },
+    input: { topic: 'tests' },
+    originSessionId: SESSION,
+    ...overrides,
+  });
+
+  it('reserves without a claim, reserves and claims with one, adopts on retry', () => {
+    expect(t.store.reserveWithPolicy(input('a', { originSessionId: 's-a' })).state).toBe('reserved');
+    const claimed = t.store.reserveWithPolicy(input('b', { originSessionId: 's-b' }), CLAIM);
+    expect(claimed.state).toBe('claimed');
+    expect(claimed.run.claimToken).toBe('restart-token');
+    expect(expectNoWrite(t.store, () => t.store.reserveWithPolicy(input('b', { originSessionId: 's-b' }), CLAIM)).state).toBe('adopted');
+  });
+
+  it('refuses a restart of a cancelled parent, which the plain reservation accepts', () => {
+    terminalRun(t, 'root', {}, 'cancelled');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(input('child', restartOf('root', FP1))),
+      'An explicitly cancelled workflow cannot be restarted',
+      'restart_rejected',
+    );
+    expect(t.store.reserveWorkflowRun(input('child', restartOf('root', FP1))).lineageKind).toBe('restart');
+  });
+
+  it('refuses a fourth restart', () => {
+    terminalRun(t, 'root');
+    let parent = 'root';
+    for (let n = 1; n <= 3; n += 1) {
+      const runId = `r${n}`;
+      t.store.reserveWithPolicy(input(runId, restartOf(parent, `${n}${n}`.repeat(32))));
+      claim(t.store, runId);
+      t.store.settleWorkflowRun({ runId, claimToken: `token-${runId}`, status: 'failed', error: `e${n}` });
+      parent = runId;
+    }
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(input('r4', restartOf('r3', '44'.repeat(32)))),
+      'Workflow restart limit reached (3 restarts)',
+      'restart_rejected',
+    );
+  });
+
+  it('refuses a given fingerprint already used in the chain', () => {
+    terminalRun(t, 'root');
+    t.store.reserveWithPolicy(input('r1', restartOf('root', FP1)));
+    claim(t.store, 'r1');
+    t.store.settleWorkflowRun({ runId: 'r1', claimToken: 'token-r1', status: 'failed', error: 'e1' });
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(input('r2', restartOf('r1', `sha256:${FP1.toUpperCase()}`))),
+      'The same terminal outcome already occurred in this restart chain',
+      'restart_rejected',
+    );
+    expect(t.store.reserveWithPolicy(input('r2', restartOf('r1', FP2))).run.restartNumber).toBe(2);
+  });
+
+  it('then applies the reservation rules in their order', () => {
+    reserve(t.store, 'live', { originSessionId: SESSION });
+    claim(t.store, 'live');
+    t.store.parkWorkflowRun({ runId: 'live', claimToken: 'token-live' });
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(input('child', restartOf('live', FP1))),
+      'Restart parent is not terminal',
+      'lineage',
+    );
+    terminalRun(t, 'root', { originSessionId: SESSION });
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(input('child', restartOf('root', 'nope'))),
+      'Expected a terminal fingerprint',
+      'validation',
+    );
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(input('child', { ...restartOf('root', FP1), originSessionId: 'intruder' })),
+      'Workflow parent belongs to another Pi session',
+      'lineage',
+    );
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(input('child', restartOf('ghost', FP1))),
+      'Workflow run not found: ghost',
+      'not_found',
+    );
+  });
+
+  it('leaves an existing run id to the reservation (already reserved), skipping the policy', () => {
+    terminalRun(t, 'root', {}, 'cancelled');
+    t.store.reserveWorkflowRun(input('child', restartOf('root', FP1)));
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(input('child', restartOf('root', FP1))),
+      'Workflow run already reserved: child',
+      'conflict',
+    );
+  });
+});
