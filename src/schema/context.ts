@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { LineageKind, WorkflowRunRecord, WorkflowStore } from '../store/index.js';
+import type { ChangeFeed, LineageKind, WorkflowRunRecord, WorkflowStore } from '../store/index.js';
 
 /** Per-request DataLoaders over the store: each batch is one SQL statement (API.md). */
 export interface RunLoaders {
@@ -20,6 +20,8 @@ export interface GraphQLContext {
   loaders: RunLoaders;
   /** True when the server was started read-only: every mutation answers ForbiddenError. */
   readOnly: boolean;
+  /** Wakes subscriptions when the delta log may have changed. */
+  feed: ChangeFeed;
 }
 
 /**
@@ -55,7 +57,8 @@ export function createRunLoaders(store: WorkflowStore): RunLoaders {
  * Builds the context of a request.
  *
  * @param readOnly the server's read-only flag
+ * @param feed the server's change feed
  */
-export function createContext(store: WorkflowStore, readOnly: boolean): GraphQLContext {
-  return { store, loaders: createRunLoaders(store), readOnly };
+export function createContext(store: WorkflowStore, readOnly: boolean, feed: ChangeFeed): GraphQLContext {
+  return { store, loaders: createRunLoaders(store), readOnly, feed };
 }

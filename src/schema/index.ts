@@ -10,6 +10,7 @@ import './lineage.js';
 import './viewer.js';
 import './run-mutations.js';
 import './claim-mutations.js';
+import './subscriptions.js';
 
 /** The executable schema. */
 export const schema = builder.toSchema({ sortSchema: true });

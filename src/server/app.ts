@@ -6,7 +6,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Logger } from 'pino';
-import { WorkflowStore, type Clock } from '../store/index.js';
+import { ChangeFeed, WorkflowStore, type Clock } from '../store/index.js';
 import { createContext, schema, type GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
@@ -27,6 +27,8 @@ export interface RunningServer {
   /** The bound port. */
   port: number;
   store: WorkflowStore;
+  /** The change feed waking subscriptions. */
+  feed: ChangeFeed;
   httpServer: Server;
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
   logger: Logger;
@@ -59,6 +61,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     projectPath: config.projectPath,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
+  const feed = new ChangeFeed(store, { pollIntervalMs: config.pollIntervalMs });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -67,7 +70,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     renderGraphiQL,
     logging: false,
     maskedErrors: true,
-    context: () => createContext(store, config.readOnly),
+    context: () => createContext(store, config.readOnly, feed),
     plugins: [
       requestLogPlugin(logger),
       EnvelopArmorPlugin({
@@ -179,6 +182,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      feed.close();
       await wsDisposable.dispose();
       wsServer.close();
       await new Promise<void>((resolve) => {
@@ -195,7 +199,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     return closing;
   };
 
-  return { url, port, store, httpServer, yoga, logger, close };
+  return { url, port, store, feed, httpServer, yoga, logger, close };
 }
 
 function isGraphiQLPage(request: IncomingMessage): boolean {

@@ -34,6 +34,7 @@ export class StateDatabase {
   statementCount = 0;
   private readonly cache = new Map<string, Statement>();
   private afterCommitHooks: Array<() => void> = [];
+  private readonly commitListeners = new Set<() => void>();
 
   private constructor(connection: SqliteDatabase, path: string, readOnly: boolean) {
     this.connection = connection;
@@ -144,7 +145,25 @@ export class StateDatabase {
     const hooks = this.afterCommitHooks;
     this.afterCommitHooks = [];
     for (const hook of hooks) hook();
+    for (const listener of this.commitListeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure must not turn a committed write into a reported failure.
+      }
+    }
     return result;
+  }
+
+  /**
+   * Calls `listener` after every transaction of {@link transaction} commits on this
+   * connection (the in-process change notifier).
+   *
+   * @returns a function that removes the listener
+   */
+  onCommit(listener: () => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
   }
 
   /**

@@ -54,3 +54,4 @@ export {
 } from './workflow-messages.js';
 export type { OpenInteractionInput } from './interactions.js';
 export { MAX_LEASE_MS, systemClock, type Clock } from './values.js';
+export { ChangeFeed, type ChangeFeedOptions } from './change-feed.js';

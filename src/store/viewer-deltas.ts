@@ -236,6 +236,34 @@ export class ViewerDeltaLog {
     return { kind: 'deltas', runId, currentRevision, retainedFromRevision, batches };
   }
 
+  /**
+   * Current revisions of many runs in one statement.
+   *
+   * @returns run id → presentation revision, for the runs that exist
+   */
+  heads(runIds: readonly string[]): Map<string, number> {
+    if (runIds.length === 0) return new Map();
+    const rows = this.database.all<{ run_id: string; presentation_revision: number }>(
+      'SELECT run_id, presentation_revision FROM viewer_runs WHERE run_id IN (SELECT value FROM json_each(?))',
+      JSON.stringify(runIds),
+    );
+    return new Map(rows.map((row) => [row.run_id, row.presentation_revision]));
+  }
+
+  /**
+   * Current revisions of every run of a chain, in one statement.
+   *
+   * @returns run id → presentation revision
+   */
+  chainHeads(rootRunId: string): Map<string, number> {
+    const rows = this.database.all<{ run_id: string; presentation_revision: number }>(
+      `SELECT v.run_id, v.presentation_revision FROM viewer_runs v JOIN runs r ON r.run_id = v.run_id
+       WHERE r.root_run_id = ?`,
+      rootRunId,
+    );
+    return new Map(rows.map((row) => [row.run_id, row.presentation_revision]));
+  }
+
   /** The run's current and retained-from revisions; undefined without a viewer row. */
   head(runId: string): { currentRevision: number; retainedFromRevision: number } | undefined {
     const row = this.database.get<ViewerRunRow>(

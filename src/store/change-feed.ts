@@ -1,0 +1,204 @@
+import Database from 'better-sqlite3';
+import type { Database as SqliteDatabase } from 'better-sqlite3';
+import type { WorkflowStore } from './workflow-store.js';
+
+/** Options of {@link ChangeFeed}. */
+export interface ChangeFeedOptions {
+  /**
+   * How often, in ms, the dedicated read connection polls `PRAGMA data_version` to notice
+   * commits made by other processes (and other connections). Polling runs only while
+   * someone waits.
+   */
+  pollIntervalMs: number;
+}
+
+interface RevisionWaiter {
+  after: number;
+  resolve: (head: number | undefined) => void;
+}
+
+/**
+ * Wakes readers of the durable viewer-delta log when it may have changed (DESIGN.md "The
+ * change feed"). Two sources: this process's own commits (the connection's commit hook) and
+ * commits by other processes (a dedicated read connection polling `PRAGMA data_version`).
+ * Either way, waiters learn only *that* a run's revision moved; they then read the log after
+ * their own cursor. Nothing is ever delivered from memory.
+ */
+export class ChangeFeed {
+  private readonly store: WorkflowStore;
+  private readonly pollIntervalMs: number;
+  private readonly revisionWaiters = new Map<string, Set<RevisionWaiter>>();
+  private changeWaiters: Array<() => void> = [];
+  private readonly unsubscribeCommit: () => void;
+  private watcher: SqliteDatabase | undefined;
+  private dataVersion: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private tickScheduled = false;
+  private closed = false;
+  /** Number of wake-ups processed (for tests and benchmarks). */
+  ticks = 0;
+
+  /**
+   * @param store the store whose database is watched (its file must be shared for the
+   *   cross-process watcher; `:memory:` gets in-process notifications only)
+   */
+  constructor(store: WorkflowStore, options: ChangeFeedOptions) {
+    this.store = store;
+    this.pollIntervalMs = options.pollIntervalMs;
+    this.unsubscribeCommit = store.database.onCommit(() => this.scheduleTick());
+  }
+
+  /**
+   * Resolves with the run's current revision once it is greater than `after` (at once when it
+   * already is), or with undefined when `signal` aborts or the feed closes. The check and the
+   * registration happen in one synchronous step, so no commit can slip between them.
+   *
+   * @param after a presentation revision the caller has already seen
+   */
+  waitForRevision(runId: string, after: number, signal?: AbortSignal): Promise<number | undefined> {
+    if (this.closed || signal?.aborted === true) return Promise.resolve(undefined);
+    const head = this.store.viewer.head(runId)?.currentRevision;
+    if (head !== undefined && head > after) return Promise.resolve(head);
+    return new Promise((resolve) => {
+      let waiters = this.revisionWaiters.get(runId);
+      if (waiters === undefined) {
+        waiters = new Set();
+        this.revisionWaiters.set(runId, waiters);
+      }
+      const waiter: RevisionWaiter = {
+        after,
+        resolve: (value) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+      };
+      const onAbort = (): void => {
+        this.removeWaiter(runId, waiter);
+        waiter.resolve(undefined);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      waiters.add(waiter);
+      this.startWatching();
+    });
+  }
+
+  /**
+   * Resolves once a wake-up (any commit seen by either source) has been processed after
+   * `sinceTick` — at once when one already was — or when `signal` aborts or the feed closes.
+   * Read {@link ticks} before reading state, then wait with it: no commit is missed.
+   *
+   * @param sinceTick a value of {@link ticks} taken before the caller read the state
+   */
+  waitForChange(sinceTick: number, signal?: AbortSignal): Promise<void> {
+    if (this.closed || signal?.aborted === true || this.ticks > sinceTick) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      signal?.addEventListener('abort', done, { once: true });
+      this.changeWaiters.push(done);
+      this.startWatching();
+    });
+  }
+
+  /** Number of pending waiters (for tests and memory checks). */
+  get waiterCount(): number {
+    let count = this.changeWaiters.length;
+    for (const waiters of this.revisionWaiters.values()) count += waiters.size;
+    return count;
+  }
+
+  /** Stops watching and releases every waiter. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribeCommit();
+    this.stopWatching();
+    for (const waiters of this.revisionWaiters.values()) for (const waiter of waiters) waiter.resolve(undefined);
+    this.revisionWaiters.clear();
+    const changeWaiters = this.changeWaiters;
+    this.changeWaiters = [];
+    for (const done of changeWaiters) done();
+  }
+
+  private removeWaiter(runId: string, waiter: RevisionWaiter): void {
+    const waiters = this.revisionWaiters.get(runId);
+    if (waiters === undefined) return;
+    waiters.delete(waiter);
+    if (waiters.size === 0) this.revisionWaiters.delete(runId);
+  }
+
+  private scheduleTick(): void {
+    if (this.tickScheduled || this.closed) return;
+    this.tickScheduled = true;
+    setImmediate(() => {
+      this.tickScheduled = false;
+      this.tick();
+    });
+  }
+
+  private tick(): void {
+    if (this.closed) return;
+    this.ticks += 1;
+    if (this.revisionWaiters.size > 0) {
+      const heads = this.store.viewer.heads([...this.revisionWaiters.keys()]);
+      for (const [runId, waiters] of this.revisionWaiters) {
+        const head = heads.get(runId);
+        if (head === undefined) continue;
+        for (const waiter of waiters) {
+          if (head > waiter.after) {
+            waiters.delete(waiter);
+            waiter.resolve(head);
+          }
+        }
+        if (waiters.size === 0) this.revisionWaiters.delete(runId);
+      }
+    }
+    const changeWaiters = this.changeWaiters;
+    this.changeWaiters = [];
+    for (const done of changeWaiters) done();
+    if (this.waiterCount === 0) this.stopWatching();
+  }
+
+  private startWatching(): void {
+    if (this.timer !== undefined || this.closed) return;
+    const path = this.store.database.path;
+    if (this.watcher === undefined && path !== ':memory:' && path !== '') {
+      try {
+        this.watcher = new Database(path, { readonly: true, fileMustExist: true });
+      } catch {
+        this.watcher = undefined; // in-process notifications still work
+      }
+    }
+    if (this.watcher === undefined) return;
+    this.dataVersion = this.readDataVersion();
+    this.timer = setInterval(() => this.poll(), this.pollIntervalMs);
+    this.timer.unref();
+  }
+
+  private stopWatching(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.closed && this.watcher !== undefined) {
+      this.watcher.close();
+      this.watcher = undefined;
+    }
+  }
+
+  private readDataVersion(): number | undefined {
+    try {
+      return this.watcher?.pragma('data_version', { simple: true }) as number | undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private poll(): void {
+    const version = this.readDataVersion();
+    if (version !== undefined && version !== this.dataVersion) {
+      this.dataVersion = version;
+      this.scheduleTick();
+    }
+  }
+}
