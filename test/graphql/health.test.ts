@@ -1,0 +1,22 @@
+/** `GET /health` answers JSON with status ok. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+
+describe('/health', () => {
+  let fx: TestServer;
+  beforeAll(async () => {
+    fx = await startTestServer();
+  });
+  afterAll(async () => {
+    await fx.close();
+  });
+
+  it('answers 200 JSON with status ok and the database state', async () => {
+    const response = await fetch(fx.healthUrl);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await response.json()) as { status: string; database: { path: string; readOnly: boolean; quickCheck: string } };
+    expect(body).toEqual({ status: 'ok', database: { path: fx.dbPath, readOnly: false, quickCheck: 'ok' } });
+  });
+
+});
