@@ -1,0 +1,294 @@
+/**
+ * `reserveWorkflowRun` over HTTP: root runs, continuations, restarts, reserve-and-claim with
+ * adoption, and every typed error with the store's exact text. A failed reservation changes
+ * no table.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ReserveWorkflowRunDocument, type ReserveWorkflowRunInput, type ReserveWorkflowRunMutation } from '../../schema/generated/graphql.js';
+import {
+  claim,
+  DEFINITION,
+  failedRoot,
+  park,
+  reserve,
+  reserveInput,
+  snapshotTables,
+  startTestServer,
+  type TestServer,
+} from '../helpers/server-fixture.js';
+
+type ReserveResult = ReserveWorkflowRunMutation['reserveWorkflowRun'];
+
+let fx: TestServer;
+beforeEach(async () => {
+  fx = await startTestServer();
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+/** Runs a reservation that must fail with a typed error and change nothing. */
+async function reserveFails(input: ReserveWorkflowRunInput): Promise<ReserveResult> {
+  const before = snapshotTables(fx.store);
+  expect(before.projects).toHaveLength(1);
+  const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, { input });
+  expect(reserveWorkflowRun.__typename).not.toBe('ReserveWorkflowRunSuccess');
+  expect(snapshotTables(fx.store)).toEqual(before);
+  return reserveWorkflowRun;
+}
+
+/** A root that is claimed and parked with no owner, ready for a continuation. */
+async function parkedRoot(runId: string): Promise<void> {
+  await reserve(fx, reserveInput(runId));
+  fx.clock.advance(1_000);
+  await claim(fx, runId, `token-${runId}`);
+  fx.clock.advance(1_000);
+  await park(fx, runId, `token-${runId}`);
+  fx.clock.advance(1_000);
+}
+
+describe('reserveWorkflowRun', () => {
+  it('reserves a root run with every field mapped', async () => {
+    const run = await reserve(
+      fx,
+      reserveInput('root-1', { launchOptions: { model: 'fast' }, input: { task: 'write tests', n: 3 } }),
+    );
+    expect(run).toEqual({
+      id: expect.any(String),
+      runId: 'root-1',
+      workflowName: 'demo',
+      workflowRef: 'workflows/demo.ts',
+      status: 'QUEUED',
+      queueStatus: 'QUEUED',
+      paused: false,
+      statusDetail: null,
+      executionMode: 'INTERACTIVE',
+      originSessionId: 'session-1',
+      input: { task: 'write tests', n: 3 },
+      launchOptions: { model: 'fast' },
+      errorCode: null,
+      errorMessage: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      startedAt: null,
+      finishedAt: null,
+      parentRunId: null,
+      rootRunId: 'root-1',
+      lineageKind: null,
+      restartNumber: 0,
+      parentTerminalFingerprint: null,
+      terminalFingerprint: null,
+      presentationRevision: 1,
+      claim: null,
+    });
+  });
+
+  it('reserves a headless run with no origin session shown', async () => {
+    const run = await reserve(fx, reserveInput('headless-1', { executionMode: 'HEADLESS' }));
+    expect(run.executionMode).toBe('HEADLESS');
+    expect(run.originSessionId).toBeNull();
+    expect(run.input).toEqual({ task: 'headless-1' });
+    expect(run.launchOptions).toEqual({});
+  });
+
+  it('reserves and claims in one call, and adopts an identical retry without writing', async () => {
+    const input = reserveInput('root-1', { claim: { runnerId: 'runner-1', claimToken: 'secret-token', leaseMs: 30_000 } });
+    const first = await fx.data(ReserveWorkflowRunDocument, { input });
+    expect(first.reserveWorkflowRun).toMatchObject({
+      __typename: 'ReserveWorkflowRunSuccess',
+      adopted: false,
+      run: {
+        runId: 'root-1',
+        queueStatus: 'STARTING',
+        claim: { ownerId: 'runner-1', leaseGeneration: 1, expiresAt: '2026-01-01T00:00:30.000Z' },
+      },
+    });
+    const before = snapshotTables(fx.store);
+    const retry = await fx.data(ReserveWorkflowRunDocument, { input });
+    expect(retry.reserveWorkflowRun).toMatchObject({ __typename: 'ReserveWorkflowRunSuccess', adopted: true, run: { runId: 'root-1' } });
+    expect(snapshotTables(fx.store)).toEqual(before);
+  });
+
+  it('reserves a continuation of a parked root without an owner; the parent queue becomes DONE', async () => {
+    await parkedRoot('root-1');
+    const continuation = await reserve(fx, reserveInput('cont-1', { parentRunId: 'root-1' }));
+    expect(continuation).toMatchObject({
+      runId: 'cont-1',
+      parentRunId: 'root-1',
+      rootRunId: 'root-1',
+      lineageKind: 'CONTINUATION',
+      restartNumber: 0,
+      parentTerminalFingerprint: null,
+    });
+    const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, {
+      input: reserveInput('cont-2', { parentRunId: 'root-1', lineageKind: 'CONTINUATION' }),
+    });
+    expect(reserveWorkflowRun).toEqual({
+      __typename: 'LineageError',
+      code: 'LINEAGE_INVALID',
+      message: 'Continuation parent already has a reserved continuation',
+    });
+  });
+
+  describe('typed errors (nothing written)', () => {
+    it('ConflictError: already reserved', async () => {
+      await reserve(fx, reserveInput('root-1'));
+      expect(await reserveFails(reserveInput('root-1'))).toEqual({
+        __typename: 'ConflictError',
+        code: 'CONFLICT',
+        message: 'Workflow run already reserved: root-1',
+      });
+    });
+
+    it('ConflictError: preparation conflicts (reserve-and-claim of an existing run with other parameters)', async () => {
+      await reserve(fx, reserveInput('root-1', { claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 30_000 } }));
+      expect(
+        await reserveFails(
+          reserveInput('root-1', { input: { task: 'other' }, claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 30_000 } }),
+        ),
+      ).toEqual({ __typename: 'ConflictError', code: 'CONFLICT', message: 'Workflow run preparation conflicts: root-1' });
+    });
+
+    it('LineageError: a root cannot declare lineage or restart metadata', async () => {
+      expect(await reserveFails(reserveInput('root-1', { lineageKind: 'CONTINUATION' }))).toEqual({
+        __typename: 'LineageError',
+        code: 'LINEAGE_INVALID',
+        message: 'A root workflow run cannot declare lineage',
+      });
+      expect(await reserveFails(reserveInput('root-1', { restartNumber: 1 }))).toEqual({
+        __typename: 'LineageError',
+        code: 'LINEAGE_INVALID',
+        message: 'A root workflow run cannot declare restart metadata',
+      });
+    });
+
+    it('NotFoundError: unknown parent', async () => {
+      expect(await reserveFails(reserveInput('child-1', { parentRunId: 'missing-parent' }))).toEqual({
+        __typename: 'NotFoundError',
+        code: 'NOT_FOUND',
+        message: 'Workflow run not found: missing-parent',
+      });
+    });
+
+    it('LineageError: parent of another session', async () => {
+      await parkedRoot('root-1');
+      expect(await reserveFails(reserveInput('cont-1', { parentRunId: 'root-1', originSessionId: 'session-2' }))).toEqual({
+        __typename: 'LineageError',
+        code: 'LINEAGE_INVALID',
+        message: 'Workflow parent belongs to another Pi session',
+      });
+    });
+
+    it('LineageError: continuation of a queued parent', async () => {
+      await reserve(fx, reserveInput('root-1'));
+      expect(await reserveFails(reserveInput('cont-1', { parentRunId: 'root-1' }))).toEqual({
+        __typename: 'LineageError',
+        code: 'LINEAGE_INVALID',
+        message: 'Continuation parent queue is queued',
+      });
+    });
+
+    it('LineageError: continuation with restart metadata', async () => {
+      await parkedRoot('root-1');
+      expect(await reserveFails(reserveInput('cont-1', { parentRunId: 'root-1', restartNumber: 1 }))).toEqual({
+        __typename: 'LineageError',
+        code: 'LINEAGE_INVALID',
+        message: 'Continuation lineage conflicts with restart metadata',
+      });
+    });
+
+    it('LineageError: restart of a parent that is not terminal', async () => {
+      await parkedRoot('root-1');
+      expect(
+        await reserveFails(
+          reserveInput('restart-1', { parentRunId: 'root-1', lineageKind: 'RESTART', parentTerminalFingerprint: 'a'.repeat(64) }),
+        ),
+      ).toEqual({ __typename: 'LineageError', code: 'LINEAGE_INVALID', message: 'Restart parent is not terminal' });
+    });
+
+    it('LineageError: restart without fingerprint, or with a wrong restart number', async () => {
+      const root = await failedRoot(fx, 'root-1', 'boom');
+      expect(await reserveFails(reserveInput('restart-1', { parentRunId: 'root-1', lineageKind: 'RESTART' }))).toEqual({
+        __typename: 'LineageError',
+        code: 'LINEAGE_INVALID',
+        message: 'Restart requires the parent terminal fingerprint',
+      });
+      expect(
+        await reserveFails(
+          reserveInput('restart-1', {
+            parentRunId: 'root-1',
+            lineageKind: 'RESTART',
+            parentTerminalFingerprint: root.terminalFingerprint,
+            restartNumber: 2,
+          }),
+        ),
+      ).toEqual({ __typename: 'LineageError', code: 'LINEAGE_INVALID', message: 'Restart number does not follow its parent' });
+    });
+
+    it('ValidationError: bad fingerprint syntax, with its field', async () => {
+      await failedRoot(fx, 'root-1', 'boom');
+      expect(
+        await reserveFails(
+          reserveInput('restart-1', { parentRunId: 'root-1', lineageKind: 'RESTART', parentTerminalFingerprint: 'not-a-fingerprint' }),
+        ),
+      ).toEqual({
+        __typename: 'ValidationError',
+        code: 'INVALID_INPUT',
+        message: 'Expected a terminal fingerprint',
+        field: 'parentTerminalFingerprint',
+      });
+    });
+
+    it('ValidationError: invalid run id, with its field', async () => {
+      expect(await reserveFails(reserveInput('bad id!'))).toEqual({
+        __typename: 'ValidationError',
+        code: 'INVALID_INPUT',
+        message: 'Invalid workflow run id: bad id!',
+        field: 'runId',
+      });
+    });
+
+    it('ValidationError: claim lease out of range, with its field', async () => {
+      expect(await reserveFails(reserveInput('root-1', { claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 0 } }))).toEqual({
+        __typename: 'ValidationError',
+        code: 'INVALID_INPUT',
+        message: 'Lease duration must be an integer from 1 to 86400000 ms',
+        field: 'leaseMs',
+      });
+    });
+
+    it('ValidationError: oversized text and JSON inputs', async () => {
+      expect(await reserveFails(reserveInput('x'.repeat(4_097)))).toEqual({
+        __typename: 'ValidationError',
+        code: 'INVALID_INPUT',
+        message: 'runId must be at most 4096 characters',
+        field: 'runId',
+      });
+      let deep: unknown = 1;
+      for (let i = 0; i < 70; i += 1) deep = [deep];
+      expect(await reserveFails(reserveInput('root-1', { input: deep }))).toEqual({
+        __typename: 'ValidationError',
+        code: 'INVALID_INPUT',
+        message: 'input is nested deeper than 64 levels',
+        field: 'input',
+      });
+    });
+
+    it('ConflictError: a second active run of the same session', async () => {
+      await reserve(fx, reserveInput('root-1'));
+      expect(await reserveFails(reserveInput('root-2'))).toEqual({
+        __typename: 'ConflictError',
+        code: 'CONFLICT',
+        message: 'Pi session already has an active workflow run: session-1',
+      });
+    });
+  });
+
+  it('computes the definition digest itself: the same definition with keys reordered is the same run', async () => {
+    const input = reserveInput('root-1', { claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 30_000 } });
+    await reserve(fx, input);
+    const reordered = { steps: DEFINITION.steps, name: DEFINITION.name };
+    const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, { input: { ...input, definition: reordered } });
+    expect(reserveWorkflowRun).toMatchObject({ __typename: 'ReserveWorkflowRunSuccess', adopted: true });
+  });
+});
