@@ -1,0 +1,234 @@
+/**
+ * `restartWorkflowRun` over HTTP (STORE.md §13.1): the default fingerprint and restart id, the
+ * idempotent retry, the restart policy (limit, cancelled run, repeated outcome) and every typed
+ * error with its exact text. A failed restart changes no table.
+ */
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ReserveWorkflowRunDocument, RestartWorkflowRunDocument, type RestartWorkflowRunInput } from '../../schema/generated/graphql.js';
+import { canonicalJson, restartRunIdFor } from '../../src/store/index.js';
+import {
+  claim,
+  failedRoot,
+  reserve,
+  reserveInput,
+  restart,
+  settle,
+  snapshotTables,
+  startTestServer,
+  type TestServer,
+} from '../helpers/server-fixture.js';
+
+let fx: TestServer;
+beforeEach(async () => {
+  fx = await startTestServer();
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+async function restartFails(input: RestartWorkflowRunInput) {
+  const before = snapshotTables(fx.store);
+  const { restartWorkflowRun } = await fx.data(RestartWorkflowRunDocument, { input });
+  expect(restartWorkflowRun.__typename).not.toBe('RestartWorkflowRunSuccess');
+  expect(snapshotTables(fx.store)).toEqual(before);
+  return restartWorkflowRun;
+}
+
+/** SHA-256 of the canonical JSON of the fingerprint facts (STORE.md §7.1, §13.2). */
+function fingerprintOf(facts: { workflowRef: string; input: unknown; status: string; finalOutput: unknown; error: string | null; reason: string | null }) {
+  return createHash('sha256').update(canonicalJson(facts)).digest('hex');
+}
+
+describe('restartWorkflowRun', () => {
+  it('restarts a failed run with its own fingerprint and the deterministic run id; a retry adopts it', async () => {
+    const root = await failedRoot(fx, 'root-1', 'boom');
+    const expected = fingerprintOf({
+      workflowRef: 'workflows/demo.ts',
+      input: { task: 'root-1' },
+      status: 'failed',
+      finalOutput: null,
+      error: 'boom',
+      reason: null,
+    });
+    expect(root.terminalFingerprint).toBe(expected);
+    expect(fx.store.getWorkflowRun('root-1')?.terminalFingerprint).toBe(expected);
+
+    const first = await restart(fx, { runId: 'root-1', originSessionId: 'session-1' });
+    expect(first.adopted).toBe(false);
+    expect(first.run).toMatchObject({
+      runId: restartRunIdFor('root-1', expected),
+      parentRunId: 'root-1',
+      rootRunId: 'root-1',
+      lineageKind: 'RESTART',
+      restartNumber: 1,
+      parentTerminalFingerprint: expected,
+      terminalFingerprint: null,
+      queueStatus: 'QUEUED',
+      status: 'QUEUED',
+      workflowName: 'demo',
+      workflowRef: 'workflows/demo.ts',
+      input: { task: 'root-1' },
+      originSessionId: 'session-1',
+      executionMode: 'INTERACTIVE',
+      claim: null,
+    });
+
+    const before = snapshotTables(fx.store);
+    const retry = await restart(fx, { runId: 'root-1', originSessionId: 'session-1' });
+    expect(retry).toEqual({ adopted: true, run: first.run });
+    expect(snapshotTables(fx.store)).toEqual(before);
+  });
+
+  it('accepts the fingerprint given explicitly (any case, sha256: prefix), a chosen restart id, and a claim', async () => {
+    const root = await failedRoot(fx, 'root-1', 'boom');
+    const given = `sha256:${(root.terminalFingerprint as string).toUpperCase()}`;
+    const { run, adopted } = await restart(fx, {
+      runId: 'root-1',
+      originSessionId: 'session-1',
+      parentTerminalFingerprint: given,
+      restartRunId: 'my-restart',
+      claim: { runnerId: 'runner-2', claimToken: 'restart-token', leaseMs: 10_000 },
+    });
+    expect(adopted).toBe(false);
+    expect(run).toMatchObject({
+      runId: 'my-restart',
+      parentTerminalFingerprint: root.terminalFingerprint,
+      queueStatus: 'STARTING',
+      claim: { ownerId: 'runner-2', leaseGeneration: 1 },
+    });
+  });
+
+  describe('typed errors (nothing written)', () => {
+    it('NotFoundError: unknown run', async () => {
+      expect(await restartFails({ runId: 'x', originSessionId: 'session-1' })).toEqual({
+        __typename: 'NotFoundError',
+        code: 'NOT_FOUND',
+        message: 'Workflow run not found: x',
+      });
+    });
+
+    it('ValidationError: invalid run id', async () => {
+      expect(await restartFails({ runId: 'no spaces', originSessionId: 'session-1' })).toEqual({
+        __typename: 'ValidationError',
+        code: 'INVALID_INPUT',
+        message: 'Invalid workflow run id: no spaces',
+        field: 'runId',
+      });
+      await failedRoot(fx, 'root-1', 'boom');
+      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-1', restartRunId: '-bad' })).toEqual({
+        __typename: 'ValidationError',
+        code: 'INVALID_INPUT',
+        message: 'Invalid workflow run id: -bad',
+        field: 'restartRunId',
+      });
+    });
+
+    it('ForbiddenError: the run belongs to another session, or is headless', async () => {
+      await failedRoot(fx, 'root-1', 'boom');
+      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-2' })).toEqual({
+        __typename: 'ForbiddenError',
+        code: 'FORBIDDEN',
+        message: 'Workflow run belongs to another Pi session',
+      });
+      await reserve(fx, reserveInput('headless-1', { executionMode: 'HEADLESS', originSessionId: 'session-3' }));
+      await claim(fx, 'headless-1', 'token-h');
+      await settle(fx, 'headless-1', 'token-h', 'FAILED', { error: 'boom' });
+      expect(await restartFails({ runId: 'headless-1', originSessionId: 'session-3' })).toEqual({
+        __typename: 'ForbiddenError',
+        code: 'FORBIDDEN',
+        message: 'Workflow run belongs to another Pi session',
+      });
+    });
+
+    it('RestartRejectedError: an explicitly cancelled run', async () => {
+      await reserve(fx, reserveInput('root-1'));
+      await claim(fx, 'root-1', 'token-1');
+      const cancelled = await settle(fx, 'root-1', 'token-1', 'CANCELLED');
+      expect(cancelled).toMatchObject({ status: 'CANCELLED', queueStatus: 'CANCELLED', errorCode: 'cancelled' });
+      expect(cancelled.terminalFingerprint).toMatch(/^[0-9a-f]{64}$/);
+      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-1' })).toEqual({
+        __typename: 'RestartRejectedError',
+        code: 'RESTART_REJECTED',
+        message: 'An explicitly cancelled workflow cannot be restarted',
+      });
+      // The reservation path applies the same policy (STORE.md §13.11).
+      const before = snapshotTables(fx.store);
+      const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, {
+        input: reserveInput('restart-1', {
+          parentRunId: 'root-1',
+          lineageKind: 'RESTART',
+          parentTerminalFingerprint: cancelled.terminalFingerprint,
+        }),
+      });
+      expect(reserveWorkflowRun).toEqual({
+        __typename: 'RestartRejectedError',
+        code: 'RESTART_REJECTED',
+        message: 'An explicitly cancelled workflow cannot be restarted',
+      });
+      expect(snapshotTables(fx.store)).toEqual(before);
+    });
+
+    it('RestartRejectedError: limit of 3 restarts', async () => {
+      await failedRoot(fx, 'root-1', 'failure 0');
+      let current = 'root-1';
+      for (let n = 1; n <= 3; n += 1) {
+        const { run } = await restart(fx, {
+          runId: current,
+          originSessionId: 'session-1',
+          claim: { runnerId: 'runner-1', claimToken: `token-r${n}`, leaseMs: 60_000 },
+        });
+        expect(run.restartNumber).toBe(n);
+        fx.clock.advance(1_000);
+        await settle(fx, run.runId, `token-r${n}`, 'FAILED', { error: `failure ${n}` });
+        current = run.runId;
+      }
+      expect(await restartFails({ runId: current, originSessionId: 'session-1' })).toEqual({
+        __typename: 'RestartRejectedError',
+        code: 'RESTART_REJECTED',
+        message: 'Workflow restart limit reached (3 restarts)',
+      });
+    });
+
+    it('RestartRejectedError: the same terminal outcome already occurred in the chain', async () => {
+      await failedRoot(fx, 'root-1', 'boom');
+      const { run } = await restart(fx, {
+        runId: 'root-1',
+        originSessionId: 'session-1',
+        claim: { runnerId: 'runner-1', claimToken: 'token-r1', leaseMs: 60_000 },
+      });
+      const failedAgain = await settle(fx, run.runId, 'token-r1', 'FAILED', { error: 'boom' });
+      expect(failedAgain.terminalFingerprint).toBe(run.parentTerminalFingerprint);
+      expect(await restartFails({ runId: run.runId, originSessionId: 'session-1' })).toEqual({
+        __typename: 'RestartRejectedError',
+        code: 'RESTART_REJECTED',
+        message: 'The same terminal outcome already occurred in this restart chain',
+      });
+    });
+
+    it('LineageError: the run is not terminal', async () => {
+      await reserve(fx, reserveInput('root-1'));
+      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-1' })).toEqual({
+        __typename: 'LineageError',
+        code: 'LINEAGE_INVALID',
+        message: 'Restart parent is not terminal',
+      });
+    });
+
+    it('LineageError: a malformed fingerprint; ConflictError: a fingerprint of another outcome', async () => {
+      await failedRoot(fx, 'root-1', 'boom');
+      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-1', parentTerminalFingerprint: 'xyz' })).toEqual({
+        __typename: 'LineageError',
+        code: 'LINEAGE_INVALID',
+        message: 'Expected a terminal fingerprint',
+      });
+      expect(
+        await restartFails({ runId: 'root-1', originSessionId: 'session-1', parentTerminalFingerprint: 'f'.repeat(64) }),
+      ).toEqual({
+        __typename: 'ConflictError',
+        code: 'CONFLICT',
+        message: 'Terminal fingerprint does not match the terminal outcome of workflow run: root-1',
+      });
+    });
+  });
+});
