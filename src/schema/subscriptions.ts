@@ -44,12 +44,13 @@ function runDeltaEvents(context: GraphQLContext, runId: string, afterRevision: n
     let cursor = afterRevision ?? head.currentRevision;
     let readNow = afterRevision !== null;
     while (!abort.signal.aborted) {
+      let knownHead: number | undefined;
       if (!readNow) {
-        const moved = await context.feed.waitForRevision(runId, cursor, abort.signal);
-        if (moved === undefined) break;
+        knownHead = await context.feed.waitForRevision(runId, cursor, abort.signal);
+        if (knownHead === undefined) break;
       }
       readNow = false;
-      const read = context.store.readViewerDeltas(runId, cursor, READ_PAGE);
+      const read = context.feed.readDeltas(runId, cursor, READ_PAGE, knownHead);
       if (read === undefined) break;
       if (read.kind === 'snapshot_required') {
         await push(snapshotEvent(context, runId, read.currentRevision, read.retainedFromRevision));

@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
+import { DeltaReadCache } from './delta-read-cache.js';
+import type { ViewerDeltaRead } from './viewer-deltas.js';
 import type { WorkflowStore } from './workflow-store.js';
 
 /** Options of {@link ChangeFeed}. */
@@ -35,6 +37,7 @@ export class ChangeFeed {
   private timer: NodeJS.Timeout | undefined;
   private tickScheduled = false;
   private closed = false;
+  private readonly cache: DeltaReadCache;
   /** Number of wake-ups processed (for tests and benchmarks). */
   ticks = 0;
 
@@ -45,7 +48,18 @@ export class ChangeFeed {
   constructor(store: WorkflowStore, options: ChangeFeedOptions) {
     this.store = store;
     this.pollIntervalMs = options.pollIntervalMs;
+    this.cache = new DeltaReadCache(store.viewer);
     this.unsubscribeCommit = store.database.onCommit(() => this.scheduleTick());
+  }
+
+  /**
+   * Reads the delta log after a cursor like `WorkflowStore.readViewerDeltas`, sharing the
+   * read between subscribers at the same cursor (see {@link DeltaReadCache}).
+   *
+   * @param knownHead a committed revision the caller was woken with, if any
+   */
+  readDeltas(runId: string, afterRevision: number, limit: number, knownHead?: number): ViewerDeltaRead | undefined {
+    return this.cache.read(runId, afterRevision, limit, knownHead);
   }
 
   /**

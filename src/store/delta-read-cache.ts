@@ -1,0 +1,80 @@
+import type { ViewerDeltaBatch, ViewerDeltaLog, ViewerDeltaRead } from './viewer-deltas.js';
+import { VIEWER_RETENTION } from './viewer-deltas.js';
+
+/** Most runs kept (least recently read dropped first). */
+const MAX_CACHED_RUNS = 1_000;
+
+interface RunCache {
+  currentRevision: number;
+  retainedFromRevision: number;
+  batches: Map<number, ViewerDeltaBatch>;
+}
+
+/**
+ * Shares reads of the durable delta log between subscribers of the same run: a committed
+ * revision never changes, so a batch read once from the database serves every subscriber at
+ * that cursor (fan-out without one SQL read per subscriber). Holds at most
+ * {@link VIEWER_RETENTION} batches per run and the 1,000 runs read last; a miss always goes
+ * to the database, so nothing is delivered that was not read from the log.
+ */
+export class DeltaReadCache {
+  private readonly runs = new Map<string, RunCache>();
+
+  constructor(private readonly viewer: ViewerDeltaLog) {}
+
+  /**
+   * Same answer as {@link ViewerDeltaLog.read}, served from cache when every revision
+   * `afterRevision + 1 … min(afterRevision + limit, knownHead)` is cached.
+   *
+   * @param knownHead a revision the caller knows to be committed (from a wake-up), or undefined
+   * @param limit most revisions returned
+   */
+  read(runId: string, afterRevision: number, limit: number, knownHead?: number): ViewerDeltaRead | undefined {
+    const cached = this.runs.get(runId);
+    if (cached !== undefined && afterRevision >= 1 && afterRevision >= cached.retainedFromRevision - 1) {
+      const head = Math.max(cached.currentRevision, knownHead ?? 0);
+      if (head === cached.currentRevision && afterRevision <= head) {
+        const upTo = Math.min(head, afterRevision + limit);
+        const batches: ViewerDeltaBatch[] = [];
+        for (let revision = afterRevision + 1; revision <= upTo; revision += 1) {
+          const batch = cached.batches.get(revision);
+          if (batch === undefined) break;
+          batches.push(batch);
+        }
+        if (batches.length === upTo - afterRevision) {
+          return {
+            kind: 'deltas',
+            runId,
+            currentRevision: cached.currentRevision,
+            retainedFromRevision: cached.retainedFromRevision,
+            batches,
+          };
+        }
+      }
+    }
+    const read = this.viewer.read(runId, afterRevision, limit);
+    if (read !== undefined) this.remember(read);
+    return read;
+  }
+
+  private remember(read: ViewerDeltaRead): void {
+    let cached = this.runs.get(read.runId);
+    if (cached === undefined) {
+      cached = { currentRevision: 0, retainedFromRevision: 1, batches: new Map() };
+    } else {
+      this.runs.delete(read.runId); // re-inserted below: most recently read last
+    }
+    this.runs.set(read.runId, cached);
+    if (this.runs.size > MAX_CACHED_RUNS) {
+      const oldest = this.runs.keys().next().value;
+      if (oldest !== undefined) this.runs.delete(oldest);
+    }
+    if (read.currentRevision >= cached.currentRevision) {
+      cached.currentRevision = read.currentRevision;
+      cached.retainedFromRevision = read.retainedFromRevision;
+    }
+    if (read.kind === 'deltas') for (const batch of read.batches) cached.batches.set(batch.presentationRevision, batch);
+    const oldest = cached.currentRevision - VIEWER_RETENTION + 1;
+    for (const revision of cached.batches.keys()) if (revision < oldest) cached.batches.delete(revision);
+  }
+}
