@@ -1,0 +1,336 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { WorkflowMessageKind } from '../../src/store/index.js';
+import {
+  BUMP,
+  claim,
+  expectNoWrite,
+  expectRejectedUnchanged,
+  freeLease,
+  hostSetRunStatus,
+  ignoreUpdatesOf,
+  lastEvent,
+  leaseOf,
+  openTestStore,
+  parkedWaitingRun,
+  reserve,
+  rowOf,
+  SUMMARY_REPLAY,
+  targetsAfter,
+  viewerHead,
+  type TestStore,
+} from '../helpers/store-fixtures.js';
+
+let t: TestStore;
+beforeEach(() => {
+  t = openTestStore();
+});
+afterEach(() => t.close());
+
+const content = (triggerTurn: boolean) => ({
+  schema: 'pi-workflows.workflow-message-content.v1' as const,
+  customType: 'pi-workflows.test',
+  content: 'text',
+  display: true,
+  details: null,
+  triggerTurn,
+});
+
+/**
+ * Messages of every kind, pending, plus a sent step message with a started turn; returns
+ * the message ids by label.
+ */
+function seedMessages(runId: string): Record<string, string> {
+  const session = `session-${runId}`;
+  const ids: Record<string, string> = {};
+  const kinds: Array<[string, WorkflowMessageKind, boolean]> = [
+    ['step', 'step', true],
+    ['decision', 'decision', false],
+    ['followUp', 'followUp', true],
+    ['notification', 'notification', false],
+    ['terminal', 'terminal', false],
+    ['sentStep', 'step', true],
+  ];
+  for (const [label, kind, triggerTurn] of kinds) {
+    ids[label] = t.store.messages.create(
+      { idempotencyKey: label, runId, targetSessionId: session, kind, sourceId: `source-${label}`, content: content(triggerTurn) },
+      t.clock.t,
+    ).workflowMessageId;
+  }
+  t.store.messages.markSent(ids.sentStep as string, session, 'entry-1', t.clock.t);
+  t.store.messages.startTurn({ workflowTurnId: `turn-${runId}`, workflowMessageId: ids.sentStep as string, runId, targetSessionId: session }, t.clock.t);
+  return ids;
+}
+
+function messageStatuses(runId: string): Record<string, string> {
+  return Object.fromEntries(t.store.messages.listForRun(runId).map((message) => [message.sourceId.replace('source-', ''), message.status]));
+}
+
+const SETTLED_MESSAGES = {
+  step: 'cancelled',
+  decision: 'cancelled',
+  followUp: 'cancelled',
+  notification: 'pending',
+  terminal: 'pending',
+  sentStep: 'sent',
+};
+
+/** A claimed, running run with messages, a pending request and a validating submission. */
+function runningRun(runId: string): void {
+  reserve(t.store, runId);
+  claim(t.store, runId, 'runner-1', 'tok');
+  t.store.markWorkflowRunRunning({ runId, claimToken: 'tok' });
+  hostSetRunStatus(t.store, runId, 'running', t.clock.t);
+  seedMessages(runId);
+  t.clock.advance(1000);
+}
+
+describe('settleWorkflowRun (STORE.md §13.3)', () => {
+  it('COMPLETED: run completed with the output, queue done, lease released, messages settled, run.queue_done', () => {
+    runningRun('run-1');
+    const viewer = viewerHead(t.store, 'run-1').presentation;
+    const record = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'completed', output: { answer: 42 } });
+    expect(record).toMatchObject({
+      status: 'done',
+      runStateStatus: 'completed',
+      finalOutput: { answer: 42 },
+      finishedAt: t.clock.iso(),
+      runnerId: null,
+      claimGeneration: null,
+      errorCode: null,
+    });
+    expect(rowOf(t.store, 'runs', 'run-1')).toMatchObject({ status: 'completed', paused: 0, finished_at: t.clock.t, updated_at: t.clock.t });
+    expect(rowOf(t.store, 'run_queue', 'run-1')).toMatchObject({ status: 'done', finished_at: t.clock.t });
+    expect(leaseOf(t.store, 'run-1')).toEqual(freeLease(1));
+    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+    expect(t.store.messages.turnsForRun('run-1')).toEqual([
+      expect.objectContaining({ workflowTurnId: 'turn-run-1', state: 'ended', stopReason: 'lost', endedAt: t.clock.iso() }),
+    ]);
+    expect(lastEvent(t.store, 'run-1')).toMatchObject({
+      type: 'run.queue_done',
+      actorType: 'session',
+      actorId: 'runner-1',
+      leaseGeneration: 1,
+      payload: { status: 'done' },
+    });
+    expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP, SUMMARY_REPLAY]);
+  });
+
+  it('FAILED: run failed with the error, queue failed with code failed, run.queue_failed', () => {
+    runningRun('run-1');
+    sqlDetail('run-1');
+    const record = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'failed', error: 'exploded' });
+    expect(record).toMatchObject({
+      status: 'failed',
+      runStateStatus: 'failed',
+      errorCode: 'failed',
+      errorMessage: 'exploded',
+      runError: 'exploded',
+      statusDetail: null,
+      paused: false,
+    });
+    expect(lastEvent(t.store, 'run-1')).toMatchObject({
+      type: 'run.queue_failed',
+      payload: { status: 'failed', code: 'failed', error: 'exploded' },
+    });
+    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+    expect(leaseOf(t.store, 'run-1')).toEqual(freeLease(1));
+  });
+
+  it('TIMED_OUT: run timed_out, queue failed with code timed_out, default text', () => {
+    runningRun('run-1');
+    const record = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'timed_out' });
+    expect(record).toMatchObject({ status: 'failed', runStateStatus: 'timed_out', errorCode: 'timed_out', errorMessage: 'Workflow run timed out' });
+    expect(lastEvent(t.store, 'run-1').payload).toEqual({ status: 'failed', code: 'timed_out', error: 'Workflow run timed out' });
+    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+  });
+
+  it('FAILED without error text uses Workflow run failed', () => {
+    runningRun('run-1');
+    expect(t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'failed' }).errorMessage).toBe('Workflow run failed');
+  });
+
+  it('CANCELLED: run and queue cancelled, code cancelled, dependents cancelled', () => {
+    runningRun('run-1');
+    t.store.interactions.openInteraction(
+      { runId: 'run-1', nodeId: 'ask', attemptId: 'attempt-1', requestId: 'request-1', targetSessionId: 'session-run-1' },
+      t.clock.t,
+    );
+    t.store.interactions.addValidatingSubmission({ submissionId: 'sub-1', requestId: 'request-1', idempotencyKey: 'k', payload: 1 }, t.clock.t);
+    const record = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'cancelled' });
+    expect(record).toMatchObject({ status: 'cancelled', runStateStatus: 'cancelled', errorCode: 'cancelled', errorMessage: 'Workflow run cancelled' });
+    expect(lastEvent(t.store, 'run-1').payload).toEqual({ status: 'cancelled', code: 'cancelled', error: 'Workflow run cancelled' });
+    expect(lastEvent(t.store, 'run-1').type).toBe('run.queue_cancelled');
+    const db = t.store.database.connection;
+    expect(db.prepare("SELECT status FROM node_attempts WHERE attempt_id = 'attempt-1'").get()).toEqual({ status: 'cancelled' });
+    expect(db.prepare("SELECT status, revision FROM interactive_requests WHERE request_id = 'request-1'").get()).toEqual({
+      status: 'cancelled',
+      revision: 2,
+    });
+    const submission = db
+      .prepare("SELECT s.outcome, b.content FROM interactive_submissions s JOIN blobs b ON b.blob_hash = s.receipt_hash")
+      .get() as { outcome: string; content: Buffer };
+    expect(submission.outcome).toBe('rejected');
+    expect(JSON.parse(submission.content.toString('utf8'))).toEqual({ status: 'rejected', error: 'Workflow run cancelled' });
+    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+  });
+
+  it('Claim token is not the live claim of workflow run: <runId> for a wrong token, an expired lease, a finished run', () => {
+    runningRun('run-1');
+    const text = 'Claim token is not the live claim of workflow run: run-1';
+    expectRejectedUnchanged(t.store, () => t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'other', status: 'completed' }), text, 'claim_lost');
+    t.clock.advance(60_000);
+    expectRejectedUnchanged(t.store, () => t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'failed' }), text, 'claim_lost');
+    reserve(t.store, 'run-2');
+    claim(t.store, 'run-2', 'runner-1', 'tok2');
+    t.store.settleWorkflowRun({ runId: 'run-2', claimToken: 'tok2', status: 'completed' });
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.settleWorkflowRun({ runId: 'run-2', claimToken: 'tok2', status: 'cancelled' }),
+      'Claim token is not the live claim of workflow run: run-2',
+      'claim_lost',
+    );
+  });
+
+  it('Workflow run not found: <runId>', () => {
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.settleWorkflowRun({ runId: 'ghost', claimToken: 'tok', status: 'completed' }),
+      'Workflow run not found: ghost',
+      'not_found',
+    );
+  });
+
+  it.each(['completed', 'failed'] as const)(
+    'Workflow run <runId> claim changed during terminal transition (%s); nothing written',
+    (status) => {
+      runningRun('run-1');
+      ignoreUpdatesOf(t.store, 'leases');
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status }),
+        'Workflow run run-1 claim changed during terminal transition',
+        'claim_lost',
+      );
+    },
+  );
+
+  it('refuses an output canonical JSON cannot store, before writing', () => {
+    runningRun('run-1');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'completed', output: { n: Number.NaN } }),
+      'JSON numbers must be finite',
+      'validation',
+    );
+  });
+});
+
+function sqlDetail(runId: string): void {
+  t.store.database.connection.prepare("UPDATE runs SET paused = 0, status_detail = 'working' WHERE run_id = ?").run(runId);
+}
+
+describe('failWorkflowRun and cancelWorkflowRun (STORE.md §6.10)', () => {
+  it('fail with a token: the given code and message', () => {
+    runningRun('run-1');
+    expect(t.store.failWorkflowRun({ runId: 'run-1', claimToken: 'tok', errorCode: 'effectFailed', errorMessage: 'effect exploded' })).toBe(true);
+    expect(t.store.getWorkflowRun('run-1')).toMatchObject({
+      status: 'failed',
+      runStateStatus: 'failed',
+      errorCode: 'effectFailed',
+      errorMessage: 'effect exploded',
+    });
+    expect(lastEvent(t.store, 'run-1')).toMatchObject({
+      type: 'run.queue_failed',
+      actorType: 'session',
+      actorId: 'runner-1',
+      payload: { status: 'failed', code: 'effectFailed', error: 'effect exploded' },
+    });
+    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+  });
+
+  it('fail without a token: only a queued/starting run with an unowned lease', () => {
+    reserve(t.store, 'queued');
+    expect(t.store.failWorkflowRun({ runId: 'queued', errorCode: 'x', errorMessage: 'y' })).toBe(true);
+    expect(lastEvent(t.store, 'queued')).toMatchObject({ actorType: 'system', actorId: null, leaseGeneration: null });
+    runningRun('owned');
+    expect(expectNoWrite(t.store, () => t.store.failWorkflowRun({ runId: 'owned', errorCode: 'x', errorMessage: 'y' }))).toBe(false);
+    expect(expectNoWrite(t.store, () => t.store.failWorkflowRun({ runId: 'owned', claimToken: 'wrong', errorCode: 'x', errorMessage: 'y' }))).toBe(false);
+    expect(expectNoWrite(t.store, () => t.store.failWorkflowRun({ runId: 'queued', errorCode: 'x', errorMessage: 'y' }))).toBe(false);
+    expect(expectNoWrite(t.store, () => t.store.failWorkflowRun({ runId: 'ghost', errorCode: 'x', errorMessage: 'y' }))).toBe(false);
+  });
+
+  it('cancel a queued run without a token: the normal routine', () => {
+    reserve(t.store, 'run-1');
+    const viewer = viewerHead(t.store, 'run-1').presentation;
+    expect(t.store.cancelWorkflowRun({ runId: 'run-1' })).toBe(true);
+    expect(t.store.getWorkflowRun('run-1')).toMatchObject({ status: 'cancelled', runStateStatus: 'cancelled', errorCode: 'cancelled' });
+    expect(lastEvent(t.store, 'run-1')).toMatchObject({
+      type: 'run.queue_cancelled',
+      actorType: 'system',
+      payload: { status: 'cancelled', code: 'cancelled', error: 'Workflow run cancelled' },
+    });
+    expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP, SUMMARY_REPLAY]);
+    expect(expectNoWrite(t.store, () => t.store.cancelWorkflowRun({ runId: 'run-1' }))).toBe(false);
+  });
+
+  it('stale cancel of a parked run: a 30 s system lease of the control id, released, stale-cancel event', () => {
+    parkedWaitingRun(t, 'run-1');
+    seedMessages('run-1');
+    t.store.interactions.openInteraction(
+      { runId: 'run-1', nodeId: 'ask', attemptId: 'attempt-1', requestId: 'request-1', targetSessionId: 'session-run-1' },
+      t.clock.t,
+    );
+    t.store.pauseParkedWorkflowRun({ runId: 'run-1' });
+    const viewer = viewerHead(t.store, 'run-1').presentation;
+    expect(t.store.cancelWorkflowRun({ runId: 'run-1', controlId: 'ops-console' })).toBe(true);
+    expect(t.store.getWorkflowRun('run-1')).toMatchObject({
+      status: 'cancelled',
+      runStateStatus: 'cancelled',
+      paused: false,
+      statusDetail: null,
+      errorCode: 'cancelled',
+      errorMessage: 'Workflow run cancelled',
+      runError: 'Workflow run cancelled',
+    });
+    expect(leaseOf(t.store, 'run-1')).toEqual(freeLease(2));
+    expect(lastEvent(t.store, 'run-1')).toMatchObject({
+      type: 'run.queue_cancelled',
+      actorType: 'control',
+      actorId: 'ops-console',
+      leaseGeneration: 2,
+      payload: { status: 'cancelled', code: 'cancelled', staleControl: true },
+    });
+    expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP, SUMMARY_REPLAY]);
+    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+    expect(t.store.database.connection.prepare("SELECT status FROM interactive_requests").get()).toEqual({ status: 'cancelled' });
+  });
+
+  it('stale cancel defaults the control id to workflow-control and takes an expired lease', () => {
+    reserve(t.store, 'run-1');
+    claim(t.store, 'run-1', 'runner-1', 'tok', 1000);
+    expect(expectNoWrite(t.store, () => t.store.cancelWorkflowRun({ runId: 'run-1' }))).toBe(false);
+    t.clock.advance(1000);
+    expect(t.store.cancelWorkflowRun({ runId: 'run-1' })).toBe(true);
+    expect(lastEvent(t.store, 'run-1')).toMatchObject({ actorType: 'control', actorId: 'workflow-control', leaseGeneration: 2 });
+  });
+
+  it('cancel with a token needs the live claim', () => {
+    runningRun('run-1');
+    expect(expectNoWrite(t.store, () => t.store.cancelWorkflowRun({ runId: 'run-1', claimToken: 'wrong' }))).toBe(false);
+    expect(t.store.cancelWorkflowRun({ runId: 'run-1', claimToken: 'tok' })).toBe(true);
+    expect(lastEvent(t.store, 'run-1')).toMatchObject({ actorType: 'session', actorId: 'runner-1' });
+    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+    expect(expectNoWrite(t.store, () => t.store.cancelWorkflowRun({ runId: 'ghost' }))).toBe(false);
+  });
+
+  it('a stale cancel whose control lease release misses rolls back', () => {
+    parkedWaitingRun(t, 'run-1');
+    ignoreUpdatesOf(t.store, 'leases', 'NEW.owner_id IS NULL');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.cancelWorkflowRun({ runId: 'run-1' }),
+      'Workflow run run-1 control claim changed during cancellation',
+      'conflict',
+    );
+  });
+});
