@@ -1,0 +1,279 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { workflowMessageIdFor, type CreateWorkflowMessageInput, type WorkflowMessageKind } from '../../src/store/index.js';
+import {
+  expectNoWrite,
+  expectRejectedUnchanged,
+  expectStoreError,
+  ignoreUpdatesOf,
+  openTestStore,
+  reserve,
+  sha256Hex,
+  snapshotTables,
+  type TestStore,
+} from '../helpers/store-fixtures.js';
+
+let t: TestStore;
+beforeEach(() => {
+  t = openTestStore();
+  reserve(t.store, 'run-1', { originSessionId: 'S' });
+});
+afterEach(() => t.close());
+
+const content = (triggerTurn: boolean, text = 'hello') => ({
+  schema: 'pi-workflows.workflow-message-content.v1' as const,
+  customType: 'pi-workflows.step',
+  content: text,
+  display: true,
+  details: { n: 1 },
+  triggerTurn,
+});
+
+function input(overrides: Partial<CreateWorkflowMessageInput> = {}): CreateWorkflowMessageInput {
+  return { idempotencyKey: 'key-1', runId: 'run-1', targetSessionId: 'S', kind: 'step', sourceId: 'request-1', content: content(true), ...overrides };
+}
+
+const create = (overrides: Partial<CreateWorkflowMessageInput> = {}) => t.store.messages.create(input(overrides), t.clock.t);
+
+describe('workflow messages (STORE.md §9)', () => {
+  it('derives the id from SHA-256 of canonical {idempotencyKey, kind, sourceId}', () => {
+    const expected = `workflow-message-${sha256Hex('{"idempotencyKey":"key-1","kind":"step","sourceId":"request-1"}')}`;
+    expect(workflowMessageIdFor('key-1', 'step', 'request-1')).toBe(expected);
+    const message = create();
+    expect(message).toEqual({
+      workflowMessageId: expected,
+      runId: 'run-1',
+      targetSessionId: 'S',
+      kind: 'step',
+      sourceId: 'request-1',
+      content: content(true),
+      orderNumber: 1,
+      status: 'pending',
+      piSessionEntryId: null,
+      createdAt: t.clock.iso(),
+      updatedAt: t.clock.iso(),
+    });
+    expect(create({ workflowMessageId: 'explicit-id', idempotencyKey: 'key-2', sourceId: 'request-2' }).workflowMessageId).toBe('explicit-id');
+  });
+
+  it('numbers messages per session from 1, never reusing a number', () => {
+    expect(create().orderNumber).toBe(1);
+    expect(create({ idempotencyKey: 'key-2', kind: 'notification', sourceId: 'n-1', content: content(false) }).orderNumber).toBe(2);
+    expect(create({ idempotencyKey: 'key-3', targetSessionId: 'T', sourceId: 'other' }).orderNumber).toBe(1);
+    t.store.messages.cancelPendingForRun('run-1', t.clock.t);
+    expect(create({ idempotencyKey: 'key-4', sourceId: 'request-4' }).orderNumber).toBe(3);
+  });
+
+  it('is idempotent: the same message again returns it and writes nothing', () => {
+    const first = create();
+    t.clock.advance(10);
+    expect(expectNoWrite(t.store, () => create())).toEqual(first);
+  });
+
+  it.each<[string, Partial<CreateWorkflowMessageInput>]>([
+    ['run', { runId: 'run-2' }],
+    ['session', { targetSessionId: 'T' }],
+    ['content', { content: content(true, 'different') }],
+  ])('Workflow message idempotency conflict: <id> for another %s', (_name, overrides) => {
+    reserve(t.store, 'run-2');
+    const first = create();
+    expectRejectedUnchanged(
+      t.store,
+      () => create({ ...overrides, workflowMessageId: first.workflowMessageId }),
+      `Workflow message idempotency conflict: ${first.workflowMessageId}`,
+      'conflict',
+    );
+  });
+
+  it.each([
+    ['a wrong schema', { ...content(true), schema: 'v0' }],
+    ['an empty custom type', { ...content(true), customType: '' }],
+    ['no details', { ...content(true), details: undefined }],
+    ['a non-boolean display', { ...content(true), display: 'yes' }],
+  ])('Workflow message content is invalid (%s)', (_name, bad) => {
+    expectRejectedUnchanged(
+      t.store,
+      () => create({ content: bad as never }),
+      'Workflow message content is invalid',
+      'validation',
+    );
+  });
+
+  it.each<[WorkflowMessageKind, boolean]>([
+    ['step', false],
+    ['followUp', false],
+    ['decision', true],
+    ['notification', true],
+  ])('Workflow message kind %s has invalid turn behavior (triggerTurn %s)', (kind, triggerTurn) => {
+    expectRejectedUnchanged(
+      t.store,
+      () => create({ kind, content: content(triggerTurn) }),
+      `Workflow message kind ${kind} has invalid turn behavior`,
+      'validation',
+    );
+  });
+
+  it('a terminal message may request a turn or not', () => {
+    expect(create({ kind: 'terminal', sourceId: 'terminal:run-1', content: content(true) }).kind).toBe('terminal');
+    expect(create({ kind: 'terminal', sourceId: 'terminal:run-1', idempotencyKey: 'k2', content: content(false) }).kind).toBe('terminal');
+  });
+
+  describe('sent status (branch adoption)', () => {
+    it('pending → sent with the entry id; again with the same entry is a no-op', () => {
+      const message = create();
+      const sent = t.store.messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t);
+      expect(sent).toMatchObject({ status: 'sent', piSessionEntryId: 'entry-1' });
+      expect(expectNoWrite(t.store, () => t.store.messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t))).toEqual(sent);
+    });
+
+    it('cancelled → sent', () => {
+      const message = create();
+      t.store.messages.cancelPendingForRun('run-1', t.clock.t);
+      expect(t.store.messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t).status).toBe('sent');
+    });
+
+    it('Workflow branch report contains an unknown message: <id>', () => {
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.messages.markSent('nope', 'S', 'entry-1', t.clock.t),
+        'Workflow branch report contains an unknown message: nope',
+        'not_found',
+      );
+    });
+
+    it('Workflow branch report targets the wrong origin session', () => {
+      const message = create();
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.messages.markSent(message.workflowMessageId, 'T', 'entry-1', t.clock.t),
+        'Workflow branch report targets the wrong origin session',
+        'conflict',
+      );
+    });
+
+    it('Workflow message has conflicting Pi session entry evidence', () => {
+      const message = create();
+      t.store.messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t);
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.messages.markSent(message.workflowMessageId, 'S', 'entry-2', t.clock.t),
+        'Workflow message has conflicting Pi session entry evidence',
+        'conflict',
+      );
+    });
+  });
+
+  describe('turns', () => {
+    let messageId: string;
+    const start = (overrides: Record<string, string> = {}) =>
+      t.store.messages.startTurn({ workflowTurnId: 'turn-1', workflowMessageId: messageId, runId: 'run-1', targetSessionId: 'S', ...overrides }, t.clock.t);
+
+    beforeEach(() => {
+      messageId = create().workflowMessageId;
+    });
+
+    it('Workflow turn requires a sent message', () => {
+      expectRejectedUnchanged(t.store, () => start(), 'Workflow turn requires a sent message', 'conflict');
+    });
+
+    it('starts idempotently on the turn id and ends with a stop reason', () => {
+      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      const started = start();
+      expect(started).toEqual({
+        workflowTurnId: 'turn-1',
+        workflowMessageId: messageId,
+        runId: 'run-1',
+        targetSessionId: 'S',
+        state: 'started',
+        stopReason: null,
+        responseSessionEntryId: null,
+        startedAt: t.clock.iso(),
+        endedAt: null,
+      });
+      expect(expectNoWrite(t.store, () => start())).toEqual(started);
+      t.clock.advance(5);
+      const ended = t.store.messages.endTurn('turn-1', 'completed', 'entry-9', t.clock.t);
+      expect(ended).toMatchObject({ state: 'ended', stopReason: 'completed', responseSessionEntryId: 'entry-9', endedAt: t.clock.iso() });
+      expect(expectNoWrite(t.store, () => t.store.messages.endTurn('turn-1', 'completed', 'entry-9', t.clock.t + 1))).toEqual(ended);
+    });
+
+    it('Workflow turn identity conflict: <id>', () => {
+      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      start();
+      expectRejectedUnchanged(t.store, () => start({ targetSessionId: 'T' }), 'Workflow turn identity conflict: turn-1', 'conflict');
+    });
+
+    it('Workflow turn does not match its message', () => {
+      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      reserve(t.store, 'run-2');
+      expectRejectedUnchanged(t.store, () => start({ runId: 'run-2' }), 'Workflow turn does not match its message', 'conflict');
+      expectRejectedUnchanged(t.store, () => start({ targetSessionId: 'T' }), 'Workflow turn does not match its message', 'conflict');
+    });
+
+    it('Workflow message <id> already has open turn <turnId>', () => {
+      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      start();
+      expectRejectedUnchanged(
+        t.store,
+        () => start({ workflowTurnId: 'turn-2' }),
+        `Workflow message ${messageId} already has open turn turn-1`,
+        'conflict',
+      );
+    });
+
+    it('Workflow turn end report conflicts with its saved result', () => {
+      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      start();
+      t.store.messages.endTurn('turn-1', 'completed', null, t.clock.t);
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.messages.endTurn('turn-1', 'aborted', null, t.clock.t),
+        'Workflow turn end report conflicts with its saved result',
+        'conflict',
+      );
+    });
+
+    it('Workflow turn changed before its end report', () => {
+      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      start();
+      ignoreUpdatesOf(t.store, 'workflow_turns');
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.messages.endTurn('turn-1', 'completed', null, t.clock.t),
+        'Workflow turn changed before its end report',
+        'conflict',
+      );
+    });
+
+    it('settleOpenTurnsForRun ends open turns as lost and returns them; a second call returns none', () => {
+      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      start();
+      const settled = t.store.database.transaction(() => t.store.messages.settleOpenTurnsForRun('run-1', 'lost', t.clock.t + 7));
+      expect(settled).toEqual([expect.objectContaining({ workflowTurnId: 'turn-1', state: 'ended', stopReason: 'lost', endedAt: t.clock.iso(7) })]);
+      expect(t.store.messages.settleOpenTurnsForRun('run-1', 'lost', t.clock.t)).toEqual([]);
+      expect(t.store.messages.turnsForRun('run-1')[0]?.stopReason).toBe('lost');
+    });
+  });
+
+  it('cancelPendingForRun cancels pending step, decision and followUp messages only', () => {
+    create({ idempotencyKey: 'a', kind: 'step', sourceId: 's' });
+    create({ idempotencyKey: 'b', kind: 'decision', sourceId: 'd', content: content(false) });
+    create({ idempotencyKey: 'c', kind: 'followUp', sourceId: 'f' });
+    create({ idempotencyKey: 'd', kind: 'notification', sourceId: 'n', content: content(false) });
+    create({ idempotencyKey: 'e', kind: 'terminal', sourceId: 'terminal:run-1', content: content(false) });
+    expect(t.store.messages.cancelPendingForRun('run-1', t.clock.t)).toBe(3);
+    expect(t.store.messages.listForRun('run-1').map((message) => [message.kind, message.status])).toEqual([
+      ['step', 'cancelled'],
+      ['decision', 'cancelled'],
+      ['followUp', 'cancelled'],
+      ['notification', 'pending'],
+      ['terminal', 'pending'],
+    ]);
+  });
+
+  it('one pending step message per request: the unique index refuses a second one, nothing written', () => {
+    create();
+    const before = snapshotTables(t.store);
+    expect(() => create({ idempotencyKey: 'other-key' })).toThrow('UNIQUE constraint failed: workflow_messages.source_id');
+    expect(snapshotTables(t.store)).toEqual(before);
+  });
+});
