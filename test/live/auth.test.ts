@@ -1,0 +1,93 @@
+/** With a token: graphql-ws needs {authorization: 'Bearer <token>'} in connection_init (else 4403); SSE needs the header (else 401). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  commitMarker,
+  DELTAS_SUBSCRIPTION,
+  openRawWs,
+  revisionsOf,
+  subscribeSse,
+  subscribeWs,
+  untilRevision,
+  wsClient,
+  type DeltasData,
+} from '../helpers/live-fixtures.js';
+import { ReserveWorkflowRunDocument } from '../../schema/generated/graphql.js';
+import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+
+const TOKEN = 'live-secret';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+
+describe('subscription auth', () => {
+  let fx: TestServer;
+  const runId = 'run-auth';
+  beforeAll(async () => {
+    fx = await startTestServer({ token: TOKEN });
+    const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, { input: reserveInput(runId) }, { headers: AUTH });
+    expect(reserveWorkflowRun.__typename).toBe('ReserveWorkflowRunSuccess');
+  });
+  afterAll(async () => {
+    await fx.close();
+  });
+
+  it.each([
+    ['no payload', undefined],
+    ['an empty payload', {}],
+    ['a wrong token', { authorization: 'Bearer nope' }],
+    ['the token without the Bearer scheme', { authorization: TOKEN }],
+    ['the token under another key', { Authorization: `Bearer ${TOKEN}` }],
+  ])('graphql-ws connection_init with %s: closed with 4403, never acknowledged', async (_label, payload) => {
+    const raw = await openRawWs(fx.url);
+    raw.init(payload);
+    const closed = await raw.closed;
+    expect(closed).toEqual({ code: 4403, reason: 'Forbidden' });
+    expect(raw.messages.events.map((message) => message.type)).not.toContain('connection_ack');
+  });
+
+  it('a graphql-ws client with a wrong token: its subscription fails with the 4403 close', async () => {
+    const client = wsClient(fx.url, { token: 'nope' });
+    try {
+      const { collector } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 });
+      await collector.ended();
+      expect(collector.events).toEqual([]);
+      expect(collector.error).toMatchObject({ code: 4403 });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('a graphql-ws client with the token: acknowledged and served', async () => {
+    const client = wsClient(fx.url, { token: TOKEN });
+    try {
+      const { collector } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 });
+      const revision = commitMarker(fx.store, runId, 1);
+      await untilRevision(collector, revision);
+      expect(revisionsOf(collector.events)).toEqual([revision]);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('SSE without the header: 401 with WWW-Authenticate; with a wrong token: 401', async () => {
+    for (const headers of [{}, { authorization: 'Bearer nope' }]) {
+      const sse = subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, headers);
+      const response = await sse.response;
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(JSON.parse(response.text ?? '')).toEqual({ errors: [{ message: 'Unauthorized: send Authorization: Bearer <token>' }] });
+      sse.close();
+    }
+  });
+
+  it('SSE with the header: served', async () => {
+    const head = fx.store.viewer.head(runId)?.currentRevision ?? 0;
+    const sse = subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: head }, AUTH);
+    try {
+      expect((await sse.response).status).toBe(200);
+      const revision = commitMarker(fx.store, runId, 2);
+      await untilRevision(sse.collector, revision);
+      expect(revisionsOf(sse.collector.events)).toEqual([revision]);
+    } finally {
+      sse.close();
+    }
+  });
+});

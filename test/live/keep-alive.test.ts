@@ -1,0 +1,36 @@
+/** The graphql-ws server pings idle sockets every keepAliveMs (WebSocket ping frames), and the pongs keep them open. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRawWs, startLiveServer, type LiveServer } from '../helpers/live-fixtures.js';
+
+describe('graphql-ws keep-alive', () => {
+  let live: LiveServer;
+  beforeAll(async () => {
+    live = await startLiveServer({ keepAliveMs: 200 });
+  });
+  afterAll(async () => {
+    await live.close();
+  });
+
+  it('an idle, acknowledged socket receives pings and stays open after answering them', async () => {
+    const raw = await openRawWs(live.url);
+    try {
+      await raw.initAndAck();
+      await raw.pings.take(3); // ws answers each ping with a pong automatically
+      expect(raw.ws.readyState).toBe(raw.ws.OPEN);
+      expect(raw.messages.events.map((message) => message.type)).toEqual(['connection_ack']);
+    } finally {
+      raw.ws.close();
+      await raw.closed;
+    }
+  });
+
+  it('a socket that does not answer pings is terminated', async () => {
+    const raw = await openRawWs(live.url);
+    await raw.initAndAck();
+    // Stop the automatic pong: the server's pong wait (keepAliveMs) expires and it terminates the socket.
+    (raw.ws as unknown as { pong: () => void }).pong = () => {};
+    const closed = await raw.closed;
+    expect(raw.pings.events.length).toBeGreaterThanOrEqual(1);
+    expect(closed.code).toBe(1006);
+  });
+});
