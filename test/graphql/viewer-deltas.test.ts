@@ -1,0 +1,96 @@
+/**
+ * `WorkflowRun.viewerDeltas(afterRevision)`: the catch-up read of the delta log after claim
+ * and park (STORE.md §8): kinds, batches per revision, targets, patches.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ViewerDeltasDocument } from '../../schema/generated/graphql.js';
+import { claim, park, reserve, reserveInput, startTestServer, T0, type TestServer } from '../helpers/server-fixture.js';
+
+let fx: TestServer;
+
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+const bumpPatch = (revision: number) => [{ op: 'REPLACE', path: '/presentationRevision', value: revision }];
+
+beforeAll(async () => {
+  fx = await startTestServer();
+  await reserve(fx, reserveInput('run-1'));
+});
+afterAll(async () => {
+  await fx.close();
+});
+
+describe('viewerDeltas', () => {
+  it('a new run is at revision 1 with an empty log', async () => {
+    const { workflowRun } = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision: 1 });
+    expect(workflowRun).toEqual({
+      runId: 'run-1',
+      presentationRevision: 1,
+      viewerDeltas: { kind: 'deltas', currentRevision: 1, retainedFromRevision: 1, batches: [] },
+    });
+  });
+
+  it('after claim (one bump revision) and park (a bump, then summary and replay) returns each revision in order', async () => {
+    fx.clock.advance(1_000);
+    await claim(fx, 'run-1', 'token-1');
+    fx.clock.advance(1_000);
+    await park(fx, 'run-1', 'token-1');
+
+    const { workflowRun } = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision: 1 });
+    expect(workflowRun?.presentationRevision).toBe(4);
+    const bump = (revision: number, recordedAt: string) => ({
+      runId: 'run-1',
+      presentationRevision: revision,
+      deltas: [
+        { deltaIndex: 0, targetType: 'SUMMARY', targetKey: '', recordedAt, patch: bumpPatch(revision) },
+        {
+          deltaIndex: 1,
+          targetType: 'GRAPH',
+          targetKey: '',
+          recordedAt,
+          patch: [...bumpPatch(revision), { op: 'REPLACE', path: '/graphRevision', value: revision }],
+        },
+        { deltaIndex: 2, targetType: 'REPLAY', targetKey: '', recordedAt, patch: bumpPatch(revision) },
+        { deltaIndex: 3, targetType: 'INSPECTOR', targetKey: 'run', recordedAt, patch: bumpPatch(revision) },
+      ],
+    });
+    expect(workflowRun?.viewerDeltas).toEqual({
+      kind: 'deltas',
+      currentRevision: 4,
+      retainedFromRevision: 1,
+      batches: [
+        bump(2, at(1_000)),
+        bump(3, at(2_000)),
+        {
+          runId: 'run-1',
+          presentationRevision: 4,
+          deltas: [
+            { deltaIndex: 0, targetType: 'SUMMARY', targetKey: '', recordedAt: at(2_000), patch: bumpPatch(4) },
+            { deltaIndex: 1, targetType: 'REPLAY', targetKey: '', recordedAt: at(2_000), patch: bumpPatch(4) },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('reads only the revisions after the cursor, none at the current revision', async () => {
+    const after3 = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision: 3 });
+    expect(after3.workflowRun?.viewerDeltas.batches.map((batch) => batch.presentationRevision)).toEqual([4]);
+    const after4 = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision: 4 });
+    expect(after4.workflowRun?.viewerDeltas).toEqual({ kind: 'deltas', currentRevision: 4, retainedFromRevision: 1, batches: [] });
+  });
+
+  it('answers snapshot_required for cursor 0 and for a cursor ahead of the run', async () => {
+    for (const afterRevision of [0, 5]) {
+      const { workflowRun } = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision });
+      expect(workflowRun?.viewerDeltas).toEqual({ kind: 'snapshot_required', currentRevision: 4, retainedFromRevision: 1, batches: [] });
+    }
+  });
+
+  it('refuses a negative cursor with a GraphQL error', async () => {
+    const response = await fx.gql(ViewerDeltasDocument, { runId: 'run-1', afterRevision: -1 });
+    expect(response.errors?.[0]).toMatchObject({
+      message: 'Viewer cursor must be a non-negative integer',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+  });
+});
