@@ -1,0 +1,639 @@
+/**
+ * The demo workflow host: drives realistic run lifecycles through the store's public API, one
+ * step at a time, on behalf of N chains (one origin session each, because the store allows
+ * only one active queue entry per origin session, STORE.md §3.8).
+ *
+ * What a chain does (every choice comes from the seeded PRNG, so a seed replays the same
+ * sequence of steps):
+ *
+ *   reserve root (prepare-or-adopt with a claim) → mark running → work steps (timeline items,
+ *   graph node states, summary progress, a step message sent with a model turn started and
+ *   ended) → one outcome:
+ *     - complete (settle COMPLETED), the chain ends and the slot starts a new chain;
+ *     - fail (settle FAILED) → restart with the run's terminal fingerprint (up to 3; the 4th
+ *       attempt is refused by the store and the chain ends failed);
+ *     - wait for input (run `waiting`, park) → continuation reserved on the parked parent;
+ *     - worker no progress (parkWorkflowRunForWorkerNoProgress) → claimed again by id;
+ *     - interaction timeout: a pending request with a deadline, its step message sent and a
+ *       turn started, run `waiting` and parked (sometimes paused and resumed), then after the
+ *       deadline a control claim and beginWorkflowRunInteractionTimeout.
+ *
+ * The one write the store has no operation for is the engine reporting the run's durable
+ * status (`running`, or `waiting` when it waits for input, STORE.md §4): a host writes that
+ * itself. {@link DemoHost.reportRunStatus} does it with one UPDATE of `runs`, a run event and
+ * the viewer deltas, in one transaction, like the test fixtures' `hostSetRunStatus`.
+ */
+import { createHash } from 'node:crypto';
+import {
+  canonicalJson,
+  isStoreError,
+  MAX_RESTARTS,
+  type JsonValue,
+  type ReserveWorkflowRunInput,
+  type ViewerDeltaDraft,
+  type WorkflowMessageContent,
+  type WorkflowRunRecord,
+  type WorkflowStore,
+} from '../src/store/index.js';
+import type { Prng } from './prng.js';
+
+/** Runner id of the demo host (`host-` prefix: lease owner type `host`). */
+export const HOST_RUNNER_ID = 'host-demo';
+/** Lease length of every demo claim. */
+const LEASE_MS = 5 * 60_000;
+/** A chain never grows beyond this many runs; its run then completes. */
+const MAX_CHAIN_RUNS = 9;
+
+interface WorkflowKind {
+  name: string;
+  ref: string;
+  steps: readonly string[];
+  /** What the timeline says while a step works. */
+  notes: readonly string[];
+}
+
+const WORKFLOWS: readonly WorkflowKind[] = [
+  {
+    name: 'triage-issue',
+    ref: 'workflows/triage-issue.ts',
+    steps: ['read', 'reproduce', 'label', 'reply'],
+    notes: ['Reading the issue thread', 'Reproducing on main', 'Bisecting the regression', 'Drafting a reply'],
+  },
+  {
+    name: 'release-notes',
+    ref: 'workflows/release-notes.ts',
+    steps: ['collect', 'group', 'write', 'review'],
+    notes: ['Collecting merged pull requests', 'Grouping changes by area', 'Writing the highlights', 'Checking links'],
+  },
+  {
+    name: 'refactor-module',
+    ref: 'workflows/refactor-module.ts',
+    steps: ['plan', 'edit', 'test', 'review'],
+    notes: ['Planning the refactor', 'Editing src/store', 'Running the test suite', 'Summarising the diff'],
+  },
+  {
+    name: 'write-tests',
+    ref: 'workflows/write-tests.ts',
+    steps: ['survey', 'draft', 'run', 'polish'],
+    notes: ['Surveying untested paths', 'Drafting test cases', 'Running vitest', 'Naming the tests'],
+  },
+];
+
+type Phase =
+  | 'start'
+  | 'claimed'
+  | 'working'
+  | 'failed'
+  | 'parked-for-continuation'
+  | 'no-progress'
+  | 'interaction'
+  | 'interaction-paused';
+
+interface OpenTurn {
+  turnId: string;
+  messageId: string;
+  /** How the host will end it: `aborted` after an interaction deadline expired. */
+  stopReason: 'completed' | 'aborted';
+}
+
+interface ActiveRun {
+  runId: string;
+  token: string;
+  restartNumber: number;
+  /** Index into the workflow's steps. */
+  stepIndex: number;
+  /** Work steps left before an outcome. */
+  workLeft: number;
+  messages: number;
+  openTurn: OpenTurn | undefined;
+  /** The run already had a no-progress park / an interaction (each at most once). */
+  hadNoProgress: boolean;
+  hadInteraction: boolean;
+  interaction: { requestId: string; deadlineAt: number; paused: boolean } | undefined;
+}
+
+interface Slot {
+  /** 1-based slot number. */
+  index: number;
+  /** Origin session of every run of this slot (one active queue entry per session). */
+  session: string;
+  /** Chain number (grows as the slot starts new chains). */
+  chain: number;
+  /** Runs reserved in the current chain. */
+  runs: number;
+  workflow: WorkflowKind;
+  rootInput: JsonValue;
+  phase: Phase;
+  run: ActiveRun | undefined;
+}
+
+/** Options of {@link DemoHost}. */
+export interface DemoHostOptions {
+  /** Number of chains driven side by side. */
+  chains: number;
+  /** Run id prefix, e.g. `d1` (ids look like `d1-c3-2`). */
+  prefix: string;
+  /** Interval between steps; interaction deadlines are a few steps long. */
+  intervalMs: number;
+  /** Prints one line. */
+  log: (line: string) => void;
+}
+
+/**
+ * The first unused demo prefix of a database: `d1` on a fresh file, `d<n+1>` when runs of
+ * `d<n>` exist, so repeated demos on one file never collide on run ids or sessions.
+ */
+export function nextDemoPrefix(store: WorkflowStore): string {
+  const rows = store.database.all<{ run_id: string }>("SELECT run_id FROM runs WHERE run_id GLOB 'd[0-9]*-c[0-9]*'");
+  let max = 0;
+  for (const { run_id: runId } of rows) {
+    const match = /^d(\d+)-c\d+/.exec(runId);
+    if (match !== null) max = Math.max(max, Number(match[1]));
+  }
+  return `d${max + 1}`;
+}
+
+function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function definitionOf(workflow: WorkflowKind): JsonValue {
+  return {
+    name: workflow.name,
+    version: 1,
+    nodes: workflow.steps.map((id, index) => ({ id, type: 'agent', next: workflow.steps[index + 1] ?? null })),
+  };
+}
+
+/** The demo workflow host. Call {@link step} once per tick. */
+export class DemoHost {
+  private readonly slots: Slot[];
+  private chainCounter = 0;
+  /** Steps taken so far. */
+  steps = 0;
+
+  constructor(
+    private readonly store: WorkflowStore,
+    private readonly rng: Prng,
+    private readonly options: DemoHostOptions,
+  ) {
+    this.slots = Array.from({ length: options.chains }, (_, index) => ({
+      index: index + 1,
+      session: `demo-${options.prefix}-s${index + 1}`,
+      chain: 0,
+      runs: 0,
+      workflow: WORKFLOWS[0] as WorkflowKind,
+      rootInput: null,
+      phase: 'start' as Phase,
+      run: undefined,
+    }));
+  }
+
+  /** Advances one randomly chosen chain by one step (prints one line). */
+  async step(): Promise<void> {
+    const slot = this.rng.pick(this.slots);
+    this.steps += 1;
+    try {
+      await this.advance(slot);
+    } catch (error) {
+      // A host keeps going: report, abandon this chain, start a fresh one in the slot.
+      this.say(slot, `error: ${(error as Error).message} (abandoning chain ${slot.chain})`);
+      slot.phase = 'start';
+      slot.run = undefined;
+    }
+  }
+
+  private say(slot: Slot, text: string): void {
+    this.options.log(`[chain ${slot.chain}] ${text}`);
+  }
+
+  private async advance(slot: Slot): Promise<void> {
+    switch (slot.phase) {
+      case 'start':
+        return this.startChain(slot);
+      case 'claimed':
+        return this.markRunning(slot);
+      case 'working':
+        return this.work(slot);
+      case 'failed':
+        return this.restart(slot);
+      case 'parked-for-continuation':
+        return this.continueChain(slot);
+      case 'no-progress':
+        return this.reclaim(slot);
+      case 'interaction':
+        return this.interactionStep(slot);
+      case 'interaction-paused':
+        return this.resumeInteraction(slot);
+    }
+  }
+
+  // ---- reservation -------------------------------------------------------------------------
+
+  private reserveInput(slot: Slot, runId: string, extra: Partial<ReserveWorkflowRunInput> = {}): ReserveWorkflowRunInput {
+    const definition = definitionOf(slot.workflow);
+    const digest = sha256Hex(canonicalJson(definition));
+    return {
+      runId,
+      workflowName: slot.workflow.name,
+      workflowSourceRef: slot.workflow.ref,
+      workflowSource: { kind: 'file', path: slot.workflow.ref, hash: digest },
+      definitionDigest: `sha256:${digest}`,
+      definitionSnapshot: definition,
+      input: slot.rootInput,
+      launchOptions: { demo: true },
+      runnerId: HOST_RUNNER_ID,
+      originSessionId: slot.session,
+      executionMode: 'interactive',
+      ...extra,
+    };
+  }
+
+  private newToken(runId: string): string {
+    return `${runId}.${this.rng.hex(16)}`;
+  }
+
+  private nextRunId(slot: Slot): string {
+    slot.runs += 1;
+    return `${this.options.prefix}-c${slot.chain}-${slot.runs}`;
+  }
+
+  private adoptRun(slot: Slot, record: WorkflowRunRecord, token: string): void {
+    slot.run = {
+      runId: record.runId,
+      token,
+      restartNumber: record.restartNumber,
+      stepIndex: 0,
+      workLeft: this.rng.int(3, 7),
+      messages: 0,
+      openTurn: undefined,
+      hadNoProgress: false,
+      hadInteraction: false,
+      interaction: undefined,
+    };
+    slot.phase = 'claimed';
+  }
+
+  private startChain(slot: Slot): void {
+    this.chainCounter += 1;
+    slot.chain = this.chainCounter;
+    slot.runs = 0;
+    slot.workflow = this.rng.pick(WORKFLOWS);
+    slot.rootInput = { ticket: `PWG-${this.rng.int(100, 999)}`, priority: this.rng.pick(['low', 'normal', 'high']) };
+    const runId = this.nextRunId(slot);
+    const token = this.newToken(runId);
+    const prepared = this.store.prepareOrAdoptWorkflowRun(this.reserveInput(slot, runId), {
+      runnerId: HOST_RUNNER_ID,
+      claimToken: token,
+      leaseMs: LEASE_MS,
+    });
+    this.adoptRun(slot, prepared.run, token);
+    this.say(slot, `${runId} reserved root ${slot.workflow.name} (session ${slot.session}) and ${prepared.state} it: queue ${prepared.run.status}`);
+  }
+
+  private continueChain(slot: Slot): void {
+    const parent = slot.run as ActiveRun;
+    const runId = this.nextRunId(slot);
+    const token = this.newToken(runId);
+    const prepared = this.store.prepareOrAdoptWorkflowRun(
+      this.reserveInput(slot, runId, {
+        parentRunId: parent.runId,
+        lineageKind: 'continuation',
+        input: { ...(slot.rootInput as Record<string, JsonValue>), continues: parent.runId, answer: this.rng.pick(['yes', 'ship it', 'use plan B']) },
+      }),
+      { runnerId: HOST_RUNNER_ID, claimToken: token, leaseMs: LEASE_MS },
+    );
+    this.adoptRun(slot, prepared.run, token);
+    this.say(slot, `${runId} continuation of ${parent.runId} (restart number ${prepared.run.restartNumber}); parent queue done`);
+  }
+
+  private restart(slot: Slot): void {
+    const failed = slot.run as ActiveRun;
+    const record = this.store.getWorkflowRun(failed.runId);
+    const fingerprint = record?.terminalFingerprint;
+    if (record === undefined || fingerprint == null) throw new Error(`${failed.runId} has no terminal fingerprint`);
+    if (record.restartNumber >= MAX_RESTARTS) {
+      // Ask anyway, as a host would: the store refuses with its own text.
+      try {
+        this.store.restartWorkflowRun({ runId: failed.runId, originSessionId: slot.session, parentTerminalFingerprint: fingerprint });
+        this.say(slot, `${failed.runId} restart unexpectedly accepted`);
+      } catch (error) {
+        if (!isStoreError(error)) throw error;
+        this.say(slot, `${failed.runId} restart refused: ${error.message}; chain ${slot.chain} ends failed`);
+      }
+      slot.phase = 'start';
+      slot.run = undefined;
+      return;
+    }
+    const runId = this.nextRunId(slot);
+    const token = this.newToken(runId);
+    const result = this.store.restartWorkflowRun({
+      runId: failed.runId,
+      originSessionId: slot.session,
+      parentTerminalFingerprint: fingerprint,
+      restartRunId: runId,
+      claim: { runnerId: HOST_RUNNER_ID, claimToken: token, leaseMs: LEASE_MS },
+    });
+    this.adoptRun(slot, result.run, token);
+    this.say(slot, `${runId} restart #${result.run.restartNumber} of ${failed.runId} (fingerprint ${fingerprint.slice(0, 8)}…)`);
+  }
+
+  // ---- running -----------------------------------------------------------------------------
+
+  /**
+   * The engine reports the run's durable status (STORE.md §4): `runs.status` (with
+   * `finished_at` for `waiting`, as the CHECK wants), a run event and the viewer deltas, in
+   * one transaction.
+   */
+  private reportRunStatus(runId: string, status: 'running' | 'waiting', detail: string | null, drafts: ViewerDeltaDraft[]): number {
+    return this.store.database.transaction(() => {
+      const now = this.store.now();
+      this.store.database.run(
+        'UPDATE runs SET status = ?, status_detail = ?, finished_at = ?, updated_at = ? WHERE run_id = ?',
+        status,
+        detail,
+        status === 'waiting' ? now : null,
+        now,
+        runId,
+      );
+      this.store.recordRunEvent({ runId, type: `run.${status}`, payload: { status }, runnerId: HOST_RUNNER_ID });
+      return this.store.recordViewerDeltas(runId, drafts);
+    });
+  }
+
+  private timelineItem(kind: string, text: string): ViewerDeltaDraft {
+    return {
+      targetType: 'timeline',
+      ops: [{ op: 'append', path: '/timeline', value: [{ at: new Date(this.store.now()).toISOString(), kind, text }] }],
+    };
+  }
+
+  private markRunning(slot: Slot): void {
+    const run = slot.run as ActiveRun;
+    if (!this.store.markWorkflowRunRunning({ runId: run.runId, claimToken: run.token })) {
+      throw new Error(`${run.runId}: claim no longer verifies`);
+    }
+    const step = slot.workflow.steps[run.stepIndex] as string;
+    const revision = this.reportRunStatus(run.runId, 'running', null, [
+      { targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: 'running' }, { op: 'replace', path: '/step', value: step }] },
+      { targetType: 'graph', targetKey: step, ops: [{ op: 'replace', path: `/nodes/${step}/state`, value: 'running' }] },
+      this.timelineItem('started', `Run started at step ${step}`),
+    ]);
+    slot.phase = 'working';
+    this.say(slot, `${run.runId} running: step ${step} (rev ${revision})`);
+  }
+
+  private work(slot: Slot): void {
+    const run = slot.run as ActiveRun;
+    if (run.openTurn !== undefined) return this.endTurn(slot, run, run.openTurn);
+    if (run.workLeft <= 0) return this.outcome(slot, run);
+    run.workLeft -= 1;
+    const action = this.rng.weighted({ note: 3, message: 2, advance: 2 });
+    if (action === 'message') return this.sendStepMessage(slot, run);
+    if (action === 'advance' && run.stepIndex < slot.workflow.steps.length - 1) return this.advanceStep(slot, run);
+    const note = this.rng.pick(slot.workflow.notes);
+    const progress = Math.min(99, Math.round(((run.stepIndex + this.rng.next()) / slot.workflow.steps.length) * 100));
+    const revision = this.store.recordViewerDeltas(run.runId, [
+      this.timelineItem('note', note),
+      { targetType: 'summary', ops: [{ op: 'replace', path: '/progress', value: progress }] },
+    ]);
+    this.say(slot, `${run.runId} timeline: "${note}", progress ${progress}% (rev ${revision})`);
+  }
+
+  private advanceStep(slot: Slot, run: ActiveRun): void {
+    const done = slot.workflow.steps[run.stepIndex] as string;
+    run.stepIndex += 1;
+    const next = slot.workflow.steps[run.stepIndex] as string;
+    const revision = this.store.recordViewerDeltas(run.runId, [
+      {
+        targetType: 'graph',
+        targetKey: done,
+        ops: [
+          { op: 'replace', path: `/nodes/${done}/state`, value: 'completed' },
+          { op: 'replace', path: `/nodes/${next}/state`, value: 'running' },
+        ],
+      },
+      { targetType: 'summary', ops: [{ op: 'replace', path: '/step', value: next }] },
+      this.timelineItem('step', `Step ${done} done, ${next} started`),
+    ]);
+    this.say(slot, `${run.runId} graph: ${done} → ${next} (rev ${revision})`);
+  }
+
+  private messageContent(text: string, details: JsonValue): WorkflowMessageContent {
+    return {
+      schema: 'pi-workflows.workflow-message-content.v1',
+      customType: 'pi-workflows.step',
+      content: text,
+      display: true,
+      details,
+      triggerTurn: true,
+    };
+  }
+
+  /** A step message created, marked sent (Pi session entry) and a model turn started on it. */
+  private startMessageTurn(slot: Slot, run: ActiveRun, requestId: string, text: string): OpenTurn {
+    const now = this.store.now();
+    const message = this.store.messages.create(
+      {
+        idempotencyKey: requestId,
+        runId: run.runId,
+        targetSessionId: slot.session,
+        kind: 'step',
+        sourceId: requestId,
+        content: this.messageContent(text, { requestId, step: slot.workflow.steps[run.stepIndex] ?? null }),
+      },
+      now,
+    );
+    this.store.messages.markSent(message.workflowMessageId, slot.session, `entry-${this.rng.hex(12)}`, now);
+    const turn = this.store.messages.startTurn(
+      { workflowTurnId: `turn-${run.runId}-${run.messages}`, workflowMessageId: message.workflowMessageId, runId: run.runId, targetSessionId: slot.session },
+      now,
+    );
+    return { turnId: turn.workflowTurnId, messageId: message.workflowMessageId, stopReason: 'completed' };
+  }
+
+  private sendStepMessage(slot: Slot, run: ActiveRun): void {
+    run.messages += 1;
+    const requestId = `request-${run.runId}-${run.messages}`;
+    const text = `Step ${slot.workflow.steps[run.stepIndex] ?? ''}: ${this.rng.pick(slot.workflow.notes).toLowerCase()}`;
+    const revision = this.store.database.transaction(() => {
+      run.openTurn = this.startMessageTurn(slot, run, requestId, text);
+      return this.store.recordViewerDeltas(run.runId, [
+        { targetType: 'conversation', ops: [{ op: 'append', path: '/messages', value: [{ role: 'workflow', text }] }] },
+      ]);
+    });
+    this.say(slot, `${run.runId} step message #${run.messages} sent, turn started (rev ${revision})`);
+  }
+
+  private endTurn(slot: Slot, run: ActiveRun, turn: OpenTurn): void {
+    const stopReason = turn.stopReason;
+    const reply = stopReason === 'completed' ? this.rng.pick(['Done.', 'Looks good.', 'Fixed and pushed.', 'Two tests added.']) : 'Turn aborted: deadline expired.';
+    const revision = this.store.database.transaction(() => {
+      this.store.messages.endTurn(turn.turnId, stopReason, stopReason === 'completed' ? `entry-${this.rng.hex(12)}` : null, this.store.now());
+      return this.store.recordViewerDeltas(run.runId, [
+        { targetType: 'conversation', ops: [{ op: 'append', path: '/messages', value: [{ role: 'assistant', text: reply }] }] },
+      ]);
+    });
+    run.openTurn = undefined;
+    this.say(slot, `${run.runId} turn ${stopReason} (rev ${revision})`);
+  }
+
+  // ---- outcomes ----------------------------------------------------------------------------
+
+  private outcome(slot: Slot, run: ActiveRun): void {
+    const longChain = slot.runs >= MAX_CHAIN_RUNS;
+    const choice = longChain
+      ? 'complete'
+      : this.rng.weighted({
+          complete: 2,
+          fail: 3,
+          wait: 3,
+          noProgress: run.hadNoProgress ? 0 : 1,
+          interaction: run.hadInteraction ? 0 : 1.5,
+        });
+    switch (choice) {
+      case 'complete':
+        return this.complete(slot, run);
+      case 'fail':
+        return this.fail(slot, run);
+      case 'wait':
+        return this.parkForInput(slot, run);
+      case 'noProgress':
+        return this.parkNoProgress(slot, run);
+      case 'interaction':
+        return this.openInteraction(slot, run);
+    }
+  }
+
+  private complete(slot: Slot, run: ActiveRun): void {
+    const record = this.store.settleWorkflowRun({
+      runId: run.runId,
+      claimToken: run.token,
+      status: 'completed',
+      output: { summary: `${slot.workflow.name} finished`, steps: slot.workflow.steps.length },
+    });
+    this.store.recordViewerDeltas(run.runId, [
+      { targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: 'completed' }, { op: 'replace', path: '/progress', value: 100 }] },
+      this.timelineItem('completed', 'Run completed'),
+    ]);
+    this.say(slot, `${run.runId} completed (queue ${record.status}); chain ${slot.chain} done after ${slot.runs} run(s)`);
+    slot.phase = 'start';
+    slot.run = undefined;
+  }
+
+  private fail(slot: Slot, run: ActiveRun): void {
+    const step = slot.workflow.steps[run.stepIndex] as string;
+    const error = `step ${step} failed in ${run.runId}: exit code ${this.rng.int(1, 127)}`;
+    const record = this.store.settleWorkflowRun({ runId: run.runId, claimToken: run.token, status: 'failed', error });
+    this.store.recordViewerDeltas(run.runId, [
+      { targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: 'failed' }, { op: 'replace', path: '/error', value: error }] },
+      { targetType: 'graph', targetKey: step, ops: [{ op: 'replace', path: `/nodes/${step}/state`, value: 'failed' }] },
+      this.timelineItem('failed', error),
+    ]);
+    slot.phase = 'failed';
+    this.say(slot, `${run.runId} failed: ${error} (fingerprint ${(record.terminalFingerprint ?? '').slice(0, 8)}…)`);
+  }
+
+  private parkForInput(slot: Slot, run: ActiveRun): void {
+    this.reportRunStatus(run.runId, 'waiting', 'waiting for origin-session input', [
+      { targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: 'waiting' }] },
+      this.timelineItem('waiting', 'Waiting for input from the origin session'),
+    ]);
+    if (!this.store.parkWorkflowRun({ runId: run.runId, claimToken: run.token })) throw new Error(`${run.runId}: park refused`);
+    slot.phase = 'parked-for-continuation';
+    this.say(slot, `${run.runId} waiting for input: parked, lease released`);
+  }
+
+  private parkNoProgress(slot: Slot, run: ActiveRun): void {
+    run.hadNoProgress = true;
+    const detail = `worker made no progress for ${this.rng.int(3, 9)} turns`;
+    if (!this.store.parkWorkflowRunForWorkerNoProgress({ runId: run.runId, claimToken: run.token, detail })) {
+      throw new Error(`${run.runId}: no-progress park refused`);
+    }
+    this.store.recordViewerDeltas(run.runId, [this.timelineItem('no-progress', detail)]);
+    slot.phase = 'no-progress';
+    this.say(slot, `${run.runId} parked for worker no progress: ${detail}`);
+  }
+
+  private reclaim(slot: Slot): void {
+    const run = slot.run as ActiveRun;
+    const token = this.newToken(run.runId);
+    const record = this.store.claimWorkflowRun({ runId: run.runId, runnerId: HOST_RUNNER_ID, claimToken: token, leaseMs: LEASE_MS });
+    if (record === undefined) throw new Error(`${run.runId}: claim after no progress refused`);
+    run.token = token;
+    run.workLeft = this.rng.int(2, 4);
+    slot.phase = 'claimed';
+    this.say(slot, `${run.runId} claimed again by id after no progress (lease generation ${record.claimGeneration ?? '?'})`);
+  }
+
+  // ---- interaction timeout -----------------------------------------------------------------
+
+  private openInteraction(slot: Slot, run: ActiveRun): void {
+    run.hadInteraction = true;
+    run.messages += 1;
+    const requestId = `request-${run.runId}-${run.messages}`;
+    const deadlineAt = this.store.now() + Math.max(50, this.options.intervalMs * 2);
+    const text = `Please confirm the ${slot.workflow.steps[run.stepIndex] ?? ''} result`;
+    this.store.database.transaction(() => {
+      this.store.interactions.openInteraction(
+        {
+          runId: run.runId,
+          nodeId: slot.workflow.steps[run.stepIndex] as string,
+          attemptNumber: 1,
+          attemptId: `attempt-${run.runId}-${run.messages}`,
+          requestId,
+          targetSessionId: slot.session,
+          kind: 'agent',
+          contract: { answer: 'text' },
+          deadlineAt,
+        },
+        this.store.now(),
+      );
+      run.openTurn = this.startMessageTurn(slot, run, requestId, text);
+      this.store.recordViewerDeltas(run.runId, [
+        { targetType: 'conversation', ops: [{ op: 'append', path: '/messages', value: [{ role: 'workflow', text }] }] },
+      ]);
+    });
+    this.reportRunStatus(run.runId, 'waiting', 'waiting for origin-session input', [
+      { targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: 'waiting' }] },
+      this.timelineItem('interaction', `Asked the session; deadline ${new Date(deadlineAt).toISOString()}`),
+    ]);
+    if (!this.store.parkWorkflowRun({ runId: run.runId, claimToken: run.token })) throw new Error(`${run.runId}: park refused`);
+    run.interaction = { requestId, deadlineAt, paused: false };
+    slot.phase = 'interaction';
+    this.say(slot, `${run.runId} asked ${requestId} (deadline in ${deadlineAt - this.store.now()} ms): waiting, parked, turn started`);
+  }
+
+  private async interactionStep(slot: Slot): Promise<void> {
+    const run = slot.run as ActiveRun;
+    const interaction = run.interaction as NonNullable<ActiveRun['interaction']>;
+    if (!interaction.paused && this.rng.next() < 0.35) {
+      if (!this.store.pauseParkedWorkflowRun({ runId: run.runId })) throw new Error(`${run.runId}: pause refused`);
+      interaction.paused = true;
+      slot.phase = 'interaction-paused';
+      this.say(slot, `${run.runId} paused while ${interaction.requestId} is pending`);
+      return;
+    }
+    const wait = interaction.deadlineAt - this.store.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait + 1));
+    const token = this.newToken(run.runId);
+    const claimed = this.store.claimWorkflowRunForControl({ runId: run.runId, runnerId: HOST_RUNNER_ID, claimToken: token, leaseMs: LEASE_MS });
+    if (claimed === undefined) throw new Error(`${run.runId}: control claim refused`);
+    const started = this.store.beginWorkflowRunInteractionTimeout({ runId: run.runId, claimToken: token, targetSessionId: slot.session });
+    if (!started) throw new Error(`${run.runId}: interaction timeout did not apply`);
+    run.token = token;
+    run.interaction = undefined;
+    if (run.openTurn !== undefined) run.openTurn.stopReason = 'aborted';
+    run.workLeft = this.rng.int(1, 3);
+    slot.phase = 'claimed';
+    // The started turn on the step message ends when the host finishes the expired deadline.
+    this.say(slot, `${run.runId} ${interaction.requestId} timed out: request cancelled, run running, queue starting`);
+  }
+
+  private resumeInteraction(slot: Slot): void {
+    const run = slot.run as ActiveRun;
+    if (!this.store.resumePausedInteraction({ runId: run.runId })) throw new Error(`${run.runId}: resume refused`);
+    slot.phase = 'interaction';
+    this.say(slot, `${run.runId} resumed: waiting for origin-session input again`);
+  }
+}
