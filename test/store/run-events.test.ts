@@ -1,0 +1,65 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  BUMP,
+  claim,
+  eventsOf,
+  expectRejectedUnchanged,
+  lastEvent,
+  openTestStore,
+  reserve,
+  resourceRevision,
+  targetsAfter,
+  viewerHead,
+  WORKFLOW_REF,
+  type TestStore,
+} from '../helpers/store-fixtures.js';
+
+let t: TestStore;
+beforeEach(() => {
+  t = openTestStore();
+  reserve(t.store, 'run-1');
+});
+afterEach(() => t.close());
+
+describe('recordRunEvent (STORE.md §6.11)', () => {
+  it('bumps the run with the event and returns it', () => {
+    claim(t.store, 'run-1', 'host-1', 'tok');
+    const viewer = viewerHead(t.store, 'run-1').presentation;
+    t.clock.advance(3);
+    const event = t.store.recordRunEvent({ runId: 'run-1', type: 'node.started', payload: { node: 'ask' }, runnerId: 'host-1' });
+    const stored = lastEvent(t.store, 'run-1');
+    expect(event).toEqual({
+      seq: stored.seq,
+      recordedAt: t.clock.iso(),
+      runId: 'run-1',
+      workflowRef: WORKFLOW_REF,
+      type: 'node.started',
+      runnerId: 'host-1',
+      payload: { node: 'ask' },
+    });
+    expect(stored).toMatchObject({ type: 'node.started', revision: 3, actorType: 'host', actorId: 'host-1', leaseGeneration: 1, payload: { node: 'ask' } });
+    expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP]);
+  });
+
+  it('actor session with a null id and no generation without a runner; payload {} by default', () => {
+    const event = t.store.recordRunEvent({ runId: 'run-1', type: 'note' });
+    expect(event.payload).toEqual({});
+    expect(event.runnerId).toBeNull();
+    expect(lastEvent(t.store, 'run-1')).toMatchObject({ actorType: 'session', actorId: null, leaseGeneration: null, payload: {}, revision: 2 });
+    t.store.recordRunEvent({ runId: 'run-1', type: 'note', runnerId: 'runner-9' });
+    expect(lastEvent(t.store, 'run-1')).toMatchObject({ actorType: 'session', actorId: 'runner-9', revision: 3 });
+  });
+
+  it('revisions and event revisions stay contiguous: one event per revision', () => {
+    claim(t.store, 'run-1', 'runner-1', 'tok');
+    t.store.markWorkflowRunRunning({ runId: 'run-1', claimToken: 'tok' });
+    t.store.recordRunEvent({ runId: 'run-1', type: 'x' });
+    t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'tok' });
+    expect(eventsOf(t.store, 'run-1').map((event) => event.revision)).toEqual([1, 2, 3, 4, 5]);
+    expect(resourceRevision(t.store, 'run-1')).toBe(5);
+  });
+
+  it('Workflow run not found: <runId>', () => {
+    expectRejectedUnchanged(t.store, () => t.store.recordRunEvent({ runId: 'ghost', type: 'x' }), 'Workflow run not found: ghost', 'not_found');
+  });
+});
