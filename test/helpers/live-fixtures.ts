@@ -416,6 +416,27 @@ export async function startLiveServer(overrides: Partial<ServerConfig> = {}): Pr
   };
 }
 
+/**
+ * Closes a server that served SSE. Node 20's fetch (undici) opens a fresh, request-less
+ * connection after an SSE request is aborted; Node's `closeIdleConnections` does not count a
+ * connection still waiting for its first request as idle, so `close()` would sit out its 2 s
+ * grace timer. Teardown only: drops every HTTP connection, including ones accepted while the
+ * server winds down (WebSocket sockets are no longer HTTP connections and close normally).
+ */
+export async function closeAfterSse(fx: { server: RunningServer; close(): Promise<void> }): Promise<void> {
+  const { httpServer } = fx.server;
+  const drop = (socket: import('node:net').Socket): void => {
+    socket.destroy();
+  };
+  httpServer.on('connection', drop);
+  httpServer.closeAllConnections();
+  try {
+    await fx.close();
+  } finally {
+    httpServer.off('connection', drop);
+  }
+}
+
 /** Reserves a root run over GraphQL in its own Pi session (one active run per session). */
 export function reserveRun(fx: TestServer, runId: string): Promise<RunFieldsFragment> {
   return reserve(fx, reserveInput(runId, { originSessionId: `session-${runId}` }));

@@ -11,6 +11,7 @@ import {
   wsClient,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
+import { closeAfterSse } from '../helpers/live-fixtures.js';
 import { ReserveWorkflowRunDocument } from '../../schema/generated/graphql.js';
 import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
@@ -26,7 +27,7 @@ describe('subscription auth', () => {
     expect(reserveWorkflowRun.__typename).toBe('ReserveWorkflowRunSuccess');
   });
   afterAll(async () => {
-    await fx.close();
+    await closeAfterSse(fx);
   });
 
   it.each([

@@ -2,6 +2,7 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELTAS_SUBSCRIPTION, subscribeSse, subscribeWs, wsClient, type DeltasData } from '../helpers/live-fixtures.js';
+import { closeAfterSse } from '../helpers/live-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 describe('workflowRunDeltas on an unknown run', () => {
@@ -13,7 +14,7 @@ describe('workflowRunDeltas on an unknown run', () => {
   });
   afterAll(async () => {
     await client.dispose();
-    await fx.close();
+    await closeAfterSse(fx);
   });
 
   it.each([null, 1, 0])('graphql-ws, afterRevision %s: one result with the NOT_FOUND error, then the stream ends', async (afterRevision) => {
