@@ -69,6 +69,11 @@ export interface GqlResponse<TResult> {
 /** Options of one request. */
 export interface GqlOptions {
   headers?: Record<string, string>;
+  /**
+   * The Authorization header: default `Bearer <token>` when the server has a token (so flow
+   * helpers work on secured servers), `null` for none, or this exact value.
+   */
+  authorization?: string | null;
   /** Sent as `operationName`; default: the name of the document's first operation. */
   operationName?: string | null;
 }
@@ -156,9 +161,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   ): Promise<GqlResponse<TResult>> {
     const query = document.toString();
     const operationName = requestOptions.operationName === undefined ? operationNameOf(query) : requestOptions.operationName;
+    const authorization =
+      requestOptions.authorization === undefined ? (config.token === null ? null : `Bearer ${config.token}`) : requestOptions.authorization;
     const response = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...requestOptions.headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        ...(authorization === null ? {} : { authorization }),
+        ...requestOptions.headers,
+      },
       body: JSON.stringify({ query, ...(variables === undefined ? {} : { variables }), ...(operationName === null ? {} : { operationName }) }),
     });
     const text = await response.text();
