@@ -13,6 +13,8 @@ export const NO_PROGRESS_DETAIL_LIMIT = 8_192;
  * bump with `run.queue_running` `{status:'running'}`.
  *
  * @returns false when the claim does not verify (nothing written)
+ * @throws StoreError(conflict) `Pi session already has an active workflow run: <sessionId>` when a
+ *   parked run (control claim) would become a second active queue entry of its session
  */
 export function markWorkflowRunRunning(context: StoreContext, input: RunClaimInput): boolean {
   assertWritable(context);
@@ -22,11 +24,13 @@ export function markWorkflowRunRunning(context: StoreContext, input: RunClaimInp
     if (row === undefined) return false;
     const lease = readLease(context, row.resource_id);
     if (!leaseVerifies(lease, input.claimToken, now)) return false;
-    context.database.run(
-      "UPDATE run_queue SET status = 'running', started_at = coalesce(started_at, ?), updated_at = ? WHERE run_id = ?",
-      now,
-      now,
-      input.runId,
+    withActiveSessionSlot(row.origin_session_id, () =>
+      context.database.run(
+        "UPDATE run_queue SET status = 'running', started_at = coalesce(started_at, ?), updated_at = ? WHERE run_id = ?",
+        now,
+        now,
+        input.runId,
+      ),
     );
     bumpRun(context, row, 'run.queue_running', ownerActor(lease), { status: 'running' }, now);
     return true;
