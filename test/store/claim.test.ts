@@ -231,6 +231,18 @@ describe('mark running (STORE.md §6.5)', () => {
     expect(t.store.getWorkflowRun('run-1')?.startedAt).toBe(new Date(startedAt).toISOString());
   });
 
+  it('a parked run under a control claim whose session has another active entry: conflict, nothing written', () => {
+    parkedWaitingRun(t, 'run-1');
+    t.store.claimWorkflowRunForControl({ runId: 'run-1', runnerId: 'control-1', claimToken: 'c', leaseMs: 1000 });
+    reserve(t.store, 'run-2', { originSessionId: 'session-run-1' });
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.markWorkflowRunRunning({ runId: 'run-1', claimToken: 'c' }),
+      'Pi session already has an active workflow run: session-run-1',
+      'conflict',
+    );
+  });
+
   it('returns false and writes nothing without a verified claim', () => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'tok');
