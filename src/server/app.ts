@@ -5,6 +5,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
+import type { GraphQLError, ValidationContext } from 'graphql';
 import type { Logger } from 'pino';
 import { ChangeFeed, WorkflowStore, type Clock } from '../store/index.js';
 import { createContext, schema, type GraphQLContext } from '../schema/index.js';
@@ -19,6 +20,17 @@ export const QUERY_LIMITS = {
   maxCost: 20_000,
   maxTokens: 5_000,
 } as const;
+
+/**
+ * graphql-armor throws its rejections out of validation by default: yoga then answers HTTP 200
+ * without an error code, and graphql-ws fails the whole socket. Reported as validation errors
+ * instead, they get HTTP 400 and `GRAPHQL_VALIDATION_FAILED` (GraphQL over HTTP), and a
+ * subscription gets an error message.
+ */
+const REPORT_AS_VALIDATION_ERROR = {
+  propagateOnRejection: false,
+  onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(error)],
+};
 
 /** A running server. */
 export interface RunningServer {
@@ -74,9 +86,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     plugins: [
       requestLogPlugin(logger),
       EnvelopArmorPlugin({
-        maxDepth: { n: QUERY_LIMITS.maxDepth },
-        maxAliases: { n: QUERY_LIMITS.maxAliases },
-        costLimit: { maxCost: QUERY_LIMITS.maxCost },
+        maxDepth: { n: QUERY_LIMITS.maxDepth, ...REPORT_AS_VALIDATION_ERROR },
+        maxAliases: { n: QUERY_LIMITS.maxAliases, ...REPORT_AS_VALIDATION_ERROR },
+        costLimit: { maxCost: QUERY_LIMITS.maxCost, ...REPORT_AS_VALIDATION_ERROR },
         maxTokens: { n: QUERY_LIMITS.maxTokens },
         blockFieldSuggestion: { enabled: false },
       }),
