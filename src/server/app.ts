@@ -12,6 +12,7 @@ import { createContext, schema, type GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
+import { serveStaticFile } from './static-files.js';
 
 /** Limits on every operation, from graphql-armor (API.md "Access"). */
 export const QUERY_LIMITS = {
@@ -108,6 +109,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       health(response);
       return;
     }
+    if (serveStaticFile(request, response)) return; // the live lineage page: GET / and /app/*
     if (path === '/graphql' && !isGraphiQLPage(request)) {
       if (!isAuthorized(config.token, request.headers.authorization)) {
         response.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
