@@ -18,5 +18,4 @@ describe('/health', () => {
     const body = (await response.json()) as { status: string; database: { path: string; readOnly: boolean; quickCheck: string } };
     expect(body).toEqual({ status: 'ok', database: { path: fx.dbPath, readOnly: false, quickCheck: 'ok' } });
   });
-
 });

@@ -3,9 +3,11 @@
  * children, latestRun and lineage { totalCount } costs a small constant number of SQL
  * statements, the same for 10 runs as for 100 (counted by `store.database.statementCount`).
  */
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkflowRunsLineageOverviewDocument } from '../../schema/generated/graphql.js';
-import { claim, park, reserve, reserveInput, restart, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { canonicalJson, type ReserveWorkflowRunInput } from '../../src/store/index.js';
+import { DEFINITION, reserve, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 /**
  * Statements for one page (measured): the keyset slice, the children batch, the latest-run
@@ -19,11 +21,31 @@ afterEach(async () => {
   fx = undefined;
 });
 
+const DIGEST = createHash('sha256').update(canonicalJson(DEFINITION)).digest('hex');
+
+/** A store-level reservation like the GraphQL one (STORE.md §13.4 defaults). */
+function storeInput(runId: string, session: string, parentRunId?: string): ReserveWorkflowRunInput {
+  return {
+    runId,
+    workflowName: 'demo',
+    workflowSourceRef: 'workflows/demo.ts',
+    workflowSource: { kind: 'file', path: 'workflows/demo.ts', hash: DIGEST },
+    definitionDigest: DIGEST,
+    definitionSnapshot: DEFINITION,
+    input: { task: runId },
+    originSessionId: session,
+    ...(parentRunId === undefined ? {} : { parentRunId }),
+  };
+}
+
 /**
- * Builds `count` runs through the API: chains of three (root → continuation → restart of the
- * continuation), one session per chain; a remainder of single roots.
+ * Builds `count` runs: chains of three (root → continuation → restart of the continuation),
+ * one session per chain, then single roots for the remainder. Setup only, so it calls the
+ * server's store directly (the measured request goes over HTTP).
  */
 async function buildRuns(server: TestServer, count: number): Promise<void> {
+  const { store, clock } = server;
+  const claim = (token: string) => ({ runnerId: 'runner-1', claimToken: token, leaseMs: 60_000 });
   let made = 0;
   let chain = 0;
   while (count - made >= 3) {
@@ -31,24 +53,22 @@ async function buildRuns(server: TestServer, count: number): Promise<void> {
     const session = `session-${chain}`;
     const root = `chain-${chain}-root`;
     const continuation = `chain-${chain}-cont`;
-    await reserve(server, reserveInput(root, { originSessionId: session }));
-    await claim(server, root, `t-${root}`);
-    await park(server, root, `t-${root}`);
-    server.clock.advance(10);
-    await reserve(server, reserveInput(continuation, { originSessionId: session, parentRunId: root }));
-    await claim(server, continuation, `t-${continuation}`);
-    await settle(server, continuation, `t-${continuation}`, 'FAILED', { error: `failure ${chain}` });
-    server.clock.advance(10);
-    await restart(server, { runId: continuation, originSessionId: session, restartRunId: `chain-${chain}-restart` });
-    server.clock.advance(10);
+    store.prepareOrAdoptWorkflowRun(storeInput(root, session), claim(`t-${root}`));
+    store.parkWorkflowRun({ runId: root, claimToken: `t-${root}` });
+    clock.advance(10);
+    store.prepareOrAdoptWorkflowRun(storeInput(continuation, session, root), claim(`t-${continuation}`));
+    store.settleWorkflowRun({ runId: continuation, claimToken: `t-${continuation}`, status: 'failed', error: `failure ${chain}` });
+    clock.advance(10);
+    store.restartWorkflowRun({ runId: continuation, originSessionId: session, restartRunId: `chain-${chain}-restart` });
+    clock.advance(10);
     made += 3;
   }
   while (made < count) {
     made += 1;
     await reserve(server, reserveInput(`single-${made}`, { originSessionId: `single-session-${made}` }));
-    server.clock.advance(10);
+    clock.advance(10);
   }
-  expect(server.store.countWorkflowRuns()).toBe(count);
+  expect(store.countWorkflowRuns()).toBe(count);
 }
 
 /** Runs the overview query for `first` runs and returns the number of SQL statements it took. */
