@@ -131,7 +131,14 @@ describe('parkWorkflowRun', () => {
     });
     expect(parkWorkflowRun).toMatchObject({
       __typename: 'ParkWorkflowRunSuccess',
-      run: { queueStatus: 'PARKED', errorCode: 'workerNoProgress', errorMessage: 'no tool call in 5 turns', claim: null },
+      run: {
+        queueStatus: 'PARKED',
+        status: 'QUEUED',
+        statusDetail: 'no tool call in 5 turns',
+        errorCode: 'workerNoProgress',
+        errorMessage: 'no tool call in 5 turns',
+        claim: null,
+      },
     });
   });
 
