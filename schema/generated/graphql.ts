@@ -297,6 +297,40 @@ export type ViewerDeltasQueryVariables = Exact<{
 
 export type ViewerDeltasQuery = { workflowRun: { runId: string, presentationRevision: number, viewerDeltas: { kind: string, currentRevision: number, retainedFromRevision: number, batches: Array<{ runId: string, presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> }> } } | null };
 
+export type RunChainQueryVariables = Exact<{
+  runId: string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type RunChainQuery = { workflowRun: { runId: string, rootRunId: string, presentationRevision: number, rootRun: { runId: string, workflowName: string, lineage: { totalCount: number, edges: Array<{ node: { runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorMessage: string | null, parentTerminalFingerprint: string | null, createdAt: string } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } } } | null };
+
+export type WorkflowRunDeltasSubscriptionVariables = Exact<{
+  runId: string;
+  afterRevision?: number | null | undefined;
+}>;
+
+
+export type WorkflowRunDeltasSubscription = { workflowRunDeltas:
+    | { __typename: 'ViewerDeltaBatch', runId: string, presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> }
+    | { __typename: 'ViewerSnapshotRequired', runId: string, currentRevision: number, retainedFromRevision: number, run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+   };
+
+export type WorkflowRunUpdatedSubscriptionVariables = Exact<{
+  runId: string;
+}>;
+
+
+export type WorkflowRunUpdatedSubscription = { workflowRunUpdated: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } };
+
+export type WorkflowRunLineageUpdatedSubscriptionVariables = Exact<{
+  rootRunId: string;
+}>;
+
+
+export type WorkflowRunLineageUpdatedSubscription = { workflowRunLineageUpdated: { runId: string, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, presentationRevision: number } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -871,3 +905,155 @@ export const ViewerDeltasDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ViewerDeltasQuery, ViewerDeltasQueryVariables>;
+export const RunChainDocument = new TypedDocumentString(`
+    query RunChain($runId: String!, $first: Int, $after: String) {
+  workflowRun(runId: $runId) {
+    runId
+    rootRunId
+    presentationRevision
+    rootRun {
+      runId
+      workflowName
+      lineage(first: $first, after: $after) {
+        totalCount
+        edges {
+          node {
+            runId
+            parentRunId
+            lineageKind
+            restartNumber
+            status
+            queueStatus
+            paused
+            statusDetail
+            errorMessage
+            parentTerminalFingerprint
+            createdAt
+          }
+        }
+        pageInfo {
+          ...PageInfoFields
+        }
+      }
+    }
+  }
+}
+    fragment PageInfoFields on PageInfo {
+  hasNextPage
+  hasPreviousPage
+  startCursor
+  endCursor
+}`) as unknown as TypedDocumentString<RunChainQuery, RunChainQueryVariables>;
+export const WorkflowRunDeltasDocument = new TypedDocumentString(`
+    subscription WorkflowRunDeltas($runId: String!, $afterRevision: Int) {
+  workflowRunDeltas(runId: $runId, afterRevision: $afterRevision) {
+    __typename
+    ... on ViewerDeltaBatch {
+      runId
+      presentationRevision
+      deltas {
+        deltaIndex
+        targetType
+        targetKey
+        recordedAt
+        patch {
+          op
+          path
+          value
+        }
+      }
+    }
+    ... on ViewerSnapshotRequired {
+      runId
+      currentRevision
+      retainedFromRevision
+      run {
+        ...RunFields
+      }
+    }
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`) as unknown as TypedDocumentString<WorkflowRunDeltasSubscription, WorkflowRunDeltasSubscriptionVariables>;
+export const WorkflowRunUpdatedDocument = new TypedDocumentString(`
+    subscription WorkflowRunUpdated($runId: String!) {
+  workflowRunUpdated(runId: $runId) {
+    ...RunFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`) as unknown as TypedDocumentString<WorkflowRunUpdatedSubscription, WorkflowRunUpdatedSubscriptionVariables>;
+export const WorkflowRunLineageUpdatedDocument = new TypedDocumentString(`
+    subscription WorkflowRunLineageUpdated($rootRunId: String!) {
+  workflowRunLineageUpdated(rootRunId: $rootRunId) {
+    runId
+    parentRunId
+    rootRunId
+    lineageKind
+    restartNumber
+    status
+    queueStatus
+    presentationRevision
+  }
+}
+    `) as unknown as TypedDocumentString<WorkflowRunLineageUpdatedSubscription, WorkflowRunLineageUpdatedSubscriptionVariables>;
