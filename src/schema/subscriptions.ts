@@ -94,8 +94,8 @@ function lineageUpdates(context: GraphQLContext, rootRunId: string): Repeater<Wo
     const abort = new AbortController();
     void stop.then(() => abort.abort());
     while (!abort.signal.aborted) {
-      await context.feed.waitForChange(tick, abort.signal);
-      if (abort.signal.aborted) break;
+      // false once the feed closed (server shutdown): waiting again would return at once.
+      if (!(await context.feed.waitForChange(tick, abort.signal))) break;
       tick = context.feed.ticks;
       const heads = context.store.viewer.chainHeads(rootRunId);
       const changed = [...heads].filter(([runId, revision]) => known.get(runId) !== revision).map(([runId]) => runId);

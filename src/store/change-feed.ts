@@ -102,15 +102,22 @@ export class ChangeFeed {
    * Read {@link ticks} before reading state, then wait with it: no commit is missed.
    *
    * @param sinceTick a value of {@link ticks} taken before the caller read the state
+   * @returns true after a wake-up; false when `signal` aborted or the feed is closed (the caller
+   *   must stop: waiting again would return at once)
    */
-  waitForChange(sinceTick: number, signal?: AbortSignal): Promise<void> {
-    if (this.closed || signal?.aborted === true || this.ticks > sinceTick) return Promise.resolve();
+  waitForChange(sinceTick: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.closed || signal?.aborted === true) return Promise.resolve(false);
+    if (this.ticks > sinceTick) return Promise.resolve(true);
     return new Promise((resolve) => {
       const done = (): void => {
-        signal?.removeEventListener('abort', done);
-        resolve();
+        signal?.removeEventListener('abort', onAbort);
+        resolve(!this.closed && signal?.aborted !== true);
       };
-      signal?.addEventListener('abort', done, { once: true });
+      const onAbort = (): void => {
+        this.changeWaiters = this.changeWaiters.filter((waiter) => waiter !== done);
+        done();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.changeWaiters.push(done);
       this.startWatching();
     });
@@ -186,7 +193,14 @@ export class ChangeFeed {
       }
     }
     if (this.watcher === undefined) return;
-    this.dataVersion = this.readDataVersion();
+    // The waiter read the state before it got here. A commit of another connection made since
+    // the last version this feed saw (maybe after that read) would vanish into a fresh baseline:
+    // compare with the last version seen instead, and wake everyone once when it moved.
+    const version = this.readDataVersion();
+    if (version !== this.dataVersion) {
+      this.dataVersion = version;
+      this.scheduleTick();
+    }
     this.timer = setInterval(() => this.poll(), this.pollIntervalMs);
     this.timer.unref();
   }

@@ -69,7 +69,7 @@ describe('subscription auth', () => {
   });
 
   it('SSE without the header: 401 with WWW-Authenticate; with a wrong token: 401', async () => {
-    for (const headers of [{}, { authorization: 'Bearer nope' }]) {
+    for (const headers of [{}, { authorization: 'Bearer nope' }] as Array<Record<string, string>>) {
       const sse = subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, headers);
       const response = await sse.response;
       expect(response.status).toBe(401);

@@ -1,0 +1,111 @@
+/**
+ * Missed wake-up races of the change feed with commits made by another connection (seen only
+ * through `PRAGMA data_version`): a commit that lands after a subscriber read the state but
+ * before the feed's watcher took its baseline must still wake it. The commit is placed exactly
+ * in that window by wrapping the store read the subscriber makes last before it waits.
+ */
+import type { Client } from 'graphql-ws';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WorkflowStore } from '../../src/store/index.js';
+import {
+  commitMarker,
+  DELTAS_SUBSCRIPTION,
+  range,
+  reserveRun,
+  revisionsOf,
+  subscribeWs,
+  untilRevision,
+  waitUntil,
+  wsClient,
+  type DeltasData,
+} from '../helpers/live-fixtures.js';
+import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+
+/** A guard far above the 25 ms poll interval, far below the test timeout. */
+const PICKUP_MS = 5_000;
+
+describe('change feed: commits of another connection inside the wait window', () => {
+  let fx: TestServer;
+  let other: WorkflowStore;
+  let client: Client;
+  const restore: Array<() => void> = [];
+  beforeAll(async () => {
+    fx = await startTestServer();
+    // A second connection to the same file: its commits bypass the server's commit hook.
+    other = WorkflowStore.open({ path: fx.dbPath, projectPath: fx.dir });
+    client = wsClient(fx.url);
+  });
+  afterEach(() => {
+    for (const undo of restore.splice(0)) undo();
+  });
+  afterAll(async () => {
+    await client.dispose();
+    other.close();
+    await fx.close();
+  });
+
+  it('workflowRunDeltas: a commit between the head check and the watcher baseline is delivered', async () => {
+    const runId = 'run-race-deltas';
+    await reserveRun(fx, runId);
+    const { collector, unsubscribe } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 });
+    restore.push(unsubscribe);
+    // One round trip first, so the watcher is opened, stopped, and started again below.
+    commitMarker(fx.store, runId, 1); // 2
+    await untilRevision(collector, 2);
+
+    // The next time the feed checks the head before waiting, another connection commits right after.
+    const viewer = fx.store.viewer;
+    const head = viewer.head.bind(viewer);
+    let armed = true;
+    viewer.head = (id: string) => {
+      const answer = head(id);
+      if (armed && id === runId && (new Error().stack ?? '').includes('waitForRevision')) {
+        armed = false;
+        commitMarker(other, runId, 3); // 4, invisible to the commit hook
+      }
+      return answer;
+    };
+    restore.push(() => {
+      viewer.head = head;
+    });
+    commitMarker(fx.store, runId, 2); // 3: wakes the subscriber, which then waits after 3
+    await untilRevision(collector, 4, PICKUP_MS);
+    expect(armed).toBe(false);
+    expect(revisionsOf(collector.events)).toEqual(range(2, 4));
+  });
+
+  it('workflowRunLineageUpdated: a commit between the chain read and the next wait is emitted', async () => {
+    const root = 'run-race-lineage';
+    await reserveRun(fx, root);
+    // Alone on the feed: nobody else keeps its poll timer running.
+    await waitUntil(() => fx.server.feed.waiterCount === 0, 'no other subscription waits');
+    const { collector, unsubscribe } = subscribeWs<{ workflowRunLineageUpdated: { runId: string; presentationRevision: number } }>(
+      client,
+      'subscription L($root: String!) { workflowRunLineageUpdated(rootRunId: $root) { runId presentationRevision } }',
+      { root },
+    );
+    restore.push(unsubscribe);
+    await waitUntil(() => fx.server.feed.waiterCount === 1, 'the lineage subscription waits');
+
+    // After the wake-up below, once it loaded the changed runs (before it waits again), another
+    // connection commits on the chain.
+    const store = fx.store;
+    const getWorkflowRuns = store.getWorkflowRuns.bind(store);
+    let armed = true;
+    store.getWorkflowRuns = (ids: readonly string[]) => {
+      const answer = getWorkflowRuns(ids);
+      if (armed && ids.includes(root)) {
+        armed = false;
+        commitMarker(other, root, 2); // 3
+      }
+      return answer;
+    };
+    restore.push(() => {
+      store.getWorkflowRuns = getWorkflowRuns;
+    });
+    commitMarker(fx.store, root, 1); // 2
+    await collector.take(2, PICKUP_MS);
+    expect(armed).toBe(false);
+    expect(collector.events.map((result) => result.data?.workflowRunLineageUpdated.presentationRevision)).toEqual([2, 3]);
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * workflowRunUpdated: after each recorded change with a summary delta (claim, park, settle, a
+ * continuation reserved on the parent) it emits the run as committed, nested fields included
+ * (fresh loaders per event: a second claim, a new continuation, the parent's new state show).
+ */
+import type { Client } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkflowStore } from '../../src/store/index.js';
+import { EventCollector, reserveRun, subscribeWs, waitUntil, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
+import { claim, park, reserve, reserveInput, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+
+const RUN_FIELDS = /* GraphQL */ `
+  fragment LiveRun on WorkflowRun {
+    runId
+    status
+    queueStatus
+    paused
+    presentationRevision
+    errorMessage
+    claim { ownerId leaseGeneration expiresAt }
+    parent { runId status queueStatus presentationRevision }
+    continuation { runId status queueStatus }
+  }
+`;
+const UPDATED = `subscription Updated($runId: String!) { workflowRunUpdated(runId: $runId) { ...LiveRun } } ${RUN_FIELDS}`;
+const RUN_QUERY = `query Run($runId: String!) { workflowRun(runId: $runId) { ...LiveRun } } ${RUN_FIELDS}`;
+
+interface LiveRun {
+  runId: string;
+  status: string;
+  queueStatus: string;
+  paused: boolean;
+  presentationRevision: number;
+  errorMessage: string | null;
+  claim: { ownerId: string; leaseGeneration: number; expiresAt: string } | null;
+  parent: { runId: string; status: string; queueStatus: string; presentationRevision: number } | null;
+  continuation: { runId: string; status: string; queueStatus: string } | null;
+}
+
+/** Revisions after `after` that carry a summary delta (each one is one workflowRunUpdated event). */
+function summaryRevisionsAfter(store: WorkflowStore, runId: string, after: number): number {
+  const read = store.readViewerDeltas(runId, after);
+  if (read?.kind !== 'deltas') throw new Error(`cannot read ${runId} after ${after}`);
+  return read.batches.filter((batch) => batch.deltas.some((delta) => delta.targetType === 'summary')).length;
+}
+
+describe('workflowRunUpdated', () => {
+  let fx: TestServer;
+  let client: Client;
+  beforeAll(async () => {
+    fx = await startTestServer();
+    client = wsClient(fx.url);
+  });
+  afterAll(async () => {
+    await client.dispose();
+    await fx.close();
+  });
+
+  /**
+   * Runs `op`, then awaits exactly the events its summary revisions produce and checks each one
+   * equals the run as a query reads it right after the commit.
+   */
+  async function step(
+    collector: EventCollector<StreamResult<{ workflowRunUpdated: LiveRun }>>,
+    runId: string,
+    op: () => Promise<unknown>,
+  ): Promise<LiveRun> {
+    const before = fx.store.viewer.head(runId)?.currentRevision ?? 0;
+    const seen = collector.events.length;
+    await op();
+    const expected = summaryRevisionsAfter(fx.store, runId, before);
+    expect(expected).toBeGreaterThan(0);
+    const { workflowRun } = await fx.data<{ workflowRun: LiveRun }, { runId: string }>(RUN_QUERY, { runId });
+    await collector.take(seen + expected);
+    const emitted = collector.events.slice(seen).map((result) => {
+      expect(result.errors).toBeUndefined();
+      return result.data?.workflowRunUpdated;
+    });
+    expect(emitted).toEqual(Array.from({ length: expected }, () => workflowRun));
+    return workflowRun;
+  }
+
+  it('claim, park, second claim, settle of a continuation; a continuation reserved on the parent', async () => {
+    const parentId = 'run-parent';
+    const childId = 'run-child';
+    const session = 'session-updated';
+    await reserve(fx, reserveInput(parentId, { originSessionId: session }));
+    const waiting = fx.server.feed.waiterCount;
+    const parentUpdates = subscribeWs<{ workflowRunUpdated: LiveRun }>(client, UPDATED, { runId: parentId }, 'parent').collector;
+    await waitUntil(() => fx.server.feed.waiterCount === waiting + 1, 'the parent subscription waits');
+
+    const claimedParent = await step(parentUpdates, parentId, () => claim(fx, parentId, 'token-parent'));
+    expect(claimedParent).toMatchObject({ queueStatus: 'STARTING', claim: { ownerId: 'runner-1', leaseGeneration: 1 }, continuation: null });
+    fx.clock.advance(1_000);
+    const parkedParent = await step(parentUpdates, parentId, () => park(fx, parentId, 'token-parent'));
+    expect(parkedParent).toMatchObject({ queueStatus: 'PARKED', claim: null, continuation: null });
+    fx.clock.advance(1_000);
+    // Reserving the continuation bumps the parent: its event shows the new continuation.
+    const doneParent = await step(parentUpdates, parentId, () =>
+      reserve(fx, reserveInput(childId, { originSessionId: session, parentRunId: parentId, lineageKind: 'CONTINUATION' })),
+    );
+    expect(doneParent).toMatchObject({ queueStatus: 'DONE', continuation: { runId: childId, queueStatus: 'QUEUED' } });
+
+    const childUpdates = subscribeWs<{ workflowRunUpdated: LiveRun }>(client, UPDATED, { runId: childId }, 'child').collector;
+    await waitUntil(() => fx.server.feed.waiterCount === waiting + 2, 'both subscriptions wait');
+    fx.clock.advance(1_000);
+    const claimed = await step(childUpdates, childId, () => claim(fx, childId, 'token-1', { runnerId: 'runner-1' }));
+    expect(claimed).toMatchObject({
+      queueStatus: 'STARTING',
+      claim: { ownerId: 'runner-1', leaseGeneration: 1, expiresAt: fx.clock.iso(60_000) },
+      parent: { runId: parentId, queueStatus: 'DONE' },
+    });
+    fx.clock.advance(1_000);
+    const parked = await step(childUpdates, childId, () => park(fx, childId, 'token-1'));
+    expect(parked).toMatchObject({ queueStatus: 'PARKED', claim: null });
+    fx.clock.advance(1_000);
+    const reclaimed = await step(childUpdates, childId, () => claim(fx, childId, 'token-2', { runnerId: 'runner-2', leaseMs: 30_000 }));
+    expect(reclaimed).toMatchObject({
+      queueStatus: 'STARTING',
+      claim: { ownerId: 'runner-2', leaseGeneration: 2, expiresAt: fx.clock.iso(30_000) },
+    });
+    fx.clock.advance(1_000);
+    const settled = await step(childUpdates, childId, () => settle(fx, childId, 'token-2', 'FAILED', { error: 'boom' }));
+    expect(settled).toMatchObject({ status: 'FAILED', queueStatus: 'FAILED', claim: null, errorMessage: 'boom' });
+
+    // Every event carried the revision it was emitted for, never an older state.
+    const childEvents = childUpdates.events.map((result) => result.data?.workflowRunUpdated);
+    expect(childEvents.map((run) => [run?.queueStatus, run?.claim?.ownerId ?? null])).toEqual([
+      ...Array.from({ length: childEvents.filter((run) => run?.claim?.ownerId === 'runner-1').length }, () => ['STARTING', 'runner-1']),
+      ...Array.from({ length: childEvents.filter((run) => run?.queueStatus === 'PARKED').length }, () => ['PARKED', null]),
+      ...Array.from({ length: childEvents.filter((run) => run?.claim?.ownerId === 'runner-2').length }, () => ['STARTING', 'runner-2']),
+      ...Array.from({ length: childEvents.filter((run) => run?.status === 'FAILED').length }, () => ['FAILED', null]),
+    ]);
+    // Parent untouched by the child's changes: no further parent events.
+    expect(parentUpdates.events).toHaveLength(
+      summaryRevisionsAfter(fx.store, parentId, 1),
+    );
+  });
+
+  it('a revision without a summary delta (a timeline change) emits nothing', async () => {
+    const runId = 'run-quiet';
+    await reserveRun(fx, runId);
+    const waiting = fx.server.feed.waiterCount;
+    const updates = subscribeWs<{ workflowRunUpdated: LiveRun }>(client, UPDATED, { runId }, 'quiet').collector;
+    await waitUntil(() => fx.server.feed.waiterCount === waiting + 1, 'the subscription waits');
+    fx.store.recordViewerDeltas(runId, [{ targetType: 'timeline', ops: [{ op: 'append', path: '/entries', value: [1] }] }]);
+    const summaryRevision = fx.store.recordViewerDeltas(runId, [{ targetType: 'summary' }]);
+    await updates.take(1);
+    expect(updates.events.map((result) => result.data?.workflowRunUpdated.presentationRevision)).toEqual([summaryRevision]);
+  });
+});
