@@ -12,16 +12,20 @@
  *   intervals under the test's control.
  * - documents and helpers to commit revisions and to build the expected deltas.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import type { GraphQLFormattedError } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import { pino } from 'pino';
 import WebSocket from 'ws';
 import { startServer, type RunningServer } from '../../src/server/app.js';
 import type { ServerConfig } from '../../src/server/config.js';
-import type { ViewerPatchOperation, WorkflowStore } from '../../src/store/index.js';
+import type { WorkflowStore } from '../../src/store/index.js';
+import type { DeltaEvent } from './live-markers.js';
 import type { RunFieldsFragment } from '../../schema/generated/graphql.js';
 import { ManualClock, reserve, reserveInput, type TestServer } from './server-fixture.js';
 
@@ -46,6 +50,8 @@ interface Waiter {
  */
 export class EventCollector<T> {
   readonly events: T[] = [];
+  /** `Date.now()` at the arrival of each event (same index as {@link events}). */
+  readonly receivedAt: number[] = [];
   /** The stream's error (a GraphQL error list, a close event, an Error), once it failed. */
   error: unknown = undefined;
   completed = false;
@@ -55,6 +61,7 @@ export class EventCollector<T> {
 
   push(event: T): void {
     this.events.push(event);
+    this.receivedAt.push(Date.now());
     this.flush();
   }
 
@@ -367,6 +374,65 @@ async function readFrames<TData>(body: ReadableStream<Uint8Array>, collector: Ev
 }
 
 // ---------------------------------------------------------------------------------------------
+// child processes
+
+/** A Node child process running a TypeScript script (through tsx) that speaks JSON lines. */
+export interface ChildProcessHandle {
+  child: import('node:child_process').ChildProcess;
+  /** Every stdout line, parsed as JSON (non-JSON lines as `{text}`). */
+  lines: EventCollector<Record<string, unknown>>;
+  /** Everything the child wrote to stderr. */
+  stderr(): string;
+  /** Writes one command line to its stdin. */
+  send(line: string): void;
+  /** Resolves with the exit code (or the signal name) once it exited. */
+  exited: Promise<number | string>;
+  /** Kills it unless it already exited (cleanup). */
+  kill(): void;
+}
+
+/** Starts `node --import tsx <script> ...args` with cwd at the repository root. */
+export function spawnTsChild(script: string, args: string[], label = 'child'): ChildProcessHandle {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const lines = new EventCollector<Record<string, unknown>>(label);
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+    try {
+      lines.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      lines.push({ text: line });
+    }
+  });
+  const exited = new Promise<number | string>((resolve) => {
+    child.on('exit', (code, signal) => {
+      lines.complete();
+      resolve(code ?? signal ?? 'unknown');
+    });
+  });
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    send: (line) => {
+      child.stdin?.write(`${line}\n`);
+    },
+    exited,
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** The repository root (cwd of child processes). */
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+// ---------------------------------------------------------------------------------------------
 // server
 
 /** A server started by {@link startLiveServer}. */
@@ -445,6 +511,17 @@ export function reserveRun(fx: TestServer, runId: string): Promise<RunFieldsFrag
 // ---------------------------------------------------------------------------------------------
 // documents and expected values
 
+export {
+  commitMarker,
+  expectedMarkerBatch,
+  expectedMarkerDeltas,
+  markerOps,
+  withoutRecordedAt,
+  type ApiDelta,
+  type ApiPatchOperation,
+  type DeltaEvent,
+} from './live-markers.js';
+
 /** `workflowRunDeltas` with every field of both event types. */
 export const DELTAS_SUBSCRIPTION = /* GraphQL */ `
   subscription Deltas($runId: String!, $afterRevision: Int) {
@@ -464,33 +541,6 @@ export const DELTAS_SUBSCRIPTION = /* GraphQL */ `
     }
   }
 `;
-
-/** A patch operation as the API shows it. */
-export interface ApiPatchOperation {
-  op: 'ADD' | 'APPEND' | 'REMOVE' | 'REPLACE';
-  path: string;
-  value: unknown;
-}
-
-/** A delta as the API shows it. */
-export interface ApiDelta {
-  deltaIndex: number;
-  targetType: string;
-  targetKey: string;
-  recordedAt: string;
-  patch: ApiPatchOperation[];
-}
-
-/** A `workflowRunDeltas` event. */
-export type DeltaEvent =
-  | { __typename: 'ViewerDeltaBatch'; runId: string; presentationRevision: number; deltas: ApiDelta[] }
-  | {
-      __typename: 'ViewerSnapshotRequired';
-      runId: string;
-      currentRevision: number;
-      retainedFromRevision: number;
-      run: { runId: string; presentationRevision: number };
-    };
 
 /** Data of one `workflowRunDeltas` result. */
 export interface DeltasData {
@@ -531,60 +581,6 @@ export function untilRevision(collector: EventCollector<StreamResult<DeltasData>
     `revision ${revision}`,
     timeoutMs,
   );
-}
-
-/** The own ops of the marker revision `k` committed by {@link commitMarker}. */
-export function markerOps(k: number, payload?: string): ViewerPatchOperation[] {
-  return [
-    { op: 'append', path: '/entries', value: [{ k }] },
-    { op: 'replace', path: '/last', value: payload === undefined ? { k } : { k, payload } },
-  ];
-}
-
-/**
- * Commits one revision on `runId`: a `timeline` delta keyed `k<k>` with {@link markerOps}, and
- * (every third marker) a second `conversation` delta, so batches differ in shape.
- *
- * @returns the new revision
- */
-export function commitMarker(store: WorkflowStore, runId: string, k: number, payload?: string): number {
-  const drafts: Array<{ targetType: 'timeline' | 'conversation'; targetKey: string; ops: ViewerPatchOperation[] }> = [
-    { targetType: 'timeline', targetKey: `k${k}`, ops: markerOps(k, payload) },
-  ];
-  if (k % 3 === 0) drafts.push({ targetType: 'conversation', targetKey: '', ops: [{ op: 'remove', path: `/draft/${k}` }] });
-  return store.recordViewerDeltas(runId, drafts);
-}
-
-/** The deltas the API shows for marker `k` committed at `revision` (recordedAt left out). */
-export function expectedMarkerDeltas(revision: number, k: number, payload?: string): Array<Omit<ApiDelta, 'recordedAt'>> {
-  const revisionOp: ApiPatchOperation = { op: 'REPLACE', path: '/presentationRevision', value: revision };
-  const deltas: Array<Omit<ApiDelta, 'recordedAt'>> = [
-    {
-      deltaIndex: 0,
-      targetType: 'TIMELINE',
-      targetKey: `k${k}`,
-      patch: [
-        revisionOp,
-        { op: 'APPEND', path: '/entries', value: [{ k }] },
-        { op: 'REPLACE', path: '/last', value: payload === undefined ? { k } : { k, payload } },
-      ],
-    },
-  ];
-  if (k % 3 === 0) {
-    deltas.push({ deltaIndex: 1, targetType: 'CONVERSATION', targetKey: '', patch: [revisionOp, { op: 'REMOVE', path: `/draft/${k}`, value: null }] });
-  }
-  return deltas;
-}
-
-/** A batch event without the recordedAt values (for exact comparison). */
-export function withoutRecordedAt(event: DeltaEvent): unknown {
-  if (event.__typename !== 'ViewerDeltaBatch') return event;
-  return { ...event, deltas: event.deltas.map(({ recordedAt: _recordedAt, ...delta }) => delta) };
-}
-
-/** The expected batch event of marker `k` at `revision`, comparable to {@link withoutRecordedAt}. */
-export function expectedMarkerBatch(runId: string, revision: number, k: number, payload?: string): unknown {
-  return { __typename: 'ViewerDeltaBatch', runId, presentationRevision: revision, deltas: expectedMarkerDeltas(revision, k, payload) };
 }
 
 /** Percentile (nearest rank) of `values`. */

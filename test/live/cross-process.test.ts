@@ -1,0 +1,104 @@
+/**
+ * Commits made by another process (its own WorkflowStore on the same file, like the workflow
+ * host) reach the server's subscribers through the data_version watcher: every revision, in
+ * order, with its content. Also measures pickup latency (child commit → client receipt) at the
+ * fixture's pollIntervalMs of 25; printed, not asserted.
+ */
+import type { Client } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  deltaEvents,
+  DELTAS_SUBSCRIPTION,
+  expectedMarkerBatch,
+  percentile,
+  range,
+  reserveRun,
+  revisionsOf,
+  spawnTsChild,
+  subscribeWs,
+  untilRevision,
+  waitUntil,
+  withoutRecordedAt,
+  wsClient,
+  type ChildProcessHandle,
+  type DeltasData,
+} from '../helpers/live-fixtures.js';
+import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+
+const WRITER = 'test/live/children/writer.ts';
+const BURST = 20;
+const SAMPLES = 50;
+
+describe('cross-process commits', () => {
+  let fx: TestServer;
+  let client: Client;
+  let writer: ChildProcessHandle;
+  const runId = 'run-cross';
+  beforeAll(async () => {
+    fx = await startTestServer();
+    await reserveRun(fx, runId);
+    client = wsClient(fx.url);
+    writer = spawnTsChild(WRITER, [fx.dbPath, fx.dir, runId], 'writer');
+    await writer.lines.until((lines) => lines.some((line) => line.ready === true), 'the writer to open the store');
+  });
+  afterAll(async () => {
+    writer.send('exit');
+    expect(await writer.exited).toBe(0);
+    await client.dispose();
+    await fx.close();
+  });
+
+  it(`${BURST} back-to-back commits of another process: every subscriber gets each revision once, in order, with its deltas`, async () => {
+    const replay = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, 'replay').collector;
+    const live = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, 'live').collector;
+    await waitUntil(() => fx.server.feed.waiterCount === 2, 'both subscriptions wait on the feed');
+    writer.send(`burst ${BURST} 1`);
+    await writer.lines.until((lines) => lines.some((line) => line.done === BURST), 'the burst');
+    const last = BURST + 1;
+    await untilRevision(replay, last);
+    await untilRevision(live, last);
+    const expected = range(2, last).map((revision) => expectedMarkerBatch(runId, revision, revision - 1));
+    for (const collector of [replay, live]) {
+      expect(revisionsOf(collector.events)).toEqual(range(2, last));
+      expect(deltaEvents(collector.events).map(withoutRecordedAt)).toEqual(expected);
+    }
+    // recordedAt comes from the child's own clock (real time), not the server's manual clock.
+    const commits = writer.lines.events.filter((line) => typeof line.revision === 'number') as Array<{ revision: number; at: number }>;
+    deltaEvents(replay.events).forEach((event, index) => {
+      const recordedAt = event.__typename === 'ViewerDeltaBatch' ? Date.parse(event.deltas[0]?.recordedAt ?? '') : Number.NaN;
+      expect(recordedAt).toBeLessThanOrEqual(commits[index]?.at ?? 0);
+      expect(recordedAt).toBeGreaterThan((commits[index]?.at ?? 0) - 5_000);
+    });
+  });
+
+  it('pickup latency: one commit at a time, each awaited at the client', async () => {
+    const start = fx.store.viewer.head(runId)?.currentRevision ?? 0;
+    const live = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: start }, 'latency').collector;
+    const latencies: number[] = [];
+    for (let sample = 0; sample < SAMPLES; sample += 1) {
+      const k = 1_000 + sample;
+      const before = writer.lines.events.length;
+      // Spread over the 25 ms poll phase (else each commit lands just after a poll: biased high).
+      writer.send(`one ${k} ${(sample * 7) % 25}`);
+      await writer.lines.take(before + 2); // the commit line, then done
+      const line = writer.lines.events[before] as { revision: number; k: number; at: number };
+      expect(line.k).toBe(k);
+      await untilRevision(live, line.revision);
+      const index = live.events.findIndex((result) => {
+        const event = result.data?.workflowRunDeltas;
+        return event?.__typename === 'ViewerDeltaBatch' && event.presentationRevision === line.revision;
+      });
+      latencies.push((live.receivedAt[index] ?? Number.NaN) - line.at);
+    }
+    expect(revisionsOf(live.events)).toEqual(range(start + 1, start + SAMPLES));
+    expect(deltaEvents(live.events).map(withoutRecordedAt)).toEqual(
+      range(start + 1, start + SAMPLES).map((revision, index) => expectedMarkerBatch(runId, revision, 1_000 + index)),
+    );
+    const p50 = percentile(latencies, 50);
+    const p99 = percentile(latencies, 99);
+    console.log(
+      `cross-process pickup latency (pollIntervalMs 25, ${SAMPLES} samples): p50 ${p50} ms, p99 ${p99} ms, min ${Math.min(...latencies)} ms, max ${Math.max(...latencies)} ms`,
+    );
+    expect(latencies.every((latency) => Number.isFinite(latency) && latency >= 0)).toBe(true);
+  });
+});
