@@ -1,0 +1,43 @@
+/**
+ * Child process of the shutdown test: the real server on 127.0.0.1:0 over the given database.
+ *
+ * argv: <dbPath> <projectPath>
+ * stdin: `waiters` (prints the feed's waiter count), `close` (closes the server; the process
+ *   must then exit by itself: nothing may keep its event loop alive or busy)
+ * stdout: `{"url":…}`, `{"waiters":n}`, `{"closed":true}`
+ */
+import { createInterface } from 'node:readline';
+import { pino } from 'pino';
+import { startServer } from '../../../src/server/app.js';
+
+const [dbPath, projectPath] = process.argv.slice(2);
+if (dbPath === undefined || projectPath === undefined) throw new Error('usage: server.ts <dbPath> <projectPath>');
+const server = await startServer(
+  {
+    dbPath,
+    port: 0,
+    host: '127.0.0.1',
+    readOnly: false,
+    token: null,
+    projectPath,
+    pollIntervalMs: 25,
+    keepAliveMs: 12_000,
+    maxBodyBytes: 2_097_152,
+    logLevel: 'silent',
+  },
+  { logger: pino({ level: 'silent' }) },
+);
+const print = (value: unknown): void => {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+};
+const input = createInterface({ input: process.stdin });
+input.on('line', (line) => {
+  const command = line.trim();
+  if (command === 'waiters') print({ waiters: server.feed.waiterCount });
+  else if (command === 'close') {
+    input.close();
+    process.stdin.destroy();
+    void server.close().then(() => print({ closed: true }));
+  }
+});
+print({ url: server.url });
