@@ -30,8 +30,9 @@ const dbPath = resolve(options.db);
 mkdirSync(dirname(dbPath), { recursive: true });
 const store = WorkflowStore.open({ path: dbPath, projectPath: resolve(options.project) });
 const prefix = options.prefix ?? nextDemoPrefix(store);
+let outputClosed = false;
 const log = (line: string): void => {
-  process.stdout.write(`${line}\n`);
+  if (!outputClosed) process.stdout.write(`${line}\n`);
 };
 const host = new DemoHost(store, mulberry32(options.seed), { chains: options.chains, prefix, intervalMs: options.intervalMs, log });
 log(`[host] pid ${process.pid}: ${options.chains} chain(s), seed ${options.seed}, every ${options.intervalMs} ms, run ids ${prefix}-c<chain>-<n>, db ${dbPath}`);
@@ -49,6 +50,12 @@ function stop(signal: string): void {
 }
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));
+// Output piped into something that closed (e.g. `| head`): stop quietly like on a signal.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  outputClosed = true;
+  stop('EPIPE');
+});
 
 while (!stopped) {
   await host.step();
