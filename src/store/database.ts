@@ -3,6 +3,17 @@ import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { StoreError } from './errors.js';
 import { applyMigrations, checkMigrations, refuseNewerDatabase } from './migrations.js';
 
+/**
+ * Rounds of `BEGIN IMMEDIATE`, each waiting up to the busy timeout, before `SQLITE_BUSY`
+ * reaches the caller of {@link StateDatabase.transaction}.
+ */
+export const BEGIN_ATTEMPTS = 3;
+
+function isBusyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
 /** Parameters bound to a statement: positional values. */
 export type SqlParams = readonly unknown[];
 
@@ -32,6 +43,8 @@ export class StateDatabase {
   readonly readOnly: boolean;
   /** Number of SQL statements executed through this object since open (or {@link resetStatementCount}). */
   statementCount = 0;
+  /** Rounds of `BEGIN IMMEDIATE` tried again after `SQLITE_BUSY` since open (see {@link transaction}). */
+  beginRetries = 0;
   private readonly cache = new Map<string, Statement>();
   private afterCommitHooks: Array<() => void> = [];
   private readonly commitListeners = new Set<() => void>();
@@ -130,17 +143,34 @@ export class StateDatabase {
    * Runs `fn` inside one `BEGIN IMMEDIATE` transaction, or inside the caller's open
    * transaction (helpers join, STORE.md §13.8). A thrown error rolls everything back.
    * Hooks registered with {@link afterCommit} run once the outermost transaction committed.
+   * When `BEGIN IMMEDIATE` still finds the database locked after the busy timeout, it is tried
+   * again (up to {@link BEGIN_ATTEMPTS} rounds in all; `fn` has not run, so this is safe), so
+   * writers starved by a stream of other writers do not see `SQLITE_BUSY`.
    *
    * @returns what `fn` returns
    */
   transaction<T>(fn: () => T): T {
     if (this.connection.inTransaction) return fn();
     let result: T;
-    try {
-      result = this.connection.transaction(fn).immediate();
-    } catch (error) {
-      this.afterCommitHooks = [];
-      throw error;
+    for (let attempt = 1; ; attempt += 1) {
+      let started = false;
+      try {
+        result = this.connection
+          .transaction(() => {
+            started = true;
+            return fn();
+          })
+          .immediate();
+        break;
+      } catch (error) {
+        this.afterCommitHooks = [];
+        // BEGIN IMMEDIATE itself was refused after the busy timeout: nothing ran, so another
+        // round is safe. SQLite's busy handler polls every 100 ms once it has waited a while,
+        // and a steady stream of short writers can take the lock between every poll; a fresh
+        // round starts polling fast again. Anything else, or the last round, reaches the caller.
+        if (started || attempt >= BEGIN_ATTEMPTS || !isBusyError(error)) throw error;
+        this.beginRetries += 1;
+      }
     }
     const hooks = this.afterCommitHooks;
     this.afterCommitHooks = [];

@@ -42,6 +42,9 @@ export interface ClaimMode {
   preserveQueueStatus: boolean;
 }
 
+/** Queue statuses claimNext may take a run from (STORE.md §6.4). */
+const CLAIMABLE_QUEUE_STATUSES = ['queued', 'parked', 'starting', 'running'] as const;
+
 function validateClaim(runnerId: string, claimToken: string, leaseMs: number): void {
   if (typeof runnerId !== 'string' || runnerId.length === 0) {
     throw new StoreError('validation', 'runnerId must be a non-empty string', 'runnerId');
@@ -155,7 +158,6 @@ export function claimNextWorkflowRun(context: StoreContext, input: ClaimNextWork
   validateClaim(input.runnerId, input.claimToken, input.leaseMs);
   const now = resolveNow(input.now, context.clock);
   const conditions = [
-    "q.status IN ('queued', 'parked', 'starting', 'running')",
     'q.available_at <= ?',
     '(l.owner_id IS NULL OR l.expires_at <= ? OR l.owner_id = ?)',
     "(q.affinity_runner_id IS NULL OR q.affinity_runner_id = ? OR q.status IN ('parked', 'starting', 'running'))",
@@ -178,15 +180,21 @@ export function claimNextWorkflowRun(context: StoreContext, input: ClaimNextWork
     conditions.push('r.run_id NOT IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(input.excludeRunIds));
   }
-  return context.database.transaction(() => {
-    const next = context.database.get<{ run_id: string }>(
-      `SELECT r.run_id FROM runs r
+  // One ordered probe per claimable queue status, each walking the (status, available_at,
+  // created_at) index and stopping at its first eligible row; the earliest of those wins. A
+  // single `status IN (…)` query would evaluate and sort every claimable row on each claim,
+  // inside the write transaction.
+  const probe = `SELECT * FROM (SELECT r.run_id, q.available_at, q.created_at FROM runs r
        JOIN run_queue q ON q.run_id = r.run_id
        JOIN run_bindings b ON b.run_id = r.run_id
        JOIN leases l ON l.resource_id = r.resource_id
-       WHERE ${conditions.join(' AND ')}
-       ORDER BY q.available_at, q.created_at, r.run_id LIMIT 1`,
-      ...params,
+       WHERE q.status = ? AND ${conditions.join(' AND ')}
+       ORDER BY q.available_at, q.created_at, r.run_id LIMIT 1)`;
+  return context.database.transaction(() => {
+    const next = context.database.get<{ run_id: string }>(
+      `SELECT run_id FROM (${CLAIMABLE_QUEUE_STATUSES.map(() => probe).join(' UNION ALL ')})
+       ORDER BY available_at, created_at, run_id LIMIT 1`,
+      ...CLAIMABLE_QUEUE_STATUSES.flatMap((status) => [status, ...params]),
     );
     if (next === undefined) return undefined;
     return claimCore(context, next.run_id, input, now, { allowPendingInteraction: false, preserveQueueStatus: false });

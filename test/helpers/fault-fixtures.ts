@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,15 @@ export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..
 /** A fresh temporary directory (the caller removes it). */
 export function faultTempDir(prefix = 'pi-workflows-faults-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * A fresh temporary directory in memory (`/dev/shm` when it exists, else the temp dir): for
+ * tests about locking rather than durability, so every commit's fsync (synchronous=FULL) does
+ * not turn a 10,000-run race into a disk benchmark. The caller removes it.
+ */
+export function memoryTempDir(prefix = 'pi-workflows-faults-'): string {
+  return existsSync('/dev/shm') ? mkdtempSync(join('/dev/shm', prefix)) : faultTempDir(prefix);
 }
 
 /**
