@@ -18,10 +18,9 @@
  *       turn started, run `waiting` and parked (sometimes paused and resumed), then after the
  *       deadline a control claim and beginWorkflowRunInteractionTimeout.
  *
- * The one write the store has no operation for is the engine reporting the run's durable
- * status (`running`, or `waiting` when it waits for input, STORE.md §4): a host writes that
- * itself. {@link DemoHost.reportRunStatus} does it with one UPDATE of `runs`, a run event and
- * the viewer deltas, in one transaction, like the test fixtures' `hostSetRunStatus`.
+ * The engine reporting the run's durable status (`running`, or `waiting` when it waits for
+ * input, STORE.md §4) goes through `store.reportWorkflowRunState`: runs.status, a run event
+ * and the viewer deltas, in one transaction.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -144,13 +143,9 @@ export interface DemoHostOptions {
  * `d<n>` exist, so repeated demos on one file never collide on run ids or sessions.
  */
 export function nextDemoPrefix(store: WorkflowStore): string {
-  const rows = store.database.all<{ run_id: string }>("SELECT run_id FROM runs WHERE run_id GLOB 'd[0-9]*-c[0-9]*'");
-  let max = 0;
-  for (const { run_id: runId } of rows) {
-    const match = /^d(\d+)-c\d+/.exec(runId);
-    if (match !== null) max = Math.max(max, Number(match[1]));
+  for (let n = 1; ; n += 1) {
+    if (store.countWorkflowRuns({ originSessionId: `demo-d${n}-s1` }) === 0) return `d${n}`;
   }
-  return `d${max + 1}`;
 }
 
 function sha256Hex(text: string): string {
@@ -341,24 +336,11 @@ export class DemoHost {
   // ---- running -----------------------------------------------------------------------------
 
   /**
-   * The engine reports the run's durable status (STORE.md §4): `runs.status` (with
-   * `finished_at` for `waiting`, as the CHECK wants), a run event and the viewer deltas, in
-   * one transaction.
+   * The engine reports the run's durable status (STORE.md §4) through the store: runs.status,
+   * a run event and the viewer deltas, in one transaction.
    */
-  private reportRunStatus(runId: string, status: 'running' | 'waiting', detail: string | null, drafts: ViewerDeltaDraft[]): number {
-    return this.store.database.transaction(() => {
-      const now = this.store.now();
-      this.store.database.run(
-        'UPDATE runs SET status = ?, status_detail = ?, finished_at = ?, updated_at = ? WHERE run_id = ?',
-        status,
-        detail,
-        status === 'waiting' ? now : null,
-        now,
-        runId,
-      );
-      this.store.recordRunEvent({ runId, type: `run.${status}`, payload: { status }, runnerId: HOST_RUNNER_ID });
-      return this.store.recordViewerDeltas(runId, drafts);
-    });
+  private reportRunStatus(run: ActiveRun, status: 'running' | 'waiting', detail: string | null, drafts: ViewerDeltaDraft[]): number {
+    return this.store.reportWorkflowRunState({ runId: run.runId, claimToken: run.token, status, detail, drafts });
   }
 
   private timelineItem(kind: string, text: string): ViewerDeltaDraft {
@@ -374,7 +356,7 @@ export class DemoHost {
       throw new Error(`${run.runId}: claim no longer verifies`);
     }
     const step = slot.workflow.steps[run.stepIndex] as string;
-    const revision = this.reportRunStatus(run.runId, 'running', null, [
+    const revision = this.reportRunStatus(run, 'running', null, [
       { targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: 'running' }, { op: 'replace', path: '/step', value: step }] },
       { targetType: 'graph', targetKey: step, ops: [{ op: 'replace', path: `/nodes/${step}/state`, value: 'running' }] },
       this.timelineItem('started', `Run started at step ${step}`),
@@ -535,7 +517,7 @@ export class DemoHost {
   }
 
   private parkForInput(slot: Slot, run: ActiveRun): void {
-    this.reportRunStatus(run.runId, 'waiting', 'waiting for origin-session input', [
+    this.reportRunStatus(run, 'waiting', 'waiting for origin-session input', [
       { targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: 'waiting' }] },
       this.timelineItem('waiting', 'Waiting for input from the origin session'),
     ]);
@@ -594,7 +576,7 @@ export class DemoHost {
         { targetType: 'conversation', ops: [{ op: 'append', path: '/messages', value: [{ role: 'workflow', text }] }] },
       ]);
     });
-    this.reportRunStatus(run.runId, 'waiting', 'waiting for origin-session input', [
+    this.reportRunStatus(run, 'waiting', 'waiting for origin-session input', [
       { targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: 'waiting' }] },
       this.timelineItem('interaction', `Asked the session; deadline ${new Date(deadlineAt).toISOString()}`),
     ]);

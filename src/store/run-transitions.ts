@@ -3,6 +3,7 @@ import { bumpRun, leaseVerifies, ownerActor, ownerTypeFor, readLease, releaseLea
 import { loadRunRow, TERMINAL_RUN_STATUSES } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
 import { resolveNow } from './values.js';
+import type { ViewerDeltaDraft } from './viewer-deltas.js';
 import type { RunClaimInput } from './run-claims.js';
 
 /** Longest stored no-progress detail, in UTF-16 code units (STORE.md §6.7). */
@@ -289,6 +290,60 @@ export function beginWorkflowRunInteractionTimeout(
       [{ targetType: 'summary' }, { targetType: 'replay' }, { targetType: 'conversation' }],
     );
     return true;
+  });
+}
+
+/** Input of {@link reportWorkflowRunState}. */
+export interface ReportWorkflowRunStateInput {
+  runId: string;
+  claimToken: string;
+  /** `running`: the engine started or resumed the run; `waiting`: it waits for input. */
+  status: 'running' | 'waiting';
+  /** runs.status_detail; default null (`waiting for origin-session input` for waiting). */
+  detail?: string | null;
+  /** Viewer targets recorded after the bump (default summary, replay). */
+  drafts?: readonly ViewerDeltaDraft[];
+  now?: string;
+}
+
+/**
+ * The engine reports a run's durable state (STORE.md §4 "engine reports run started/resumed",
+ * "engine waits for input"): with a verified claim, runs.status `running` (finished_at NULL)
+ * or `waiting` (finished_at now, as the CHECK of §3.7 wants), status detail, bump with
+ * `run.running` / `run.waiting` `{status}`, then the given viewer drafts. The queue is not
+ * touched: the host moves it with mark running / park.
+ *
+ * @returns the new presentation revision
+ * @throws StoreError(not_found) `Workflow run not found: <runId>`;
+ *   StoreError(claim_lost) `Claim token is not the live claim of workflow run: <runId>`;
+ *   StoreError(conflict) `Workflow run <runId> is terminal`
+ */
+export function reportWorkflowRunState(context: StoreContext, input: ReportWorkflowRunStateInput): number {
+  assertWritable(context);
+  if (input.status !== 'running' && input.status !== 'waiting') {
+    throw new StoreError('validation', 'status must be running or waiting', 'status');
+  }
+  const now = resolveNow(input.now, context.clock);
+  return context.database.transaction(() => {
+    const row = loadRunRow(context, input.runId);
+    if (row === undefined) throw new StoreError('not_found', `Workflow run not found: ${input.runId}`);
+    const lease = readLease(context, row.resource_id);
+    if (!leaseVerifies(lease, input.claimToken, now)) {
+      throw new StoreError('claim_lost', `Claim token is not the live claim of workflow run: ${input.runId}`);
+    }
+    const detail = input.detail !== undefined ? input.detail : input.status === 'waiting' ? 'waiting for origin-session input' : null;
+    const updated = context.database.run(
+      `UPDATE runs SET status = ?, status_detail = ?, finished_at = ?, updated_at = ?
+       WHERE run_id = ? AND status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')`,
+      input.status,
+      detail,
+      input.status === 'waiting' ? now : null,
+      now,
+      input.runId,
+    );
+    if (updated.changes !== 1) throw new StoreError('conflict', `Workflow run ${input.runId} is terminal`);
+    bumpRun(context, row, `run.${input.status}`, ownerActor(lease), { status: input.status }, now, input.drafts ?? SUMMARY_REPLAY);
+    return context.viewer.head(input.runId)?.currentRevision ?? 1;
   });
 }
 

@@ -48,6 +48,8 @@ import {
   pauseParkedWorkflowRun,
   recordRunEvent,
   releaseWorkflowRunClaim,
+  reportWorkflowRunState,
+  type ReportWorkflowRunStateInput,
   resumePausedInteraction,
   type RunEventRecord,
 } from './run-transitions.js';
@@ -218,6 +220,11 @@ export class WorkflowStore {
   /** Renew a live claim (STORE.md §5). */
   renewWorkflowRunClaim(input: RunClaimInput & { leaseMs: number }): WorkflowRunRecord | undefined {
     return renewWorkflowRunClaim(this.context, input);
+  }
+
+  /** The engine reports a run `running` or `waiting` (STORE.md §4). See {@link reportWorkflowRunState}. */
+  reportWorkflowRunState(input: ReportWorkflowRunStateInput): number {
+    return reportWorkflowRunState(this.context, input);
   }
 
   /** Worker ready (STORE.md §6.5). */
