@@ -2,7 +2,6 @@ import type { LineageKey, WorkflowRunRecord } from '../store/index.js';
 import { builder } from './builder.js';
 import { assertPageArgs, decodeLineageCursor, encodeLineageCursor } from './cursors.js';
 import { LineageKindEnum } from './enums.js';
-import { badUserInput } from './errors.js';
 import { WorkflowRunConnectionRef, WorkflowRunRef } from './workflow-run.js';
 import type { GraphQLContext } from './context.js';
 
@@ -52,49 +51,43 @@ builder.objectFields(WorkflowRunRef, (t) => ({
     description: "The newest run of this run's chain (same rootRunId).",
     resolve: async (run, _args, context) => loadRun(context, await context.loaders.latestRunId.load(run.rootRunId)),
   }),
-  lineage: t.connection(
-    {
-      type: WorkflowRunRef,
-      description: "Every run sharing this run's rootRunId: root first, then by creation. first at most 100.",
-      args: {},
-      resolve: (run, args, context) => {
-        if (args.last != null || args.before != null) {
-          throw badUserInput('lineage pages forward only: use first and after');
+  lineage: t.field({
+    type: WorkflowRunConnectionRef,
+    description: "Every run sharing this run's rootRunId: root first, then by creation. Pages forward; first at most 100 (default 20).",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (run, args, context) => {
+      assertPageArgs(args);
+      const first = args.first ?? 20;
+      const after = args.after == null ? undefined : decodeLineageCursor(args.after);
+      // The page is read only when edges or pageInfo are selected, so `lineage { totalCount }`
+      // over a page of runs stays one batched statement.
+      let page: { edges: Array<{ cursor: string; node: WorkflowRunRecord }>; hasNextPage: boolean } | undefined;
+      const read = () => {
+        if (page === undefined) {
+          const result = context.store.lineagePage(run.rootRunId, first, after);
+          result.runs.forEach((member) => context.loaders.run.prime(member.runId, member));
+          page = {
+            edges: result.runs.map((node, index) => ({ cursor: encodeLineageCursor(result.keys[index] as LineageKey), node })),
+            hasNextPage: result.hasNextPage,
+          };
         }
-        assertPageArgs(args);
-        const first = args.first ?? 20;
-        const after = args.after == null ? undefined : decodeLineageCursor(args.after);
-        // The page is read only when edges or pageInfo are selected, so `lineage { totalCount }`
-        // over a page of runs stays one batched statement.
-        let page: { edges: Array<{ cursor: string; node: WorkflowRunRecord }>; hasNextPage: boolean } | undefined;
-        const read = () => {
-          if (page === undefined) {
-            const result = context.store.lineagePage(run.rootRunId, first, after);
-            result.runs.forEach((member) => context.loaders.run.prime(member.runId, member));
-            page = {
-              edges: result.runs.map((node, index) => ({ cursor: encodeLineageCursor(result.keys[index] as LineageKey), node })),
-              hasNextPage: result.hasNextPage,
-            };
-          }
-          return page;
-        };
-        return {
-          get edges() {
-            return read().edges;
-          },
-          get pageInfo() {
-            const { edges, hasNextPage } = read();
-            return {
-              hasNextPage,
-              hasPreviousPage: after !== undefined,
-              startCursor: edges[0]?.cursor ?? null,
-              endCursor: edges.at(-1)?.cursor ?? null,
-            };
-          },
-          totalCount: () => context.loaders.chainSize.load(run.rootRunId),
-        };
-      },
+        return page;
+      };
+      return {
+        get edges() {
+          return read().edges;
+        },
+        get pageInfo() {
+          const { edges, hasNextPage } = read();
+          return {
+            hasNextPage,
+            hasPreviousPage: after !== undefined,
+            startCursor: edges[0]?.cursor ?? null,
+            endCursor: edges.at(-1)?.cursor ?? null,
+          };
+        },
+        totalCount: () => context.loaders.chainSize.load(run.rootRunId),
+      };
     },
-    WorkflowRunConnectionRef,
-  ),
+  }),
 }));
