@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import type { GraphQLError, ValidationContext } from 'graphql';
+import { GraphQLError, type DocumentNode, type ValidationContext } from 'graphql';
 import type { Logger } from 'pino';
 import { ChangeFeed, WorkflowStore, type Clock } from '../store/index.js';
 import { createContext, schema, type GraphQLContext } from '../schema/index.js';
@@ -32,6 +32,29 @@ const REPORT_AS_VALIDATION_ERROR = {
   propagateOnRejection: false,
   onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(error)],
 };
+
+/**
+ * The GraphQL parser recurses once per nesting level of a value literal or selection set, so a
+ * document nested a couple of thousand levels deep overflows the stack while still under
+ * `maxTokens`. That overflow is reported as a syntax error (HTTP 400; over graphql-ws an error
+ * for that subscription) instead of an internal error.
+ */
+function parseOverflowGuard(): Plugin {
+  return {
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source, options) => {
+        try {
+          return parseFn(source, options);
+        } catch (error) {
+          if (error instanceof RangeError) {
+            throw new GraphQLError('Syntax Error: Document is nested too deeply.', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
+          }
+          throw error;
+        }
+      });
+    },
+  };
+}
 
 /** A running server. */
 export interface RunningServer {
@@ -86,6 +109,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     context: () => createContext(store, config.readOnly, feed),
     plugins: [
       requestLogPlugin(logger),
+      parseOverflowGuard(),
       EnvelopArmorPlugin({
         maxDepth: { n: QUERY_LIMITS.maxDepth, ...REPORT_AS_VALIDATION_ERROR },
         maxAliases: { n: QUERY_LIMITS.maxAliases, ...REPORT_AS_VALIDATION_ERROR },
@@ -112,25 +136,34 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     if (serveStaticFile(request, response)) return; // the live lineage page: GET / and /app/*
     if (path === '/graphql' && !isGraphiQLPage(request)) {
       if (!isAuthorized(config.token, request.headers.authorization)) {
-        response.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
-        response.end(JSON.stringify({ errors: [{ message: 'Unauthorized: send Authorization: Bearer <token>' }] }));
+        refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
         return;
       }
       const length = Number(request.headers['content-length'] ?? '0');
       if (length > config.maxBodyBytes) {
-        response.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-        response.end(JSON.stringify({ errors: [{ message: `Request body larger than ${config.maxBodyBytes} bytes` }] }));
-        request.resume();
+        refuse(request, response, 413, `Request body larger than ${config.maxBodyBytes} bytes`, { connection: 'close' });
         return;
       }
       if (request.method === 'POST' && request.headers['content-length'] === undefined) {
-        response.writeHead(411, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ errors: [{ message: 'POST requests need a Content-Length header' }] }));
-        request.resume();
+        refuse(request, response, 411, 'POST requests need a Content-Length header');
         return;
       }
     }
     void yoga.requestListener(request, response);
+  }
+
+  /** Answers a request refused before GraphQL (auth, size) with a JSON error, and logs it. */
+  function refuse(
+    request: IncomingMessage,
+    response: ServerResponse,
+    status: number,
+    message: string,
+    headers: Record<string, string> = {},
+  ): void {
+    response.writeHead(status, { 'content-type': 'application/json', ...headers });
+    response.end(JSON.stringify({ errors: [{ message }] }));
+    request.resume();
+    logger.info({ method: request.method, path: (request.url ?? '/').split('?')[0], status, reason: message }, 'request refused');
   }
 
   function health(response: ServerResponse): void {
@@ -164,7 +197,15 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
           socket: ctx.extra.socket,
           params,
         });
-        const document = parse(params.query);
+        // A document that does not parse (syntax, token limit, nesting) fails this subscription
+        // only; thrown, graphql-ws would close the whole socket with 4500.
+        let document: DocumentNode;
+        try {
+          document = parse(params.query);
+        } catch (error) {
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
         const args = {
           schema: envelopedSchema,
           operationName: params.operationName ?? null,

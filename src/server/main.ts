@@ -17,6 +17,7 @@ try {
   process.stdout.write(
     `\npi-workflows-graphql listening on ${server.url}\n` +
       `  GraphiQL:  open ${server.url} in a browser\n` +
+      `  Live page: ${server.url.replace(/\/graphql$/, '/')}\n` +
       `  WebSocket: ${server.url.replace(/^http/, 'ws')} (graphql-transport-ws)\n` +
       `  Database:  ${config.dbPath} (${runs} runs${config.readOnly ? ', read-only' : ''})\n` +
       `  Health:    ${server.url.replace(/\/graphql$/, '/health')}\n\n`,

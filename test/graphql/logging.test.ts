@@ -67,4 +67,20 @@ describe('request logging', () => {
     expect(output).not.toContain(CLAIM_TOKEN);
     expect(output).not.toContain(BEARER);
   });
+
+  it('logs a request refused before GraphQL (401) with its status and reason', async () => {
+    const before = lines.length;
+    const response = await fx.gql('{ workflowRuns { totalCount } }', undefined, { headers: { authorization: 'Bearer wrong' } });
+    expect(response.status).toBe(401);
+    expect(records().slice(before)).toEqual([
+      expect.objectContaining({
+        msg: 'request refused',
+        method: 'POST',
+        path: '/graphql',
+        status: 401,
+        reason: 'Unauthorized: send Authorization: Bearer <token>',
+      }),
+    ]);
+    expect(lines.join('\n')).not.toContain('wrong');
+  });
 });
