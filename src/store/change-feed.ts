@@ -89,6 +89,7 @@ export class ChangeFeed {
       const onAbort = (): void => {
         this.removeWaiter(runId, waiter);
         waiter.resolve(undefined);
+        this.stopWatchingWhenIdle();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       waiters.add(waiter);
@@ -116,6 +117,7 @@ export class ChangeFeed {
       const onAbort = (): void => {
         this.changeWaiters = this.changeWaiters.filter((waiter) => waiter !== done);
         done();
+        this.stopWatchingWhenIdle();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.changeWaiters.push(done);
@@ -179,6 +181,14 @@ export class ChangeFeed {
     const changeWaiters = this.changeWaiters;
     this.changeWaiters = [];
     for (const done of changeWaiters) done();
+    this.stopWatchingWhenIdle();
+  }
+
+  /**
+   * Stops polling once nobody waits: after a wake-up, and when the last waiter aborts (a
+   * subscriber that leaves), so an idle server does not keep polling until the next commit.
+   */
+  private stopWatchingWhenIdle(): void {
     if (this.waiterCount === 0) this.stopWatching();
   }
 
