@@ -41,17 +41,14 @@ const REPORT_AS_VALIDATION_ERROR = {
  */
 function parseOverflowGuard(): Plugin {
   return {
-    onParse({ parseFn, setParseFn }) {
-      setParseFn((source, options) => {
-        try {
-          return parseFn(source, options);
-        } catch (error) {
-          if (error instanceof RangeError) {
-            throw new GraphQLError('Syntax Error: Document is nested too deeply.', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
-          }
-          throw error;
+    // An after-parse hook sees the outcome of whatever parser won (graphql-armor's maxTokens
+    // replaces the parse function), so the plugin order does not matter.
+    onParse() {
+      return ({ result, replaceParseResult }) => {
+        if (result instanceof RangeError) {
+          replaceParseResult(new GraphQLError('Syntax Error: Document is nested too deeply.', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } }));
         }
-      });
+      };
     },
   };
 }

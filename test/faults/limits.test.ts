@@ -1,0 +1,159 @@
+/**
+ * Limits under abuse (issue 7.5), beyond test/graphql/limits.test.ts: requests far past every
+ * limit — 10,000 aliases, a 50 MB variable, a value literal nested thousands of levels deep,
+ * over-deep / over-costly documents — are refused before anything runs (no SQL statement) with
+ * a clear error, over HTTP and over graphql-ws (where the socket and its other subscriptions
+ * survive), and a bounded loop of them leaves the server's memory where it was.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUERY_LIMITS } from '../../src/server/app.js';
+import { postGraphQL, type RawResponse } from '../helpers/fault-fixtures.js';
+import { commitMarker, DELTAS_SUBSCRIPTION, openRawWs, untilRevision, type DeltasData } from '../helpers/live-fixtures.js';
+import { reserve, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+
+const MAX_BODY_BYTES = 2_097_152;
+
+/** `gc()`, exposed at run time (vitest workers do not start with --expose-gc). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+/** `workflowRun { parent { parent { … runId } } }` of total depth `depth`. */
+function nested(depth: number, operation = 'query'): string {
+  let selection = 'runId';
+  for (let level = 0; level < depth - 2; level += 1) selection = `parent { ${selection} }`;
+  return `${operation} Deep { workflowRun(runId: "run-1") { ${selection} } }`;
+}
+
+const ALIASES_10K = `{ ${Array.from({ length: 10_000 }, (_, index) => `a${index}: workflowRuns { totalCount }`).join(' ')} }`;
+const COSTLY = `{ ${Array.from({ length: 20 }, (_, index) => `a${index}: workflowRuns(first: 100) { edges { node { children { children { children { runId } } } } } }`).join(' ')} }`;
+const deepLiteral = (depth: number) =>
+  `mutation { settleWorkflowRun(input: { runId: "run-1", claimToken: "t", status: COMPLETED, output: ${'['.repeat(depth)}${']'.repeat(depth)} }) { __typename } }`;
+
+describe('limits under abuse', () => {
+  let fx: TestServer;
+  /** A 50 MB variable, built once. */
+  let fiftyMegabytes: string;
+
+  beforeAll(async () => {
+    fx = await startTestServer();
+    await reserve(fx, reserveInput('run-1'));
+    fiftyMegabytes = JSON.stringify({
+      query: 'mutation Big($input: ReserveWorkflowRunInput!) { reserveWorkflowRun(input: $input) { __typename } }',
+      variables: { input: { ...reserveInput('big-1'), definition: { blob: 'x'.repeat(50 * 1024 * 1024) } } },
+    });
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  /** Sends `body`; expects a refusal that ran no SQL statement and wrote nothing. */
+  async function refused(body: unknown): Promise<RawResponse> {
+    fx.store.database.resetStatementCount();
+    const runs = fx.store.countWorkflowRuns();
+    fx.store.database.resetStatementCount();
+    const response = await postGraphQL(fx.url, body);
+    expect(fx.store.database.statementCount, response.text.slice(0, 300)).toBe(0);
+    expect(response.body?.data ?? undefined).toBeUndefined();
+    expect(response.text).not.toContain('Unexpected error');
+    expect(fx.store.countWorkflowRuns()).toBe(runs);
+    return response;
+  }
+
+  const cases: Array<{ name: string; body: () => unknown; status: number; message: RegExp }> = [
+    {
+      name: 'an over-deep query',
+      body: () => ({ query: nested(QUERY_LIMITS.maxDepth + 8) }),
+      status: 400,
+      message: /^Syntax Error: Query depth limit of 12 exceeded, found 20\.$/,
+    },
+    {
+      name: '10,000 aliases',
+      body: () => ({ query: ALIASES_10K }),
+      status: 400,
+      message: /^Syntax Error: Token limit of 5000 exceeded\.$/,
+    },
+    {
+      name: 'an over-costly query',
+      body: () => ({ query: COSTLY }),
+      status: 400,
+      message: /^Syntax Error: Query Cost limit of 20000 exceeded, found [\d.]+\.$/,
+    },
+    {
+      name: 'a 50 MB variable',
+      body: () => fiftyMegabytes,
+      status: 413,
+      message: new RegExp(`^Request body larger than ${MAX_BODY_BYTES} bytes$`),
+    },
+    {
+      name: 'a value literal nested 2,400 levels deep (under the token limit)',
+      body: () => ({ query: deepLiteral(2_400) }),
+      status: 400,
+      message: /^Syntax Error: Document is nested too deeply\.$/,
+    },
+  ];
+
+  for (const { name, body, status, message } of cases) {
+    it(`refuses ${name} before running it: HTTP ${status}, a clear message`, async () => {
+      const response = await refused(body());
+      expect(response.status, response.text.slice(0, 300)).toBe(status);
+      expect(response.body?.errors?.[0]?.message).toMatch(message);
+    });
+  }
+
+  it('over graphql-ws: each over-limit subscription gets its own error; the socket and its live subscription go on', async () => {
+    const raw = await openRawWs(fx.url);
+    try {
+      await raw.initAndAck();
+      const live = raw.subscribe<DeltasData>('live', DELTAS_SUBSCRIPTION, { runId: 'run-1' });
+      const refusedStreams = [
+        raw.subscribe('deep', nested(QUERY_LIMITS.maxDepth + 1, 'subscription').replace('workflowRun(runId: "run-1")', 'workflowRunUpdated(runId: "run-1")')),
+        raw.subscribe('aliases', `subscription { ${Array.from({ length: 10_000 }, (_, index) => `a${index}: workflowRunUpdated(runId: "run-1") { runId }`).join(' ')} }`),
+        raw.subscribe('syntax', 'subscription { workflowRunUpdated(runId: "run-1" '),
+        raw.subscribe('literal', `subscription { workflowRunDeltas(runId: "run-1", afterRevision: ${'['.repeat(2_400)}${']'.repeat(2_400)}) { __typename } }`),
+      ];
+      for (const stream of refusedStreams) {
+        await stream.ended();
+        expect(stream.error, stream.label).toEqual([expect.objectContaining({ message: expect.stringMatching(/^Syntax Error: .{10,}/) })]);
+      }
+      const revision = commitMarker(fx.store, 'run-1', 1);
+      await untilRevision(live, revision);
+      expect(raw.ws.readyState).toBe(raw.ws.OPEN);
+    } finally {
+      raw.ws.close();
+      await raw.closed;
+    }
+  });
+
+  it('over graphql-ws: a 50 MB message closes that socket with 1009 (message too big)', async () => {
+    const raw = await openRawWs(fx.url);
+    await raw.initAndAck();
+    raw.ws.send(JSON.stringify({ id: 'big', type: 'subscribe', payload: { query: 'subscription { x }', variables: { big: 'x'.repeat(50 * 1024 * 1024) } } }));
+    expect((await raw.closed).code).toBe(1009);
+  });
+
+  it('keeps memory steady over a bounded loop of refused requests', { timeout: 120_000 }, async () => {
+    const bodies = [...cases.map((entry) => entry.body()), { query: deepLiteral(10_000) }];
+    const round = async () => {
+      for (const body of bodies) await refused(body);
+    };
+    await round(); // warm-up: code paths compiled, pools allocated
+    collectGarbage();
+    const before = process.memoryUsage();
+    for (let index = 0; index < 15; index += 1) await round();
+    collectGarbage();
+    const after = process.memoryUsage();
+    const growth = (after.heapUsed - before.heapUsed) / 1024 / 1024;
+    const rssGrowth = (after.rss - before.rss) / 1024 / 1024;
+    console.info(
+      `limits: ${15 * bodies.length} refused requests (${15} × 50 MB bodies); heapUsed ${(before.heapUsed / 1048576).toFixed(1)} → ` +
+        `${(after.heapUsed / 1048576).toFixed(1)} MB, rss ${(before.rss / 1048576).toFixed(1)} → ${(after.rss / 1048576).toFixed(1)} MB`,
+    );
+    // 15 rounds pushed 750 MB of bodies through; what stays must be a small fraction of one body.
+    expect(growth).toBeLessThan(25);
+    expect(rssGrowth).toBeLessThan(200);
+  });
+});
