@@ -130,6 +130,16 @@ describe('workflowRunLineageUpdated', () => {
     expect(collector.events).toHaveLength(9);
   });
 
+  it('unsubscribing releases its feed waiter at once, without waiting for a commit', async () => {
+    const root = 'run-lineage-unsubscribe';
+    await reserveRun(fx, root);
+    const waiting = fx.server.feed.waiterCount;
+    const { unsubscribe } = subscribeWs<LineageData>(client, LINEAGE, { rootRunId: root });
+    await waitUntil(() => fx.server.feed.waiterCount === waiting + 1, 'the lineage subscription waits');
+    unsubscribe();
+    await waitUntil(() => fx.server.feed.waiterCount === waiting, 'the waiter is gone', 5_000);
+  });
+
   it('an unknown root is a NOT_FOUND error', async () => {
     const { collector } = subscribeWs<LineageData>(client, LINEAGE, { rootRunId: 'run-missing' });
     await collector.ended();
