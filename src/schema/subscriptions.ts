@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { Repeater } from 'graphql-yoga';
-import type { ViewerDeltaBatch, WorkflowRunRecord } from '../store/index.js';
+import { VIEWER_RETENTION, type ViewerDeltaBatch, type WorkflowRunRecord } from '../store/index.js';
 import { builder } from './builder.js';
 import { createRunLoaders, type GraphQLContext } from './context.js';
 import { WorkflowRunDeltaEventRef, type SnapshotRequiredShape } from './viewer.js';
@@ -69,13 +69,31 @@ function runDeltaEvents(context: GraphQLContext, runId: string, afterRevision: n
   });
 }
 
-/** The run after each change with a summary delta (or a snapshot); live only. */
+/**
+ * The run after each committed change that touches its summary (or after a snapshot); live
+ * only. The revisions of one transaction (a park records a bump and a summary revision) are
+ * read together and give one event; under load, changes committed between two reads are
+ * coalesced into one event showing the latest state.
+ */
 function runUpdates(context: GraphQLContext, runId: string): Repeater<WorkflowRunRecord> {
-  const events = runDeltaEvents(context, runId, null);
+  const head = context.store.viewer.head(runId);
+  if (head === undefined) throw notFound(runId);
+  let cursor = head.currentRevision;
   return new Repeater<WorkflowRunRecord>(async (push, stop) => {
-    void stop.then(() => events.return());
-    for await (const event of events) {
-      const changed = 'deltas' in event ? event.deltas.some((delta) => delta.targetType === 'summary') : true;
+    const abort = new AbortController();
+    void stop.then(() => abort.abort());
+    while (!abort.signal.aborted) {
+      const knownHead = await context.feed.waitForRevision(runId, cursor, abort.signal);
+      if (knownHead === undefined) break;
+      const read = context.feed.readDeltas(runId, cursor, VIEWER_RETENTION, knownHead);
+      if (read === undefined) break;
+      let changed = true;
+      if (read.kind === 'snapshot_required') {
+        cursor = read.currentRevision;
+      } else {
+        changed = read.batches.some((batch) => batch.deltas.some((delta) => delta.targetType === 'summary'));
+        cursor = read.batches.at(-1)?.presentationRevision ?? cursor;
+      }
       if (!changed) continue;
       const run = context.store.getWorkflowRun(runId);
       if (run === undefined) break;

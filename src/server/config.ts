@@ -17,7 +17,7 @@ export interface ServerConfig {
   projectPath: string;
   /** Cross-process change watcher poll interval in ms (PRAGMA data_version). */
   pollIntervalMs: number;
-  /** Keep-alive interval for SSE comments and graphql-ws pings, in ms. */
+  /** graphql-ws ping interval, in ms (SSE keep-alive comments come from yoga every 12 s). */
   keepAliveMs: number;
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
@@ -60,7 +60,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     .addOption(
       new Option('--poll-interval-ms <ms>', 'how often to look for commits by other processes').env('PI_WORKFLOWS_POLL_INTERVAL_MS').default(25).argParser(integer(1, 60_000)),
     )
-    .addOption(new Option('--keep-alive-ms <ms>', 'SSE keep-alive comment and graphql-ws ping interval').env('PI_WORKFLOWS_KEEP_ALIVE_MS').default(12_000).argParser(integer(100, 600_000)))
+    .addOption(new Option('--keep-alive-ms <ms>', 'graphql-ws ping interval (SSE sends keep-alive comments every 12 s)').env('PI_WORKFLOWS_KEEP_ALIVE_MS').default(12_000).argParser(integer(100, 600_000)))
     .addOption(new Option('--max-body-bytes <bytes>', 'largest accepted request body').env('PI_WORKFLOWS_MAX_BODY_BYTES').default(2_097_152).argParser(integer(1024, 1_073_741_824)))
     .addOption(
       new Option('--log-level <level>', 'log level').env('LOG_LEVEL').default('info').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
