@@ -1,10 +1,38 @@
 import { StoreError } from './errors.js';
-import { bumpRun, leaseVerifies, ownerActor, ownerTypeFor, readLease, releaseLease, SUMMARY_REPLAY, withActiveSessionSlot } from './run-events.js';
-import { loadRunRow, TERMINAL_RUN_STATUSES } from './run-records.js';
+import {
+  bumpRun,
+  leaseVerifies,
+  ownerActor,
+  ownerTypeFor,
+  readLease,
+  releaseLease,
+  SUMMARY_REPLAY,
+  withActiveSessionSlot,
+  type LeaseState,
+} from './run-events.js';
+import { loadRunRow, type RunRow } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
 import { resolveNow } from './values.js';
 import type { ViewerDeltaDraft } from './viewer-deltas.js';
 import type { RunClaimInput } from './run-claims.js';
+
+/**
+ * Loads a run and its lease when `claimToken` is the run's live claim (STORE.md §5).
+ *
+ * @returns the joined row and the lease, or undefined when the run is missing or the claim
+ *   does not verify
+ */
+function verifiedClaim(
+  context: StoreContext,
+  runId: string,
+  claimToken: string,
+  now: number,
+): { row: RunRow; lease: LeaseState } | undefined {
+  const row = loadRunRow(context, runId);
+  if (row === undefined) return undefined;
+  const lease = readLease(context, row.resource_id);
+  return leaseVerifies(lease, claimToken, now) ? { row, lease } : undefined;
+}
 
 /** Longest stored no-progress detail, in UTF-16 code units (STORE.md §6.7). */
 export const NO_PROGRESS_DETAIL_LIMIT = 8_192;
@@ -21,10 +49,9 @@ export function markWorkflowRunRunning(context: StoreContext, input: RunClaimInp
   assertWritable(context);
   const now = resolveNow(input.now, context.clock);
   return context.database.transaction(() => {
-    const row = loadRunRow(context, input.runId);
-    if (row === undefined) return false;
-    const lease = readLease(context, row.resource_id);
-    if (!leaseVerifies(lease, input.claimToken, now)) return false;
+    const claimed = verifiedClaim(context, input.runId, input.claimToken, now);
+    if (claimed === undefined) return false;
+    const { row, lease } = claimed;
     withActiveSessionSlot(row.origin_session_id, () =>
       context.database.run(
         "UPDATE run_queue SET status = 'running', started_at = coalesce(started_at, ?), updated_at = ? WHERE run_id = ?",
@@ -55,10 +82,9 @@ export function releaseWorkflowRunClaim(
   assertWritable(context);
   const now = resolveNow(input.now, context.clock);
   return context.database.transaction(() => {
-    const row = loadRunRow(context, input.runId);
-    if (row === undefined) return false;
-    const lease = readLease(context, row.resource_id);
-    if (!leaseVerifies(lease, input.claimToken, now)) return false;
+    const claimed = verifiedClaim(context, input.runId, input.claimToken, now);
+    if (claimed === undefined) return false;
+    const { row, lease } = claimed;
     context.database.run(
       'UPDATE run_queue SET status = ?, updated_at = ?, finished_at = ? WHERE run_id = ?',
       status,
@@ -101,10 +127,9 @@ export function parkWorkflowRunForWorkerNoProgress(
   const now = resolveNow(input.now, context.clock);
   if (typeof input.detail !== 'string') throw new StoreError('validation', 'detail must be a string', 'noProgressDetail');
   return context.database.transaction(() => {
-    const row = loadRunRow(context, input.runId);
-    if (row === undefined) return false;
-    const lease = readLease(context, row.resource_id);
-    if (!leaseVerifies(lease, input.claimToken, now)) return false;
+    const claimed = verifiedClaim(context, input.runId, input.claimToken, now);
+    if (claimed === undefined) return false;
+    const { row, lease } = claimed;
     if (row.run_status === 'waiting') {
       throw new StoreError(
         'conflict',
@@ -229,10 +254,9 @@ export function beginWorkflowRunInteractionTimeout(
   assertWritable(context);
   const now = resolveNow(input.now, context.clock);
   return context.database.transaction(() => {
-    const row = loadRunRow(context, input.runId);
-    if (row === undefined) return false;
-    const lease = readLease(context, row.resource_id);
-    if (!leaseVerifies(lease, input.claimToken, now)) return false;
+    const claimed = verifiedClaim(context, input.runId, input.claimToken, now);
+    if (claimed === undefined) return false;
+    const { row, lease } = claimed;
     const interaction = context.database.get<{ request_id: string; attempt_id: string }>(
       `SELECT i.request_id, i.attempt_id FROM interactive_requests i
        JOIN node_attempts a ON a.attempt_id = i.attempt_id
@@ -325,12 +349,14 @@ export function reportWorkflowRunState(context: StoreContext, input: ReportWorkf
   }
   const now = resolveNow(input.now, context.clock);
   return context.database.transaction(() => {
-    const row = loadRunRow(context, input.runId);
-    if (row === undefined) throw new StoreError('not_found', `Workflow run not found: ${input.runId}`);
-    const lease = readLease(context, row.resource_id);
-    if (!leaseVerifies(lease, input.claimToken, now)) {
+    if (loadRunRow(context, input.runId) === undefined) {
+      throw new StoreError('not_found', `Workflow run not found: ${input.runId}`);
+    }
+    const claimed = verifiedClaim(context, input.runId, input.claimToken, now);
+    if (claimed === undefined) {
       throw new StoreError('claim_lost', `Claim token is not the live claim of workflow run: ${input.runId}`);
     }
+    const { row, lease } = claimed;
     const detail = input.detail !== undefined ? input.detail : input.status === 'waiting' ? 'waiting for origin-session input' : null;
     const updated = context.database.run(
       `UPDATE runs SET status = ?, status_detail = ?, finished_at = ?, updated_at = ?
@@ -395,9 +421,4 @@ export function recordRunEvent(
       payload: input.payload ?? {},
     };
   });
-}
-
-/** True when the run status is terminal (STORE.md §4). */
-export function isTerminalRunStatus(status: string): boolean {
-  return (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
 }
