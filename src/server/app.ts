@@ -131,7 +131,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       return;
     }
     if (serveStaticFile(request, response)) return; // the live lineage page: GET / and /app/*
-    if (path === '/graphql' && !isGraphiQLPage(request)) {
+    // Every request yoga gets is gated, whatever its path: yoga serves GraphQL not only on
+    // /graphql but on /graphql/, //graphql and any URL ending in /graphql (query string included).
+    // Only the GraphiQL page (a GET asking for HTML, which yoga answers without executing) is open.
+    if (!isGraphiQLPage(request)) {
       if (!isAuthorized(config.token, request.headers.authorization)) {
         refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
         return;
