@@ -91,7 +91,8 @@ export function refuseNewerDatabase(database: StateDatabase, migrations: Migrati
  * A database whose recorded migrations are newer than the code is refused untouched.
  *
  * @returns the versions applied now (empty when up to date)
- * @throws StoreError(integrity) for a newer or diverging database
+ * @throws StoreError(integrity) for a newer or diverging database, or when a migration's SQL
+ *   fails (`Migration <name> failed on workflow state database <path>: …`; everything rolled back)
  */
 export function applyMigrations(database: StateDatabase, migrations: Migration[] = loadMigrations()): number[] {
   return database.transaction(() => {
@@ -104,7 +105,14 @@ export function applyMigrations(database: StateDatabase, migrations: Migration[]
     refuseNewer(database, applied, migrations);
     const pending = migrations.slice(applied.length);
     for (const migration of pending) {
-      database.exec(migration.sql);
+      try {
+        database.exec(migration.sql);
+      } catch (error) {
+        throw new StoreError(
+          'integrity',
+          `Migration ${migration.name} failed on workflow state database ${database.path}: ${(error as Error).message}; no pending migration was applied`,
+        );
+      }
       database.run(
         'INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)',
         migration.version,
