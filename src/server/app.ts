@@ -12,6 +12,7 @@ import { createContext, schema, type GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
+import { redactVariableValuesPlugin } from './redact-variables.js';
 import { serveStaticFile } from './static-files.js';
 
 /** Limits on every operation, from graphql-armor (API.md "Access"). */
@@ -106,6 +107,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     context: () => createContext(store, config.readOnly, feed),
     plugins: [
       requestLogPlugin(logger),
+      redactVariableValuesPlugin(),
       parseOverflowGuard(),
       EnvelopArmorPlugin({
         maxDepth: { n: QUERY_LIMITS.maxDepth, ...REPORT_AS_VALIDATION_ERROR },
