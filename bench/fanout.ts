@@ -1,0 +1,325 @@
+/**
+ * Benchmark 4, fan-out: 1,000, 5,000 and 20,000 graphql-ws subscribers (quick: 1,000 and
+ * 5,000) of `workflowRunDeltas` on one run. The server runs alone in its own process; the
+ * subscribers live in 4 client processes (bench/fanout-client.ts), 100 subscriptions
+ * multiplexed per WebSocket. Baseline: the same procedure with 1 subscriber.
+ *
+ * Pacing: the server process commits 100 revisions (one timeline draft each, through
+ * `store.recordViewerDeltas`, stamping `Date.now()` after the commit returns) on IPC command.
+ * Each commit comes at least 20 ms after the previous one *and* only once every subscriber
+ * got the previous revision, so a revision never queues behind the previous one and each
+ * latency is that of one fan-out. Latency = receipt `Date.now()` in the client − commit
+ * stamp (same machine clock), client-side queueing included.
+ *
+ * Revisions per count: 100 (20,000 subscribers: 30, as one fan-out takes seconds there;
+ * --quick: 20, and 10 for 5,000).
+ *
+ * Memory per subscriber = (server RSS / heap after every subscription is registered −
+ * before any client connected) ÷ subscribers, both after a full GC.
+ */
+import { join } from 'node:path';
+import { sleep, type BenchContext } from './bench-context.js';
+import { startChild, type Child } from './ipc.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
+import { IntHistogram, type Figure } from './stats.js';
+import { tempDir } from './store-inputs.js';
+
+const BENCH = 'fanout';
+const PER_SOCKET = 100;
+const CLIENT_PROCESSES = 4;
+const COMMIT_INTERVAL_MS = 20;
+const TARGET_P99_MS_AT_1000 = 50;
+const TARGET_HELD = 20_000;
+
+/** What one fan-out phase measured. */
+export interface FanoutResult {
+  subscribers: number;
+  latency: IntHistogram;
+  expected: number;
+  received: number;
+  missing: number;
+  outOfOrder: number;
+  duplicates: number;
+  snapshots: number;
+  errors: string[];
+  subscribeMs: number;
+  commitPhaseMs: number;
+  revisions: number;
+  rssPerSubscriber: number;
+  heapPerSubscriber: number;
+  rssBefore: number;
+  rssAfter: number;
+  /** Revisions whose delivery to every subscriber timed out. */
+  stalls: number;
+  /** Server CPU (user + system) during the commit phase ÷ revisions, µs. */
+  serverCpuPerRevisionUs: number;
+}
+
+interface Memory {
+  rss: number;
+  heapUsed: number;
+}
+
+/**
+ * Counts, per revision, the client processes whose every subscription received it (their
+ * `got` events), so the committer can wait until a revision reached everyone.
+ */
+export class DeliveryTracker {
+  private readonly got = new Map<number, number>();
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly clients: readonly Child[]) {
+    for (const client of clients) {
+      client.on('got', (message) => {
+        const revision = Number(message.revision);
+        this.got.set(revision, (this.got.get(revision) ?? 0) + 1);
+        this.wake?.();
+      });
+    }
+  }
+
+  /** Resolves true once every client got `revision`, false after `timeoutMs`. */
+  async waitAll(revision: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while ((this.got.get(revision) ?? 0) < this.clients.length) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(resolve, Math.min(left, 100));
+      });
+      this.wake = undefined;
+    }
+    return true;
+  }
+}
+
+/** Subscribes `count` clients over `clients`, evenly; resolves when all subscribe messages were sent. */
+export async function subscribeAll(
+  clients: readonly Child[],
+  url: string,
+  runId: string,
+  count: number,
+  currentRevision: number,
+): Promise<void> {
+  const share = Math.ceil(count / clients.length);
+  await Promise.all(
+    clients.map((client, index) => {
+      const mine = Math.max(0, Math.min(share, count - index * share));
+      return mine === 0
+        ? Promise.resolve()
+        : client.call('subscribe', { url, runId, count: mine, perSocket: PER_SOCKET, prefix: `p${index}s`, currentRevision });
+    }),
+  );
+}
+
+/** Waits until the server's change feed holds `count` waiters (every subscription is live). */
+export async function waitForWaiters(server: ServerProcess, count: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const waiters = await server.child.call<number>('waiters');
+    if (waiters >= count) return;
+    if (Date.now() > deadline) throw new Error(`only ${waiters} of ${count} subscriptions became live within ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
+
+/** Runs one phase: fresh server, `subscribers` subscriptions, `revisions` paced commits. */
+export async function fanoutPhase(context: BenchContext, subscribers: number, revisions: number): Promise<FanoutResult> {
+  const temp = tempDir('bench-fanout-');
+  const server = await startServerProcess({
+    dbPath: join(temp.dir, 'state.db'),
+    projectPath: temp.dir,
+    ...(context.profileDir === undefined ? {} : { profileDir: context.profileDir, profileName: `fanout-${subscribers}-server` }),
+  });
+  const processes = Math.min(CLIENT_PROCESSES, subscribers);
+  const clients = await Promise.all(Array.from({ length: processes }, () => startChild('bench/fanout-client.ts')));
+  try {
+    const runId = 'fanout-run';
+    const created = await server.child.call<{ revision: number }>('createRun', { runId });
+    const before = await server.child.call<Memory>('memory');
+
+    context.progress(`${BENCH}: ${subscribers} subscriber(s): subscribing over ${Math.ceil(subscribers / PER_SOCKET)} socket(s) from ${processes} process(es)`);
+    const subscribeStarted = performance.now();
+    await subscribeAll(clients, server.url, runId, subscribers, created.revision);
+    await waitForWaiters(server, subscribers, 180_000);
+    const subscribeMs = performance.now() - subscribeStarted;
+    const after = await server.child.call<Memory>('memory');
+
+    const tracker = new DeliveryTracker(clients);
+
+    context.progress(`${BENCH}: ${subscribers} subscriber(s): committing ${revisions} revisions (≥ ${COMMIT_INTERVAL_MS} ms apart, each after the previous one reached everyone)`);
+    const commits: Record<number, number> = {};
+    let stalls = 0;
+    let previous: number | undefined;
+    let lastCommitAt = 0;
+    const commitStarted = performance.now();
+    const cpuBefore = await server.child.call<number>('cpuNow');
+    for (let index = 0; index < revisions; index += 1) {
+      if (previous !== undefined && !(await tracker.waitAll(previous, 60_000))) {
+        stalls += 1;
+        if (stalls >= 3) break; // broken delivery: report it rather than wait for every revision
+      }
+      const wait = lastCommitAt + COMMIT_INTERVAL_MS - performance.now();
+      if (wait > 0) await sleep(wait);
+      lastCommitAt = performance.now();
+      const commit = await server.child.call<{ revision: number; at: number }>('commit', { runId, index });
+      commits[commit.revision] = commit.at;
+      previous = commit.revision;
+      if (subscribers >= 1_000 && (index + 1) % Math.max(1, Math.round(revisions / 4)) === 0) {
+        context.progress(`${BENCH}: ${subscribers} subscribers: ${index + 1}/${revisions} revisions committed`);
+      }
+    }
+    if (previous !== undefined && !(await tracker.waitAll(previous, 60_000))) stalls += 1;
+    const commitPhaseMs = performance.now() - commitStarted;
+    const serverCpuUs = (await server.child.call<number>('cpuNow')) - cpuBefore;
+
+    const latency = new IntHistogram();
+    const result: FanoutResult = {
+      subscribers,
+      latency,
+      expected: subscribers * revisions,
+      received: 0,
+      missing: 0,
+      outOfOrder: 0,
+      duplicates: 0,
+      snapshots: 0,
+      errors: [],
+      subscribeMs,
+      commitPhaseMs,
+      revisions,
+      rssPerSubscriber: (after.rss - before.rss) / subscribers,
+      heapPerSubscriber: (after.heapUsed - before.heapUsed) / subscribers,
+      rssBefore: before.rss,
+      rssAfter: after.rss,
+      stalls,
+      serverCpuPerRevisionUs: serverCpuUs / revisions,
+    };
+    for (const client of clients) {
+      const report = await client.call<{
+        histogram: number[];
+        received: number;
+        missing: number;
+        outOfOrder: number;
+        duplicates: number;
+        snapshots: number;
+        errors: string[];
+      }>('report', { commits });
+      latency.merge(report.histogram);
+      result.received += report.received;
+      result.missing += report.missing;
+      result.outOfOrder += report.outOfOrder;
+      result.duplicates += report.duplicates;
+      result.snapshots += report.snapshots;
+      result.errors.push(...report.errors);
+    }
+    return result;
+  } finally {
+    await Promise.all(clients.map((client) => client.stop()));
+    await server.child.stop();
+    temp.remove();
+  }
+}
+
+function held(result: FanoutResult): boolean {
+  return (
+    result.missing === 0 &&
+    result.outOfOrder === 0 &&
+    result.duplicates === 0 &&
+    result.snapshots === 0 &&
+    result.errors.length === 0 &&
+    result.stalls === 0 &&
+    result.received === result.expected
+  );
+}
+
+export async function measureFanout(context: BenchContext): Promise<Figure[]> {
+  // [subscribers, revisions]: 100 revisions per count; fewer where one fan-out takes seconds
+  // (20,000) and in --quick mode, so the whole run stays within its time budget.
+  const plan: Array<[number, number]> = context.quick
+    ? [
+        [1, 20],
+        [1_000, 20],
+        [5_000, 10],
+      ]
+    : [
+        [1, 100],
+        [1_000, 100],
+        [5_000, 100],
+        [20_000, 30],
+      ];
+  const figures: Figure[] = [];
+  let baselineP50: number | undefined;
+  let baselineCpu = Number.NaN;
+  for (const [subscribers, revisions] of plan) {
+    const result = await fanoutPhase(context, subscribers, revisions);
+    const p50 = result.latency.percentile(50);
+    const p99 = result.latency.percentile(99);
+    const label = `${subscribers.toLocaleString('en-US')} sub${subscribers === 1 ? '' : 's'}`;
+    if (subscribers === 1) {
+      baselineP50 = p50;
+      baselineCpu = result.serverCpuPerRevisionUs;
+    }
+    const ok = held(result);
+    figures.push({
+      bench: BENCH,
+      name: `${label}: commit→receipt`,
+      unit: 'ms',
+      p50,
+      p99,
+      n: result.received,
+      ...(subscribers === 1 || baselineP50 === undefined ? {} : { baseline: '1 sub', ratio: p50 / Math.max(1, baselineP50) }),
+      ...(subscribers === 1_000 ? { target: `p99 ≤ ${TARGET_P99_MS_AT_1000} ms`, met: p99 <= TARGET_P99_MS_AT_1000 } : {}),
+      note:
+        `${result.revisions} revisions in ${(result.commitPhaseMs / 1000).toFixed(1)} s (${(result.commitPhaseMs / result.revisions).toFixed(0)} ms per revision); ` +
+        `delivered ${result.received}/${result.expected}, out of order ${result.outOfOrder}, duplicates ${result.duplicates}, ` +
+        `snapshots ${result.snapshots}, stalls ${result.stalls}, errors ${result.errors.length}${result.errors.length > 0 ? ` (${result.errors[0] as string})` : ''}`,
+    });
+    if (subscribers === 1) {
+      figures.push({
+        bench: BENCH,
+        name: `${label}: server CPU per revision`,
+        unit: 'µs',
+        value: result.serverCpuPerRevisionUs,
+        note: 'server process.cpuUsage() over the commit phase ÷ revisions (commit, wake-up, one delivery)',
+      });
+    } else {
+      figures.push({
+        bench: BENCH,
+        name: `${label}: server CPU per delivery`,
+        unit: 'µs',
+        value: (result.serverCpuPerRevisionUs - baselineCpu) / (subscribers - 1),
+        baseline: '1 sub (CPU per revision)',
+        ratio: result.serverCpuPerRevisionUs / baselineCpu,
+        note: `(CPU per revision − the 1-sub CPU per revision) ÷ (subscribers − 1); ${(result.serverCpuPerRevisionUs / 1000).toFixed(0)} ms CPU per revision`,
+      });
+    }
+    if (subscribers === 1) continue;
+    figures.push({
+      bench: BENCH,
+      name: `${label}: held (all delivered in order)`,
+      unit: 'subs',
+      value: ok ? subscribers : 0,
+      ...(subscribers === TARGET_HELD ? { target: `${TARGET_HELD.toLocaleString('en-US')} held`, met: ok } : {}),
+      note: `subscribing took ${(result.subscribeMs / 1000).toFixed(1)} s (until every subscription waited on the change feed)`,
+    });
+    figures.push({
+      bench: BENCH,
+      name: `${label}: server memory per subscriber`,
+      unit: 'KiB',
+      value: result.rssPerSubscriber / 1024,
+      baseline: 'RSS before subscribing',
+      ratio: result.rssAfter / result.rssBefore,
+      note: `RSS ${(result.rssBefore / 2 ** 20).toFixed(0)} → ${(result.rssAfter / 2 ** 20).toFixed(0)} MiB; heap ${(result.heapPerSubscriber / 1024).toFixed(1)} KiB per subscriber (after GC)`,
+    });
+  }
+  if (context.quick) {
+    figures.push({
+      bench: BENCH,
+      name: '20,000 subs',
+      unit: '',
+      note: 'not run in --quick mode (the 20,000-subscriber target is checked by the full run)',
+    });
+  }
+  return figures;
+}

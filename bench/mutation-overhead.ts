@@ -1,0 +1,207 @@
+/**
+ * Benchmark 1, mutation overhead: `reserveWorkflowRun` with a claim over HTTP keep-alive at 1
+ * and 8 concurrent clients, against two baselines taken in the same run:
+ *
+ * - the same store call in-process (`store.reserveWithPolicy(input, claim)`, the call the
+ *   resolver makes, run inside the server's process with the definition digest precomputed);
+ * - a trivial `{ __typename }` query through the same yoga server (HTTP + yoga + envelop cost).
+ *
+ * Overhead per op = 1/thr(reserve) − 1/thr(__typename) − 1/thr(raw store): what the GraphQL
+ * mutation adds beyond "an HTTP request" plus "the store work", also as a percentage of
+ * (1/thr(__typename) + 1/thr(raw)). Every reservation has its own run id and origin session
+ * (one active queue entry per session).
+ *
+ * The machine may be shared, so the figures run in many short segments, round-robin, and each
+ * rate is the median of its segments. Two more decompositions help read the result (no
+ * target): against the store time measured inside the server on the very calls the resolver
+ * made (same fsync conditions as the HTTP requests, unlike a tight loop), and in server CPU
+ * time per operation (`process.cpuUsage()` of the server process around each segment).
+ */
+import { join } from 'node:path';
+import type { BenchContext } from './bench-context.js';
+import { closedLoop, GraphQLHttpClient } from './http-load.js';
+import { startServerProcess } from './server-process.js';
+import { median, summarize, type Figure } from './stats.js';
+import { RESERVE_MUTATION, reserveVariables, tempDir } from './store-inputs.js';
+
+const BENCH = 'mutation-overhead';
+const TYPENAME = '{ __typename }';
+/** Target: overhead ≤ 25 % of (HTTP request + store call). */
+const TARGET_PERCENT = 25;
+
+interface Segment {
+  /** Operations per second (wall time). */
+  rate: number;
+  /** Server CPU per operation, µs. */
+  cpuPerOp: number;
+  /** Wall time per operation inside `store.reserveWithPolicy` as the resolver called it, µs. */
+  storePerOp: number;
+  latencies: number[];
+}
+
+export async function measureMutationOverhead(context: BenchContext): Promise<Figure[]> {
+  const segmentMs = context.quick ? 400 : 800;
+  const rounds = context.quick ? 3 : 8;
+  const concurrencies = [1, 8];
+  const temp = tempDir('bench-mutation-');
+  const server = await startServerProcess({
+    dbPath: join(temp.dir, 'state.db'),
+    projectPath: temp.dir,
+    ...(context.profileDir === undefined ? {} : { profileDir: context.profileDir, profileName: 'mutation-overhead-server' }),
+  });
+  const client = new GraphQLHttpClient(server.url, Math.max(...concurrencies));
+  let sequence = 0;
+  const reserveOnce = async (): Promise<void> => {
+    sequence += 1;
+    const id = `http-${sequence}`;
+    const body = await client.postOk(RESERVE_MUTATION, reserveVariables(id, `${id}-session`, `${id}-token`));
+    const result = (body.data as { reserveWorkflowRun: { __typename: string; adopted?: boolean } }).reserveWorkflowRun;
+    if (result.__typename !== 'ReserveWorkflowRunSuccess' || result.adopted !== false) {
+      throw new Error(`reserve answered ${JSON.stringify(result)}`);
+    }
+  };
+  const typenameOnce = async (): Promise<void> => {
+    const body = await client.postOk(TYPENAME);
+    if ((body.data as { __typename?: string }).__typename !== 'Query') throw new Error('unexpected __typename answer');
+  };
+  const httpSegment = async (concurrency: number, send: () => Promise<void>): Promise<Segment> => {
+    await server.child.call('storeTime');
+    const cpuBefore = await server.child.call<number>('cpuNow');
+    const result = await closedLoop({ concurrency, durationMs: segmentMs, send });
+    const cpuUs = (await server.child.call<number>('cpuNow')) - cpuBefore;
+    const store = await server.child.call<{ count: number; ms: number }>('storeTime');
+    return {
+      rate: result.rate,
+      cpuPerOp: cpuUs / result.count,
+      storePerOp: store.count === 0 ? 0 : (store.ms * 1000) / store.count,
+      latencies: result.latencies,
+    };
+  };
+  let rawSequence = 0;
+  const rawSegment = async (count: number): Promise<Segment> => {
+    rawSequence += 1;
+    const result = await server.child.call<{ ms: number; count: number; cpuUs: number }>('rawReserve', { count, prefix: `raw-${rawSequence}` });
+    return { rate: (result.count * 1000) / result.ms, cpuPerOp: result.cpuUs / result.count, storePerOp: (result.ms * 1000) / result.count, latencies: [] };
+  };
+
+  try {
+    context.progress(`${BENCH}: warming up (server pid ${server.pid})`);
+    await closedLoop({ concurrency: 8, durationMs: 400, send: typenameOnce });
+    await closedLoop({ concurrency: 8, durationMs: 400, send: reserveOnce });
+    const calibration = await rawSegment(100);
+    const rawCount = Math.max(50, Math.round((calibration.rate * segmentMs) / 1000));
+
+    const typename = new Map<number, Segment[]>(concurrencies.map((c) => [c, []]));
+    const reserve = new Map<number, Segment[]>(concurrencies.map((c) => [c, []]));
+    const raw: Segment[] = [];
+    for (let round = 1; round <= rounds; round += 1) {
+      context.progress(
+        `${BENCH}: round ${round}/${rounds}: { __typename } and reserveWorkflowRun (claim) over HTTP at ${concurrencies.join(' and ')} client(s), ` +
+          `${segmentMs} ms each; ${rawCount} store.reserveWithPolicy calls in the server process`,
+      );
+      for (const concurrency of concurrencies) {
+        typename.get(concurrency)?.push(await httpSegment(concurrency, typenameOnce));
+        reserve.get(concurrency)?.push(await httpSegment(concurrency, reserveOnce));
+      }
+      raw.push(await rawSegment(rawCount));
+    }
+
+    const rawRate = median(raw.map((segment) => segment.rate));
+    const rawCpu = median(raw.map((segment) => segment.cpuPerOp));
+    const figures: Figure[] = [
+      {
+        bench: BENCH,
+        name: 'raw store reserve+claim (in-process)',
+        unit: 'ops/s',
+        rate: rawRate,
+        n: rawCount * rounds,
+        note: `store.reserveWithPolicy(input, claim) in the server process: ${(1e6 / rawRate).toFixed(0)} µs wall, ${rawCpu.toFixed(0)} µs CPU per op (medians of ${rounds} segments)`,
+      },
+    ];
+    for (const concurrency of concurrencies) {
+      const typenameSegments = typename.get(concurrency) ?? [];
+      const reserveSegments = reserve.get(concurrency) ?? [];
+      const typenameRate = median(typenameSegments.map((segment) => segment.rate));
+      const reserveRate = median(reserveSegments.map((segment) => segment.rate));
+      const typenameCpu = median(typenameSegments.map((segment) => segment.cpuPerOp));
+      const reserveCpu = median(reserveSegments.map((segment) => segment.cpuPerOp));
+      const typenameLatency = summarize(typenameSegments.flatMap((segment) => segment.latencies));
+      const reserveLatency = summarize(reserveSegments.flatMap((segment) => segment.latencies));
+      const perOp = 1e6 / reserveRate;
+      const basis = 1e6 / typenameRate + 1e6 / rawRate;
+      const overhead = perOp - basis;
+      const percent = (overhead / basis) * 100;
+      const cpuBasis = typenameCpu + rawCpu;
+      const cpuOverhead = reserveCpu - cpuBasis;
+      const inPathStore = median(reserveSegments.map((segment) => segment.storePerOp));
+      const inPathBasis = 1e6 / typenameRate + inPathStore;
+      const inPathOverhead = perOp - inPathBasis;
+      figures.push(
+        {
+          bench: BENCH,
+          name: `{ __typename } c=${concurrency}`,
+          unit: 'ms',
+          p50: typenameLatency.p50,
+          p99: typenameLatency.p99,
+          rate: typenameRate,
+          n: typenameLatency.n,
+          note: `server CPU ${typenameCpu.toFixed(0)} µs per request`,
+        },
+        {
+          bench: BENCH,
+          name: `reserveWorkflowRun c=${concurrency}`,
+          unit: 'ms',
+          p50: reserveLatency.p50,
+          p99: reserveLatency.p99,
+          rate: reserveRate,
+          n: reserveLatency.n,
+          baseline: '__typename + raw store',
+          ratio: perOp / basis,
+          note: `server CPU ${reserveCpu.toFixed(0)} µs per request; rate/value = requests per second`,
+        },
+        {
+          bench: BENCH,
+          name: `overhead per op c=${concurrency}`,
+          unit: 'µs',
+          value: overhead,
+          baseline: '__typename + raw store',
+          note: `1/thr(reserve) ${perOp.toFixed(0)} − 1/thr(__typename) ${(1e6 / typenameRate).toFixed(0)} − 1/thr(raw) ${(1e6 / rawRate).toFixed(0)} µs`,
+        },
+        {
+          bench: BENCH,
+          name: `overhead c=${concurrency}`,
+          unit: '%',
+          value: percent,
+          baseline: '__typename + raw store',
+          target: `≤ ${TARGET_PERCENT} %`,
+          met: percent <= TARGET_PERCENT,
+        },
+        {
+          bench: BENCH,
+          name: `overhead vs in-path store time c=${concurrency}`,
+          unit: 'µs',
+          value: inPathOverhead,
+          baseline: '__typename + store time in the resolver',
+          ratio: perOp / inPathBasis,
+          note:
+            `the store call timed inside the server during the HTTP segments took ${inPathStore.toFixed(0)} µs per op ` +
+            `(tight loop: ${(1e6 / rawRate).toFixed(0)} µs); overhead ${((inPathOverhead / inPathBasis) * 100).toFixed(0)} % of __typename + that (no target)`,
+        },
+        {
+          bench: BENCH,
+          name: `CPU overhead per op c=${concurrency}`,
+          unit: 'µs',
+          value: cpuOverhead,
+          baseline: '__typename + raw store CPU',
+          ratio: reserveCpu / cpuBasis,
+          note: `server CPU: reserve ${reserveCpu.toFixed(0)} − __typename ${typenameCpu.toFixed(0)} − raw ${rawCpu.toFixed(0)} µs = ${((cpuOverhead / cpuBasis) * 100).toFixed(0)} % (no target)`,
+        },
+      );
+    }
+    return figures;
+  } finally {
+    client.close();
+    await server.child.stop();
+    temp.remove();
+  }
+}

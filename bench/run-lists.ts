@@ -1,0 +1,138 @@
+/**
+ * Benchmark 3, run lists: `workflowRuns(first: 100)` with `parent`, `rootRun`, `children` and
+ * `latestRun` on every node, on a database of 100,000 runs (quick: 10,000) in chains of five
+ * (every tenth chain holds a restart), built through the store in transactions of 1,000 runs. Reports
+ * p50/p99 over HTTP (server in its own process) and the SQL statements one request costs
+ * (the server's `statementCount`, reset right before the request).
+ *
+ * Baseline: the flat page `workflowRuns(first: 100) { edges { node { runId } } }` on the same
+ * database, requests interleaved with the nested ones.
+ */
+import { join } from 'node:path';
+import { WorkflowStore } from '../src/store/index.js';
+import type { BenchContext } from './bench-context.js';
+import { buildChain } from './chains.js';
+import { GraphQLHttpClient } from './http-load.js';
+import { startServerProcess } from './server-process.js';
+import { summarize, type Figure } from './stats.js';
+import { steppingClock, tempDir } from './store-inputs.js';
+
+const BENCH = 'run-lists';
+const TARGET_STATEMENTS = 6;
+const CHAIN_LENGTH = 5;
+/** Chains reserved per transaction while the database is built. */
+const BATCH_CHAINS = 200;
+
+const NESTED = `query Runs { workflowRuns(first: 100) { edges { node {
+  runId parent { runId } rootRun { runId } children { runId } latestRun { runId }
+} } } }`;
+const FLAT = 'query RunIds { workflowRuns(first: 100) { edges { node { runId } } } }';
+
+interface RunsData {
+  workflowRuns: { edges: Array<{ node: { runId: string; parent?: { runId: string } | null; children?: unknown[] } }> };
+}
+
+export async function measureRunLists(context: BenchContext): Promise<Figure[]> {
+  const runs = context.quick ? 10_000 : 100_000;
+  const requests = context.quick ? 50 : 150;
+  const temp = tempDir('bench-runlists-');
+  const dbPath = join(temp.dir, 'state.db');
+  try {
+    const chains = Math.ceil(runs / CHAIN_LENGTH);
+    context.progress(`${BENCH}: building ${chains * CHAIN_LENGTH} runs (${chains} chains of ${CHAIN_LENGTH}) through the store, 1,000 runs per transaction`);
+    const buildStarted = performance.now();
+    const store = WorkflowStore.open({ path: dbPath, projectPath: temp.dir, clock: steppingClock(Date.now() - 30 * 86_400_000) });
+    try {
+      // Transactions of BATCH_CHAINS chains: one commit per batch, and the dirty pages of a
+      // batch fit the page cache (one transaction over 100,000 runs spills and slows down).
+      const step = Math.max(1, Math.floor(chains / 10));
+      for (let first = 0; first < chains; first += BATCH_CHAINS) {
+        store.database.transaction(() => {
+          for (let index = first; index < Math.min(chains, first + BATCH_CHAINS); index += 1) {
+            buildChain(store, `list${index}`, CHAIN_LENGTH, index % 10 === 0 ? [2] : []);
+            if ((index + 1) % step === 0) {
+              context.progress(`${BENCH}: … ${(index + 1) * CHAIN_LENGTH} runs (${((performance.now() - buildStarted) / 1000).toFixed(1)} s)`);
+            }
+          }
+        });
+      }
+    } finally {
+      store.close();
+    }
+    const buildMs = performance.now() - buildStarted;
+    const total = chains * CHAIN_LENGTH;
+    context.progress(`${BENCH}: built ${total} runs in ${(buildMs / 1000).toFixed(1)} s`);
+
+    const server = await startServerProcess({
+      dbPath,
+      projectPath: temp.dir,
+      ...(context.profileDir === undefined ? {} : { profileDir: context.profileDir, profileName: 'run-lists-server' }),
+    });
+    const client = new GraphQLHttpClient(server.url, 1);
+    try {
+      const countStatements = async (query: string): Promise<{ statements: number; data: RunsData }> => {
+        await server.child.call('resetStatements');
+        const body = await client.postOk(query);
+        const statements = await server.child.call<number>('statements');
+        return { statements, data: body.data as RunsData };
+      };
+      context.progress(`${BENCH}: counting SQL statements per request`);
+      const flatCount = await countStatements(FLAT);
+      const nestedCount = await countStatements(NESTED);
+      const edges = nestedCount.data.workflowRuns.edges;
+      if (edges.length !== 100 || !edges.some((edge) => edge.node.parent != null) || !edges.some((edge) => (edge.node.children ?? []).length > 0)) {
+        throw new Error('the nested page does not hold 100 runs with parents and children');
+      }
+
+      context.progress(`${BENCH}: ${requests} nested and ${requests} flat requests, interleaved`);
+      const nested: number[] = [];
+      const flat: number[] = [];
+      for (let round = -5; round < requests; round += 1) {
+        for (const [query, samples] of [[NESTED, nested], [FLAT, flat]] as const) {
+          const t0 = performance.now();
+          await client.postOk(query);
+          if (round >= 0) samples.push(performance.now() - t0);
+        }
+      }
+      const flatStats = summarize(flat);
+      const nestedStats = summarize(nested);
+      return [
+        {
+          bench: BENCH,
+          name: `setup: build ${total.toLocaleString('en-US')} runs`,
+          unit: 's',
+          value: buildMs / 1000,
+          n: total,
+          note: `prepareOrAdopt/park (and settle/restart), 1,000 runs per transaction: ${Math.round((total * 1000) / buildMs)} runs/s`,
+        },
+        { bench: BENCH, name: 'flat page: runId', unit: 'ms', p50: flatStats.p50, p99: flatStats.p99, n: flatStats.n },
+        { bench: BENCH, name: 'flat page: statements', unit: 'statements', value: flatCount.statements },
+        {
+          bench: BENCH,
+          name: 'nested page: parent rootRun children latestRun',
+          unit: 'ms',
+          p50: nestedStats.p50,
+          p99: nestedStats.p99,
+          n: nestedStats.n,
+          baseline: 'flat page',
+          ratio: nestedStats.p50 / flatStats.p50,
+        },
+        {
+          bench: BENCH,
+          name: 'nested page: statements',
+          unit: 'statements',
+          value: nestedCount.statements,
+          baseline: 'flat page',
+          ratio: nestedCount.statements / flatCount.statements,
+          target: `≤ ${TARGET_STATEMENTS}`,
+          met: nestedCount.statements <= TARGET_STATEMENTS,
+        },
+      ];
+    } finally {
+      client.close();
+      await server.child.stop();
+    }
+  } finally {
+    temp.remove();
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * `npm run bench [-- --quick] [-- --only=name,…] [-- --profile]`: runs the benchmarks one after
+ * another, prints progress lines and a table, and writes bench/results.json with machine
+ * info, the Node version and every figure.
+ *
+ * Benchmarks report; they never fail on a missed target (the table says MISSED next to it
+ * and the exit code stays 0). Only a benchmark that crashes makes the exit code 1.
+ *
+ * --quick    smaller sizes and shorter durations (under a minute)
+ * --only     run only the named benchmarks (see BENCHMARKS below)
+ * --profile  run the server children under `node --cpu-prof` and print their hottest functions
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, platform, release, arch, totalmem, tmpdir, type as osType } from 'node:os';
+import { join } from 'node:path';
+import type { BenchContext } from './bench-context.js';
+import { summarizeProfiles } from './cpu-profile.js';
+import { measureCrossProcess } from './cross-process.js';
+import { measureFanout } from './fanout.js';
+import { REPO_ROOT } from './ipc.js';
+import { measureLineageDepth } from './lineage-depth.js';
+import { measureMutationOverhead } from './mutation-overhead.js';
+import { measureRunLists } from './run-lists.js';
+import { renderTable, type Figure } from './stats.js';
+import { measureWriteRate } from './write-rate.js';
+
+const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Figure[]>> = {
+  'mutation-overhead': measureMutationOverhead,
+  'lineage-depth': measureLineageDepth,
+  'run-lists': measureRunLists,
+  fanout: measureFanout,
+  'cross-process': measureCrossProcess,
+  'write-rate': measureWriteRate,
+};
+
+function machineInfo(): Record<string, unknown> {
+  const cpuList = cpus();
+  return {
+    os: { type: osType(), platform: platform(), release: release(), arch: arch() },
+    cpus: { model: cpuList[0]?.model ?? 'unknown', count: cpuList.length },
+    memory: { totalBytes: totalmem(), freeBytesAtStart: freemem() },
+    loadAverageAtStart: loadavg(),
+  };
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  const quick = argv.includes('--quick');
+  const profile = argv.includes('--profile');
+  const onlyArg = argv.find((arg) => arg.startsWith('--only='));
+  const only = onlyArg === undefined ? Object.keys(BENCHMARKS) : onlyArg.slice('--only='.length).split(',').filter(Boolean);
+  const unknown = only.filter((name) => !(name in BENCHMARKS));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}\n`);
+    return 2;
+  }
+  const started = Date.now();
+  const profileDir = profile ? mkdtempSync(join(tmpdir(), 'bench-profiles-')) : undefined;
+  const progress = (text: string): void => {
+    const seconds = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
+    process.stdout.write(`[${seconds}s] ${text}\n`);
+  };
+  const context: BenchContext = { quick, progress, ...(profileDir === undefined ? {} : { profileDir }) };
+  const machine = machineInfo();
+  progress(
+    `benchmarks (${quick ? 'quick' : 'full'} mode) on ${String((machine.cpus as { count: number }).count)} × ${String((machine.cpus as { model: string }).model)}, ` +
+      `Node ${process.version}, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}`,
+  );
+
+  const figures: Figure[] = [];
+  const errors: Array<{ bench: string; error: string }> = [];
+  const timings: Record<string, number> = {};
+  for (const name of only) {
+    const benchStarted = Date.now();
+    progress(`── ${name}`);
+    try {
+      const result = await (BENCHMARKS[name] as (context: BenchContext) => Promise<Figure[]>)(context);
+      figures.push(...result);
+    } catch (error) {
+      const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      errors.push({ bench: name, error: text });
+      progress(`${name}: ERROR ${text}`);
+      figures.push({ bench: name, name: 'ERROR', unit: '', note: text.split('\n')[0] ?? text });
+    }
+    timings[name] = Date.now() - benchStarted;
+    progress(`${name}: done in ${(timings[name] / 1000).toFixed(1)} s`);
+  }
+
+  const table = renderTable(figures);
+  process.stdout.write(`\n${table}\n\n`);
+  const missed = figures.filter((figure) => figure.met === false);
+  const withTargets = figures.filter((figure) => figure.met !== undefined);
+  process.stdout.write(
+    `Targets: ${withTargets.length - missed.length} of ${withTargets.length} met` +
+      (missed.length === 0 ? '' : `; MISSED: ${missed.map((figure) => `${figure.bench} / ${figure.name}`).join(', ')}`) +
+      '\n',
+  );
+
+  let profiles: unknown;
+  if (profileDir !== undefined) {
+    const summary = summarizeProfiles(profileDir, 15);
+    profiles = { directory: profileDir, summary };
+    process.stdout.write(`\nCPU profiles of the server children (${profileDir}):\n`);
+    for (const entry of summary) {
+      process.stdout.write(`\n${entry.file} (${(entry.totalMs / 1000).toFixed(1)} s sampled) — top self time:\n`);
+      for (const row of entry.top) {
+        process.stdout.write(`  ${row.selfMs.toFixed(0).padStart(7)} ms  ${row.percent.toFixed(1).padStart(5)} %  ${row.functionName}  ${row.location}\n`);
+      }
+    }
+  }
+
+  const results = {
+    mode: quick ? 'quick' : 'full',
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    node: process.version,
+    versions: { v8: process.versions.v8, sqlite: process.versions.sqlite ?? null },
+    machine: { ...machine, loadAverageAtEnd: loadavg() },
+    benchmarks: only,
+    timingsMs: timings,
+    figures,
+    targets: { met: withTargets.length - missed.length, total: withTargets.length, missed: missed.map((figure) => `${figure.bench} / ${figure.name}`) },
+    errors,
+    ...(profiles === undefined ? {} : { profiles }),
+  };
+  mkdirSync(join(REPO_ROOT, 'bench'), { recursive: true });
+  const file = join(REPO_ROOT, 'bench', 'results.json');
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  progress(`wrote ${file} (${((Date.now() - started) / 1000).toFixed(1)} s in all)`);
+  return errors.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,168 @@
+/**
+ * The server under test in its own process (so clients never share its event loop), driven
+ * over IPC by the benchmark: `start` calls `startServer` (log level silent) on a database
+ * file; further commands run store calls in this process (the in-process baselines), commit
+ * viewer revisions and time them, count SQL statements, and sample memory and CPU.
+ *
+ * Run with `--expose-gc` so `memory` can collect first; with `--cpu-prof` to profile.
+ */
+import { startServer, type RunningServer } from '../src/server/app.js';
+import type { ServerConfig } from '../src/server/config.js';
+import { emit, serveRequests } from './ipc.js';
+import { claim, reservation } from './store-inputs.js';
+
+let server: RunningServer | undefined;
+
+function running(): RunningServer {
+  if (server === undefined) throw new Error('server not started');
+  return server;
+}
+
+/** The viewer revision every `commit` records: one timeline draft appending one item. */
+function timelineDraft(index: number) {
+  return [
+    {
+      targetType: 'timeline' as const,
+      targetKey: 'items',
+      ops: [{ op: 'append' as const, path: '/items', value: [{ kind: 'message', index, text: `step ${index} finished` }] }],
+    },
+  ];
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** Calls and wall time of `store.reserveWithPolicy` made through the server (not by `rawReserve`). */
+const reserveTime = { count: 0, ms: 0 };
+let rawCalls = false;
+
+/**
+ * Wraps the server store's `reserveWithPolicy` to time the calls the GraphQL resolver makes,
+ * so the mutation's own store time is known under the very same conditions (fsync included).
+ */
+function timeStoreReservations(current: RunningServer): void {
+  const store = current.store;
+  const original = store.reserveWithPolicy.bind(store);
+  store.reserveWithPolicy = (...args: Parameters<typeof original>) => {
+    if (rawCalls) return original(...args);
+    const started = performance.now();
+    try {
+      return original(...args);
+    } finally {
+      reserveTime.count += 1;
+      reserveTime.ms += performance.now() - started;
+    }
+  };
+}
+
+serveRequests({
+  async start(message) {
+    const config: ServerConfig = {
+      dbPath: String(message.dbPath),
+      port: 0,
+      host: '127.0.0.1',
+      readOnly: false,
+      token: null,
+      projectPath: String(message.projectPath),
+      pollIntervalMs: Number(message.pollIntervalMs ?? 25),
+      keepAliveMs: 12_000,
+      maxBodyBytes: 2_097_152,
+      logLevel: 'silent',
+    };
+    server = await startServer(config);
+    timeStoreReservations(server);
+    return { url: server.url, port: server.port, pid: process.pid };
+  },
+
+  /** Time spent in `store.reserveWithPolicy` by the server's resolvers since the last call, then reset. */
+  storeTime() {
+    const result = { ...reserveTime };
+    reserveTime.count = 0;
+    reserveTime.ms = 0;
+    return result;
+  },
+
+  /** `count` prepare-or-adopt reservations with a claim straight on the store; wall time (ms) and CPU (µs). */
+  rawReserve(message) {
+    const store = running().store;
+    const count = Number(message.count);
+    const prefix = String(message.prefix);
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    rawCalls = true;
+    try {
+      for (let index = 0; index < count; index += 1) {
+        const result = store.reserveWithPolicy(reservation(`${prefix}-${index}`, `${prefix}-session-${index}`), claim(`${prefix}-token-${index}`));
+        if (result.state !== 'claimed') throw new Error(`unexpected ${result.state}`);
+      }
+    } finally {
+      rawCalls = false;
+    }
+    const ms = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    return { ms, count, cpuUs: cpu.user + cpu.system };
+  },
+
+  /** Reserves a root run to commit revisions on; returns its current viewer revision. */
+  createRun(message) {
+    const runId = String(message.runId);
+    const store = running().store;
+    store.reserveWithPolicy(reservation(runId, `${runId}-session`));
+    return { runId, revision: store.viewer.head(runId)?.currentRevision ?? 1 };
+  },
+
+  /** Records one revision on `runId`; `at` is `Date.now()` right after the commit returned. */
+  commit(message) {
+    const runId = String(message.runId);
+    const index = Number(message.index ?? 0);
+    const revision = running().store.recordViewerDeltas(runId, timelineDraft(index));
+    return { revision, at: Date.now() };
+  },
+
+  /** Pending waiters of the change feed (one per subscription waiting for a revision). */
+  waiters() {
+    return running().feed.waiterCount;
+  },
+
+  resetStatements() {
+    running().store.database.resetStatementCount();
+    return null;
+  },
+
+  statements() {
+    return running().store.database.statementCount;
+  },
+
+  /** Memory after a full GC (when exposed). */
+  memory() {
+    gc?.();
+    gc?.();
+    const usage = process.memoryUsage();
+    return { rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, gc: gc !== undefined };
+  },
+
+  /** CPU used by this process so far (user + system), in µs. */
+  cpuNow() {
+    const usage = process.cpuUsage();
+    return usage.user + usage.system;
+  },
+
+  /** CPU used by this process over `ms` of wall time, in ms. */
+  async cpu(message) {
+    const ms = Number(message.ms);
+    const before = process.cpuUsage();
+    const wallStart = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    const used = process.cpuUsage(before);
+    return { userMs: used.user / 1000, systemMs: used.system / 1000, wallMs: performance.now() - wallStart };
+  },
+
+  async stop() {
+    const current = server;
+    server = undefined;
+    if (current !== undefined) await current.close();
+    setImmediate(() => process.exit(0));
+    return null;
+  },
+});
+
+emit('child-ready');
