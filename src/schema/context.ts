@@ -30,27 +30,47 @@ export interface GraphQLContext {
  * @returns loaders whose caches live as long as the returned object
  */
 export function createRunLoaders(store: WorkflowStore): RunLoaders {
-  const run = new DataLoader<string, WorkflowRunRecord | undefined>(async (ids) => store.getWorkflowRuns(ids));
-  const children = new DataLoader<{ runId: string; kind: LineageKind | null }, WorkflowRunRecord[], string>(
-    async (keys) => {
-      const byKind = new Map<LineageKind | null, string[]>();
-      for (const key of keys) byKind.set(key.kind, [...(byKind.get(key.kind) ?? []), key.runId]);
-      const results = new Map<string, WorkflowRunRecord[]>();
-      for (const [kind, ids] of byKind) {
-        const lists = store.childrenOfRuns(ids, kind ?? undefined);
-        ids.forEach((id, index) => {
-          const list = lists[index] ?? [];
-          for (const child of list) run.prime(child.runId, child);
-          results.set(`${id}\u0000${kind ?? ''}`, list);
-        });
-      }
-      return keys.map((key) => results.get(`${key.runId}\u0000${key.kind ?? ''}`) ?? []);
+  // Each loader is made on first use: a subscription event that selects no lineage field
+  // (the common case) allocates none of them.
+  let run: RunLoaders['run'] | undefined;
+  let children: RunLoaders['children'] | undefined;
+  let latestRunId: RunLoaders['latestRunId'] | undefined;
+  let chainSize: RunLoaders['chainSize'] | undefined;
+  const loaders: RunLoaders = {
+    get run() {
+      run ??= new DataLoader<string, WorkflowRunRecord | undefined>(async (ids) => store.getWorkflowRuns(ids));
+      return run;
     },
-    { cacheKeyFn: (key) => `${key.runId}\u0000${key.kind ?? ''}` },
-  );
-  const latestRunId = new DataLoader<string, string>(async (roots) => store.latestRunIdsOfChains(roots));
-  const chainSize = new DataLoader<string, number>(async (roots) => store.chainSizes(roots));
-  return { run, children, latestRunId, chainSize };
+    get children() {
+      children ??= new DataLoader<{ runId: string; kind: LineageKind | null }, WorkflowRunRecord[], string>(
+        async (keys) => {
+          const byKind = new Map<LineageKind | null, string[]>();
+          for (const key of keys) byKind.set(key.kind, [...(byKind.get(key.kind) ?? []), key.runId]);
+          const results = new Map<string, WorkflowRunRecord[]>();
+          for (const [kind, ids] of byKind) {
+            const lists = store.childrenOfRuns(ids, kind ?? undefined);
+            ids.forEach((id, index) => {
+              const list = lists[index] ?? [];
+              for (const child of list) loaders.run.prime(child.runId, child);
+              results.set(`${id}\u0000${kind ?? ''}`, list);
+            });
+          }
+          return keys.map((key) => results.get(`${key.runId}\u0000${key.kind ?? ''}`) ?? []);
+        },
+        { cacheKeyFn: (key) => `${key.runId}\u0000${key.kind ?? ''}` },
+      );
+      return children;
+    },
+    get latestRunId() {
+      latestRunId ??= new DataLoader<string, string>(async (roots) => store.latestRunIdsOfChains(roots));
+      return latestRunId;
+    },
+    get chainSize() {
+      chainSize ??= new DataLoader<string, number>(async (roots) => store.chainSizes(roots));
+      return chainSize;
+    },
+  };
+  return loaders;
 }
 
 /**
