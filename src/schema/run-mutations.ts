@@ -133,7 +133,8 @@ builder.mutationFields((t) => ({
   }),
   restartWorkflowRun: t.field({
     type: RestartSuccessRef,
-    description: 'Restart a terminal run; a retry returns the same restart with adopted: true.',
+    description:
+      'Restart a terminal run; a retry returns the same restart with adopted: true. Only interactive runs of the same origin session can be restarted (else ForbiddenError).',
     args: { input: t.arg({ type: RestartInputRef, required: true }) },
     errors: { types: [...ALL_ERROR_TYPES], directResult: true, union: { name: 'RestartWorkflowRunResult' } },
     resolve: (_root, { input }, context) =>

@@ -151,7 +151,12 @@ builder.queryFields((t) => ({
         if (connection === null) throw new Error('Run listing returned no connection');
         return {
           edges: connection.edges as Array<{ cursor: string; node: WorkflowRunRecord }>,
-          pageInfo: connection.pageInfo,
+          // An empty first page has no cursors: null, as the Relay spec has it, not ''.
+          pageInfo: {
+            ...connection.pageInfo,
+            startCursor: connection.pageInfo.startCursor || null,
+            endCursor: connection.pageInfo.endCursor || null,
+          },
           totalCount: () => context.store.countWorkflowRuns(filter),
         };
       },

@@ -12,7 +12,7 @@ import { createContext, schema, type GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
-import { redactVariableValuesPlugin } from './redact-variables.js';
+import { redactErrorsPlugin } from './redact-errors.js';
 import { serveStaticFile } from './static-files.js';
 
 /** Limits on every operation, from graphql-armor (API.md "Access"). */
@@ -107,7 +107,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     context: () => createContext(store, config.readOnly, feed),
     plugins: [
       requestLogPlugin(logger),
-      redactVariableValuesPlugin(),
+      redactErrorsPlugin(),
       parseOverflowGuard(),
       EnvelopArmorPlugin({
         maxDepth: { n: QUERY_LIMITS.maxDepth, ...REPORT_AS_VALIDATION_ERROR },
@@ -185,6 +185,15 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     response.end(JSON.stringify(body));
   }
 
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(config.port, config.host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  // graphql-ws is attached once the port is ours, so a listen error (EADDRINUSE) is reported
+  // once, by the caller, and not also by the WebSocket server.
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: config.maxBodyBytes });
   const wsDisposable = useServer<Record<string, unknown>, { request: IncomingMessage }>(
     {
@@ -224,14 +233,6 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     wsServer,
     config.keepAliveMs,
   );
-
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(config.port, config.host, () => {
-      httpServer.off('error', reject);
-      resolve();
-    });
-  });
   const port = (httpServer.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}/graphql`;

@@ -9,7 +9,10 @@ import { timingSafeEqual } from 'node:crypto';
 export function isAuthorized(token: string | null, header: unknown): boolean {
   if (token === null) return true;
   if (typeof header !== 'string') return false;
-  const expected = Buffer.from(`Bearer ${token}`, 'utf8');
-  const given = Buffer.from(header, 'utf8');
+  // The scheme name is case-insensitive (RFC 7235 §2.1); the token is compared exactly.
+  const match = /^bearer +(.*)$/i.exec(header);
+  if (match === null) return false;
+  const expected = Buffer.from(token, 'utf8');
+  const given = Buffer.from(match[1] as string, 'utf8');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

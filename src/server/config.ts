@@ -39,6 +39,21 @@ function integer(min: number, max: number) {
 }
 
 /**
+ * Reads a boolean environment variable: `1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off`/empty
+ * (any case); unset is false.
+ *
+ * @throws exits with a usage error (commander) for any other value
+ */
+function envFlag(name: string, program: Command): boolean {
+  const value = process.env[name];
+  if (value === undefined) return false;
+  const normalized = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
+  if (['', '0', 'false', 'no', 'off'].includes(normalized)) return false;
+  program.error(`error: environment variable ${name} must be true or false, got "${value}"`);
+}
+
+/**
  * Parses the command line (and environment) into a {@link ServerConfig}.
  *
  * @param argv full process argv (`process.argv`); environment variables come from `process.env`
@@ -54,7 +69,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     .addOption(new Option('--db <path>', 'SQLite database file (created on first start)').env('PI_WORKFLOWS_DB').default(DEFAULT_DB_PATH))
     .addOption(new Option('--port <port>', 'TCP port (0 = any free port)').env('PORT').default(4000).argParser(integer(0, 65535)))
     .addOption(new Option('--host <address>', 'bind address').env('HOST').default('127.0.0.1'))
-    .addOption(new Option('--read-only', 'open the database read-only; mutations answer ForbiddenError').env('PI_WORKFLOWS_READ_ONLY').default(false))
+    .addOption(new Option('--read-only', 'open the database read-only; mutations answer ForbiddenError (env PI_WORKFLOWS_READ_ONLY=true|false)'))
     .addOption(new Option('--token <token>', 'require "Authorization: Bearer <token>" (WebSocket: connection_init {authorization})').env('PI_WORKFLOWS_TOKEN'))
     .addOption(new Option('--project <path>', 'project directory runs are reserved under').env('PI_WORKFLOWS_PROJECT').default(process.cwd(), 'the working directory'))
     .addOption(
@@ -76,7 +91,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     db: string;
     port: number;
     host: string;
-    readOnly: boolean | string;
+    readOnly?: boolean;
     token?: string;
     project: string;
     pollIntervalMs: number;
@@ -84,7 +99,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     maxBodyBytes: number;
     logLevel: ServerConfig['logLevel'];
   }>();
-  const readOnly = options.readOnly === true || (typeof options.readOnly === 'string' && !['', '0', 'false', 'no'].includes(options.readOnly.toLowerCase()));
+  const readOnly = options.readOnly === true || envFlag('PI_WORKFLOWS_READ_ONLY', program);
   return {
     dbPath: options.db === ':memory:' ? options.db : resolve(options.db),
     port: options.port,

@@ -87,6 +87,13 @@ describe('workflowRuns', () => {
     expect(await filtered({ rootRunId: 'r2', lineageKind: 'RESTART' })).toEqual({ runIds: [], totalCount: 0 });
   });
 
+  it('an empty page has null cursors and no further pages', async () => {
+    const { workflowRuns } = await fx.data(WorkflowRunsDocument, { first: 5, filter: { workflowName: 'no-such-workflow' } });
+    expect(workflowRuns.edges).toEqual([]);
+    expect(workflowRuns.totalCount).toBe(0);
+    expect(workflowRuns.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null });
+  });
+
   it('pages forward with first/after', async () => {
     const seen: string[] = [];
     let after: string | null = null;

@@ -34,8 +34,35 @@ describe('variable coercion errors carry no values', () => {
     ]);
     const wrongType = await fx.gql(CLAIM, { input: { runnerId: 'r', claimToken: SECRET, leaseMs: 'soon' } });
     expect(wrongType.errors?.map((error) => error.message)).toEqual([
-      'Variable "$input" got invalid value at "input.leaseMs"; Int cannot represent non-integer value: "soon"',
+      'Variable "$input" got invalid value at "input.leaseMs"; Int cannot represent non-integer value.',
     ]);
     expect(missing.text + wrongType.text).not.toContain(SECRET);
+  });
+
+  it('a claim token of the wrong type is not echoed either', async () => {
+    const response = await fx.gql(CLAIM, { input: { runnerId: 'r', claimToken: { secret: SECRET }, leaseMs: 5 } });
+    expect(response.errors?.map((error) => error.message)).toEqual([
+      'Variable "$input" got invalid value at "input.claimToken"; String cannot represent a non string value.',
+    ]);
+    expect(response.text).not.toContain(SECRET);
+  });
+
+  it('a body that is not valid JSON: a clear error, and the body is not quoted back', async () => {
+    const response = await fetch(fx.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      body: `{"query":"{ __typename }","variables":{"claimToken":"${SECRET}",}}`,
+    });
+    expect(response.status).toBe(400);
+    const text = await response.text();
+    expect(text).not.toContain(SECRET);
+    expect(JSON.parse(text)).toEqual({
+      errors: [
+        {
+          message: 'POST body sent invalid JSON.',
+          extensions: { code: 'BAD_REQUEST', originalError: { name: 'SyntaxError', message: 'The request body is not valid JSON' } },
+        },
+      ],
+    });
   });
 });

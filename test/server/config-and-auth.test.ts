@@ -1,0 +1,59 @@
+/**
+ * Server options and the bearer check: defaults, the read-only environment flag, and the
+ * case-insensitive `Bearer` scheme (RFC 7235).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAuthorized } from '../../src/server/auth.js';
+import { parseServerConfig } from '../../src/server/config.js';
+
+const saved = process.env.PI_WORKFLOWS_READ_ONLY;
+afterEach(() => {
+  if (saved === undefined) delete process.env.PI_WORKFLOWS_READ_ONLY;
+  else process.env.PI_WORKFLOWS_READ_ONLY = saved;
+});
+
+describe('parseServerConfig', () => {
+  it('defaults: loopback, port 4000, read-write, no token', () => {
+    delete process.env.PI_WORKFLOWS_READ_ONLY;
+    const config = parseServerConfig(['node', 'main']);
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 4000, readOnly: false, token: null });
+  });
+
+  it.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['yes', true],
+    ['on', true],
+    ['false', false],
+    ['0', false],
+    ['no', false],
+    ['off', false],
+    ['', false],
+  ])('PI_WORKFLOWS_READ_ONLY=%j gives readOnly %s', (value, expected) => {
+    process.env.PI_WORKFLOWS_READ_ONLY = value;
+    expect(parseServerConfig(['node', 'main']).readOnly).toBe(expected);
+  });
+
+  it('--read-only wins over the environment', () => {
+    process.env.PI_WORKFLOWS_READ_ONLY = 'false';
+    expect(parseServerConfig(['node', 'main', '--read-only']).readOnly).toBe(true);
+  });
+});
+
+describe('isAuthorized', () => {
+  it('accepts any request when no token is configured', () => {
+    expect(isAuthorized(null, undefined)).toBe(true);
+  });
+
+  it('needs the exact token after a case-insensitive Bearer scheme', () => {
+    expect(isAuthorized('s3cret', 'Bearer s3cret')).toBe(true);
+    expect(isAuthorized('s3cret', 'bearer s3cret')).toBe(true);
+    expect(isAuthorized('s3cret', 'BEARER s3cret')).toBe(true);
+    expect(isAuthorized('s3cret', 'Bearer S3CRET')).toBe(false);
+    expect(isAuthorized('s3cret', 'Basic s3cret')).toBe(false);
+    expect(isAuthorized('s3cret', 's3cret')).toBe(false);
+    expect(isAuthorized('s3cret', 'Bearer s3cret ')).toBe(false);
+    expect(isAuthorized('s3cret', undefined)).toBe(false);
+  });
+});
