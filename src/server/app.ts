@@ -12,7 +12,8 @@ import { createContext, schema, type GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
-import { redactErrorsPlugin } from './redact-errors.js';
+import { redactErrorsPlugin, redactResult } from './redact-errors.js';
+import { sharedSubscribe } from './shared-subscribe.js';
 import { serveStaticFile } from './static-files.js';
 
 /** Limits on every operation, from graphql-armor (API.md "Access"). */
@@ -200,7 +201,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       connectionInitWaitTimeout: 10_000,
       onConnect: (ctx) => isAuthorized(config.token, (ctx.connectionParams as { authorization?: unknown } | undefined)?.authorization),
       execute: (args) => (args.rootValue as { execute: typeof import('graphql').execute }).execute(args),
-      subscribe: (args) => (args.rootValue as { subscribe: typeof import('graphql').subscribe }).subscribe(args),
+      // Each event executes once per operation and variables; every subscriber running it shares the result.
+      subscribe: (args) => sharedSubscribe(args, (result) => redactResult(result) ?? result),
       onSubscribe: async (ctx, _id, params) => {
         const { schema: envelopedSchema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
