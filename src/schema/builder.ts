@@ -25,6 +25,11 @@ export const builder = new SchemaBuilder<{
     clientMutationId: 'omit',
     cursorType: 'String',
     nodesQueryOptions: false,
+    nodeQueryOptions: {
+      description: 'Fetches an object by its global id; null when no object has that id (also for unknown types).',
+      // Unknown types answer null, as for a missing run, instead of an error.
+      resolve: (_root, { id }, _context, _info, resolveNode) => (id.typename === 'WorkflowRun' ? resolveNode(id) : null),
+    },
   },
   errors: {
     defaultTypes: [],

@@ -29,6 +29,13 @@ describe('node and workflowRun', () => {
     expect((await fx.data(NodeDocument, { id: missing })).node).toBeNull();
   });
 
+  it('answers null for the global id of a type that does not exist', async () => {
+    const unknownType = Buffer.from('Foo:bar').toString('base64');
+    const response = await fx.gql(NodeDocument, { id: unknownType });
+    expect(response.errors).toBeUndefined();
+    expect(response.data?.node).toBeNull();
+  });
+
   it('refuses a malformed global id with a GraphQL error', async () => {
     const response = await fx.gql(NodeDocument, { id: 'not-a-global-id' });
     expect(response.data?.node).toBeNull();
