@@ -29,32 +29,10 @@ import {
   type SettleStatus,
   type TypedDocumentString,
 } from '../../schema/generated/graphql.js';
+import { TestClock as ManualClock } from './store-fixtures.js';
 
-/** 2026-01-01T00:00:00.000Z, the tests' epoch. */
-export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-
-/** A clock the test moves by hand; `now` is what the server's store sees. */
-export class ManualClock {
-  t: number;
-
-  constructor(start = T0) {
-    this.t = start;
-  }
-
-  /** The store clock function (epoch ms). */
-  readonly now = (): number => this.t;
-
-  /** Moves time forward by `ms`; returns the new epoch ms. */
-  advance(ms: number): number {
-    this.t += ms;
-    return this.t;
-  }
-
-  /** The current time as ISO-8601. */
-  iso(offsetMs = 0): string {
-    return new Date(this.t + offsetMs).toISOString();
-  }
-}
+/** The tests' epoch and hand-moved clock: the same as the store tests'. */
+export { T0, TestClock as ManualClock } from './store-fixtures.js';
 
 /** One HTTP answer of `/graphql`. */
 export interface GqlResponse<TResult> {
