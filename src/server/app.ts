@@ -173,10 +173,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     let body: Record<string, unknown>;
     let status = 200;
     try {
-      const integrity = store.database.get<{ quick_check: string }>('PRAGMA quick_check(1)');
+      const quickCheck = store.quickCheck();
       body = {
-        status: integrity?.quick_check === 'ok' ? 'ok' : 'degraded',
-        database: { path: config.dbPath, readOnly: config.readOnly, quickCheck: integrity?.quick_check ?? null },
+        status: quickCheck === 'ok' ? 'ok' : 'degraded',
+        database: { path: config.dbPath, readOnly: config.readOnly, quickCheck },
       };
     } catch (error) {
       status = 503;

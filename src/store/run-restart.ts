@@ -75,6 +75,40 @@ function assertFingerprintUnused(context: StoreContext, parent: RunRow, fingerpr
 }
 
 /**
+ * Reservation with the restart policy in front (STORE.md §13.11): for lineage `restart` of a
+ * new run, first the cancelled-parent, limit and used-fingerprint checks of
+ * {@link assertRestartPolicy}, then §6.1 (and with a claim, §6.2) in the same transaction.
+ *
+ * @returns `{state, run}`; `state` is `reserved` without a claim
+ * @throws every error of `reserveWorkflowRun` / `prepareOrAdoptWorkflowRun`, and the
+ *   restart_rejected errors of {@link assertRestartPolicy}
+ */
+export function reserveWithRestartPolicy(
+  context: StoreContext,
+  input: ReserveWorkflowRunInput,
+  claim?: ClaimRequest,
+): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
+  assertWritable(context); // before the policy checks: a read-only store refuses first
+  return context.database.transaction(() => {
+    if (input.lineageKind === 'restart' && input.parentRunId !== undefined && loadRunRow(context, input.runId) === undefined) {
+      const parent = loadRunRow(context, input.parentRunId);
+      if (parent !== undefined) {
+        let fingerprint: Buffer | undefined;
+        try {
+          fingerprint =
+            input.parentTerminalFingerprint === undefined ? undefined : terminalFingerprintBuffer(input.parentTerminalFingerprint);
+        } catch {
+          fingerprint = undefined; // the reservation reports the syntax error in its own order
+        }
+        assertRestartPolicy(context, parent, fingerprint);
+      }
+    }
+    if (claim === undefined) return { state: 'reserved' as const, run: reserveWorkflowRun(context, input) };
+    return prepareOrAdoptWorkflowRun(context, input, claim);
+  });
+}
+
+/**
  * The idempotent restart command (STORE.md §13.1): run exists; same session and interactive;
  * not cancelled; an existing restart child is adopted; restart limit; parent terminal;
  * fingerprint parses and equals the run's own; not already used in the chain; then

@@ -26,7 +26,7 @@ import {
   type RunSliceRequest,
   type WorkflowRunFilter,
 } from './run-queries.js';
-import { loadRunRow, type LineageKind, type WorkflowRunRecord } from './run-records.js';
+import type { LineageKind, WorkflowRunRecord } from './run-records.js';
 import {
   prepareOrAdoptWorkflowRun,
   reserveWorkflowRun,
@@ -34,7 +34,7 @@ import {
   type PreparedRun,
   type ReserveWorkflowRunInput,
 } from './run-reservation.js';
-import { assertRestartPolicy, restartWorkflowRun, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
+import { reserveWithRestartPolicy, restartWorkflowRun, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
 import {
   cancelWorkflowRun,
   failWorkflowRun,
@@ -53,8 +53,8 @@ import {
   resumePausedInteraction,
   type RunEventRecord,
 } from './run-transitions.js';
-import { assertWritable, type StoreContext } from './store-context.js';
-import { resolveNow, sha256Hex, systemClock, terminalFingerprintBuffer, type Clock } from './values.js';
+import type { StoreContext } from './store-context.js';
+import { resolveNow, sha256Hex, systemClock, type Clock } from './values.js';
 import {
   VIEWER_TARGET_TYPES,
   ViewerDeltaLog,
@@ -160,31 +160,23 @@ export class WorkflowStore {
    *
    * @returns `{state, run}`; `state` is `reserved` without a claim
    * @throws every error of {@link reserveWorkflowRun} / {@link prepareOrAdoptWorkflowRun}
-   *   (`Controller store is read-only` first), and restart_rejected errors of
-   *   {@link assertRestartPolicy}
+   *   (`Controller store is read-only` first), and the restart_rejected errors of the
+   *   policy (see `reserveWithRestartPolicy`)
    */
   reserveWithPolicy(
     input: ReserveWorkflowRunInput,
     claim?: ClaimRequest,
   ): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
-    assertWritable(this.context); // before the policy checks: a read-only store refuses first
-    return this.database.transaction(() => {
-      if (input.lineageKind === 'restart' && input.parentRunId !== undefined && loadRunRow(this.context, input.runId) === undefined) {
-        const parent = loadRunRow(this.context, input.parentRunId);
-        if (parent !== undefined) {
-          let fingerprint: Buffer | undefined;
-          try {
-            fingerprint =
-              input.parentTerminalFingerprint === undefined ? undefined : terminalFingerprintBuffer(input.parentTerminalFingerprint);
-          } catch {
-            fingerprint = undefined; // the reservation reports the syntax error in its own order
-          }
-          assertRestartPolicy(this.context, parent, fingerprint);
-        }
-      }
-      if (claim === undefined) return { state: 'reserved' as const, run: reserveWorkflowRun(this.context, input) };
-      return prepareOrAdoptWorkflowRun(this.context, input, claim);
-    });
+    return reserveWithRestartPolicy(this.context, input, claim);
+  }
+
+  /**
+   * SQLite's `PRAGMA quick_check(1)` on this connection, for health checks.
+   *
+   * @returns `ok`, or the first problem SQLite reports
+   */
+  quickCheck(): string {
+    return this.database.get<{ quick_check: string }>('PRAGMA quick_check(1)')?.quick_check ?? 'no answer';
   }
 
   /** The idempotent restart command (STORE.md §13.1). See {@link restartWorkflowRun}. */
