@@ -1,4 +1,4 @@
-import type { WorkflowRunRecord } from '../store/index.js';
+import { claimNotLiveMessage, type WorkflowRunRecord } from '../store/index.js';
 import { builder } from './builder.js';
 import { SettleStatusEnum } from './enums.js';
 import { ALL_ERROR_TYPES, ClaimLostError, NotFoundError, runMutation } from './errors.js';
@@ -91,7 +91,7 @@ builder.mutationFields((t) => ({
             : context.store.parkWorkflowRunForWorkerNoProgress({ ...claim, detail: input.noProgressDetail });
         const run = context.store.getWorkflowRun(input.runId);
         if (run === undefined) throw new NotFoundError(`Workflow run not found: ${input.runId}`);
-        if (!parked) throw new ClaimLostError(`Claim token is not the live claim of workflow run: ${input.runId}`);
+        if (!parked) throw new ClaimLostError(claimNotLiveMessage(input.runId));
         return { run };
       }),
   }),

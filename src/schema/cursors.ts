@@ -1,4 +1,4 @@
-import type { LineageKey, RunKey } from '../store/index.js';
+import { MAX_PAGE_SIZE, type LineageKey, type RunKey } from '../store/index.js';
 import { badUserInput } from './errors.js';
 
 /**
@@ -58,7 +58,7 @@ function parse(cursor: string): unknown[] {
  *
  * @throws GraphQLError(BAD_USER_INPUT) `first must be between 0 and 100` (likewise `last`)
  */
-export function assertPageArgs(args: { first?: number | null; last?: number | null }, max = 100): void {
+export function assertPageArgs(args: { first?: number | null; last?: number | null }, max = MAX_PAGE_SIZE): void {
   for (const name of ['first', 'last'] as const) {
     const value = args[name];
     if (value !== null && value !== undefined && (value < 0 || value > max)) {

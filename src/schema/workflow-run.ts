@@ -1,5 +1,5 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
-import type { RunKey, WorkflowRunFilter, WorkflowRunRecord } from '../store/index.js';
+import { MAX_PAGE_SIZE, type RunKey, type WorkflowRunFilter, type WorkflowRunRecord } from '../store/index.js';
 import { builder } from './builder.js';
 import { assertPageArgs, decodeRunCursor, encodeRunCursor } from './cursors.js';
 import { ExecutionModeEnum, LineageKindEnum, RunQueueStatusEnum, WorkflowRunStatusEnum } from './enums.js';
@@ -133,7 +133,7 @@ builder.queryFields((t) => ({
         const filter = storeFilter(args.filter);
         const keys = new Map<WorkflowRunRecord, RunKey>();
         const connection = await resolveCursorConnection(
-          { args, toCursor: (run) => encodeRunCursor(keys.get(run as WorkflowRunRecord) as RunKey), defaultSize: 20, maxSize: 100 },
+          { args, toCursor: (run) => encodeRunCursor(keys.get(run as WorkflowRunRecord) as RunKey), defaultSize: 20, maxSize: MAX_PAGE_SIZE },
           ({ before, after, limit, inverted }): WorkflowRunRecord[] => {
             const slice = context.store.listWorkflowRunSlice(filter, {
               ...(before === undefined ? {} : { before: decodeRunCursor(before) }),

@@ -49,3 +49,11 @@ export class StoreError extends Error {
 export function isStoreError(error: unknown): error is StoreError {
   return error instanceof StoreError;
 }
+
+/**
+ * Text of a claim token that is not the run's live claim (our text; STORE.md §5 has the rule,
+ * not a message).
+ */
+export function claimNotLiveMessage(runId: string): string {
+  return `Claim token is not the live claim of workflow run: ${runId}`;
+}

@@ -2,7 +2,7 @@
  * The workflow state store (STORE.md): the only place SQL lives. Import from here.
  */
 export { WorkflowStore, projectIdFor, type WorkflowStoreOptions } from './workflow-store.js';
-export { StoreError, isStoreError, type StoreErrorKind } from './errors.js';
+export { StoreError, claimNotLiveMessage, isStoreError, type StoreErrorKind } from './errors.js';
 export { canonicalJson, normalizeJson, type JsonValue } from './canonical-json.js';
 export { StateDatabase } from './database.js';
 export { applyMigrations, loadMigrations, MIGRATIONS_DIR, type Migration } from './migrations.js';

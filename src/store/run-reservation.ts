@@ -1,7 +1,7 @@
 import { canonicalJson, normalizeJson } from './canonical-json.js';
 import { StoreError } from './errors.js';
 import { claimCore } from './run-claims.js';
-import { bumpRun, insertEvent, readLease } from './run-events.js';
+import { bumpRun, insertEvent, readLease, withActiveSessionSlot } from './run-events.js';
 import {
   loadRunRow,
   requireRunRow,
@@ -242,31 +242,28 @@ function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunIn
     now,
   );
   context.database.run('INSERT INTO leases(resource_id, generation) VALUES (?, 0)', resourceId);
-  insertOrExplain(
-    context,
-    () =>
-      context.database.run(
-        `INSERT INTO runs(run_id, resource_id, project_id, parent_run_id, root_run_id, lineage_kind, restart_number,
-           parent_terminal_fingerprint, definition_digest, workflow_ref, launch_options_hash, title, status, paused,
-           input_hash, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?)`,
-        input.runId,
-        resourceId,
-        projectId,
-        input.parentRunId ?? null,
-        lineage.rootRunId,
-        lineage.lineageKind,
-        lineage.restartNumber,
-        lineage.fingerprint,
-        digest,
-        input.workflowSourceRef,
-        launchHash,
-        input.title ?? null,
-        inputHash,
-        now,
-        now,
-      ),
-    input,
+  withRestartSlot(input, () =>
+    context.database.run(
+      `INSERT INTO runs(run_id, resource_id, project_id, parent_run_id, root_run_id, lineage_kind, restart_number,
+         parent_terminal_fingerprint, definition_digest, workflow_ref, launch_options_hash, title, status, paused,
+         input_hash, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?)`,
+      input.runId,
+      resourceId,
+      projectId,
+      input.parentRunId ?? null,
+      lineage.rootRunId,
+      lineage.lineageKind,
+      lineage.restartNumber,
+      lineage.fingerprint,
+      digest,
+      input.workflowSourceRef,
+      launchHash,
+      input.title ?? null,
+      inputHash,
+      now,
+      now,
+    ),
   );
   context.viewer.initialize(input.runId, now);
   insertRunSources(context, input.runId, source);
@@ -278,34 +275,27 @@ function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunIn
     executionMode,
     now,
   );
-  insertOrExplain(
-    context,
-    () =>
-      context.database.run(
-        `INSERT INTO run_queue(run_id, status, available_at, affinity_runner_id, origin_session_id, created_at, updated_at)
-         VALUES (?, 'queued', ?, ?, ?, ?, ?)`,
-        input.runId,
-        now,
-        input.runnerId ?? null,
-        input.originSessionId,
-        now,
-        now,
-      ),
-    input,
+  withActiveSessionSlot(input.originSessionId, () =>
+    context.database.run(
+      `INSERT INTO run_queue(run_id, status, available_at, affinity_runner_id, origin_session_id, created_at, updated_at)
+       VALUES (?, 'queued', ?, ?, ?, ?, ?)`,
+      input.runId,
+      now,
+      input.runnerId ?? null,
+      input.originSessionId,
+      now,
+      now,
+    ),
   );
   insertEvent(context, resourceId, 1, 'run.queued', { type: 'session', id: input.originSessionId }, {}, now);
 }
 
-/** Runs an insert; turns the two "one per" unique indexes into clear conflict errors. */
-function insertOrExplain(context: StoreContext, insert: () => void, input: ReserveWorkflowRunInput): void {
+/** Runs the runs insert; a second restart of one parent (unique index `runs_restart_parent_idx`) becomes a clear conflict. */
+function withRestartSlot(input: ReserveWorkflowRunInput, insert: () => void): void {
   try {
     insert();
   } catch (error) {
-    const message = (error as Error).message;
-    if (message.includes('run_queue.origin_session_id')) {
-      throw new StoreError('conflict', `Pi session already has an active workflow run: ${input.originSessionId}`);
-    }
-    if (message.includes('runs.parent_run_id')) {
+    if (error instanceof Error && error.message.includes('runs.parent_run_id')) {
       throw new StoreError('conflict', `Workflow run already has a restart: ${input.parentRunId ?? ''}`);
     }
     throw error;

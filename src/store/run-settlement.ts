@@ -1,5 +1,5 @@
 import { normalizeJson } from './canonical-json.js';
-import { StoreError } from './errors.js';
+import { claimNotLiveMessage, StoreError } from './errors.js';
 import { bumpRun, leaseVerifies, ownerActor, readLease, releaseLease, SUMMARY_REPLAY, type LeaseState } from './run-events.js';
 import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
@@ -22,11 +22,6 @@ export interface SettleWorkflowRunInput {
 
 /** The cancel message and code (STORE.md §6.10). */
 export const CANCELLED_MESSAGE = 'Workflow run cancelled';
-
-/** Text of a claim token that is not the run's live claim. */
-export function claimNotLiveMessage(runId: string): string {
-  return `Claim token is not the live claim of workflow run: ${runId}`;
-}
 
 /**
  * Settles a claimed run terminal (STORE.md §13.3): `completed` stores the output and moves the
@@ -123,7 +118,7 @@ function terminateRun(
     row.run_id,
   );
   settleMessages(context, row.run_id, now);
-  if (runStatus === 'cancelled') cancelDependents(context, row.run_id, errorHash, now);
+  if (runStatus === 'cancelled') cancelDependents(context, row.run_id, now);
   bumpRun(
     context,
     row,
@@ -146,7 +141,7 @@ function settleMessages(context: StoreContext, runId: string, now: number): void
  * `{status:'rejected', error:'Workflow run cancelled'}`) and pending requests (revision + 1).
  * This store has no effect or decision tables, so those steps have nothing to touch.
  */
-function cancelDependents(context: StoreContext, runId: string, _errorHash: Buffer, now: number): void {
+function cancelDependents(context: StoreContext, runId: string, now: number): void {
   context.database.run(
     `UPDATE node_attempts SET status = 'cancelled', updated_at = ?
      WHERE run_id = ? AND status IN ('pending', 'running', 'waiting', 'interrupted')`,
@@ -273,7 +268,7 @@ function staleCancel(context: StoreContext, runId: string, controlId: string, no
   );
   if (run.changes !== 1) throw new StoreError('conflict', `Workflow run ${runId} has inconsistent durable state`);
   settleMessages(context, runId, now);
-  cancelDependents(context, runId, errorHash, now);
+  cancelDependents(context, runId, now);
   const controlLease = { ...lease, generation, token_hash: tokenHash(controlToken) };
   if (!releaseLease(context, controlLease, controlToken)) {
     throw new StoreError('conflict', `Workflow run ${runId} control claim changed during cancellation`);

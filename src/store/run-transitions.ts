@@ -1,4 +1,4 @@
-import { StoreError } from './errors.js';
+import { claimNotLiveMessage, StoreError } from './errors.js';
 import {
   bumpRun,
   leaseVerifies,
@@ -354,7 +354,7 @@ export function reportWorkflowRunState(context: StoreContext, input: ReportWorkf
     }
     const claimed = verifiedClaim(context, input.runId, input.claimToken, now);
     if (claimed === undefined) {
-      throw new StoreError('claim_lost', `Claim token is not the live claim of workflow run: ${input.runId}`);
+      throw new StoreError('claim_lost', claimNotLiveMessage(input.runId));
     }
     const { row, lease } = claimed;
     const detail = input.detail !== undefined ? input.detail : input.status === 'waiting' ? 'waiting for origin-session input' : null;
