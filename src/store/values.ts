@@ -46,11 +46,6 @@ export function assertRunId(runId: string, field = 'runId'): void {
   }
 }
 
-/** True when `runId` has valid run id syntax (STORE.md §1). */
-export function isRunId(runId: string): boolean {
-  return RUN_ID.test(runId);
-}
-
 const DIGEST = /^(?:sha256:)?([0-9a-fA-F]{64})$/;
 
 /**

@@ -3,7 +3,6 @@ import { workflowMessageIdFor, type CreateWorkflowMessageInput, type WorkflowMes
 import {
   expectNoWrite,
   expectRejectedUnchanged,
-  expectStoreError,
   ignoreUpdatesOf,
   openTestStore,
   reserve,
