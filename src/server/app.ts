@@ -3,17 +3,15 @@ import type { AddressInfo } from 'node:net';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
-import { GraphQLError, type DocumentNode, type ValidationContext } from 'graphql';
+import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Logger } from 'pino';
 import { ChangeFeed, WorkflowStore, type Clock } from '../store/index.js';
 import { createContext, schema, type GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
-import { redactErrorsPlugin, redactResult } from './redact-errors.js';
-import { sharedSubscribe } from './shared-subscribe.js';
+import { attachGraphQLWs } from './graphql-ws.js';
+import { redactErrorsPlugin } from './redact-errors.js';
 import { serveStaticFile } from './static-files.js';
 
 /** Limits on every operation, from graphql-armor (API.md "Access"). */
@@ -195,46 +193,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
   // graphql-ws is attached once the port is ours, so a listen error (EADDRINUSE) is reported
   // once, by the caller, and not also by the WebSocket server.
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: config.maxBodyBytes });
-  const wsDisposable = useServer<Record<string, unknown>, { request: IncomingMessage }>(
-    {
-      connectionInitWaitTimeout: 10_000,
-      onConnect: (ctx) => isAuthorized(config.token, (ctx.connectionParams as { authorization?: unknown } | undefined)?.authorization),
-      execute: (args) => (args.rootValue as { execute: typeof import('graphql').execute }).execute(args),
-      // Each event executes once per operation and variables; every subscriber running it shares the result.
-      subscribe: (args) => sharedSubscribe(args, (result) => redactResult(result) ?? result),
-      onSubscribe: async (ctx, _id, params) => {
-        const { schema: envelopedSchema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
-          params,
-        });
-        // A document that does not parse (syntax, token limit, nesting) fails this subscription
-        // only; thrown, graphql-ws would close the whole socket with 4500.
-        let document: DocumentNode;
-        try {
-          document = parse(params.query);
-        } catch (error) {
-          if (error instanceof GraphQLError) return [error];
-          throw error;
-        }
-        const args = {
-          schema: envelopedSchema,
-          operationName: params.operationName ?? null,
-          document,
-          variableValues: params.variables ?? null,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
-        };
-        const errors = validate(args.schema, args.document);
-        if (errors.length > 0) return errors;
-        return args;
-      },
-    },
-    wsServer,
-    config.keepAliveMs,
-  );
+  const graphqlWs = attachGraphQLWs(httpServer, yoga, config);
   const port = (httpServer.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}/graphql`;
@@ -243,8 +202,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const close = (): Promise<void> => {
     closing ??= (async () => {
       feed.close();
-      await wsDisposable.dispose();
-      wsServer.close();
+      await graphqlWs.close();
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeIdleConnections();

@@ -1,0 +1,86 @@
+import type { IncomingMessage, Server } from 'node:http';
+import { GraphQLError, type DocumentNode } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { YogaServerInstance } from 'graphql-yoga';
+import { WebSocketServer } from 'ws';
+import type { GraphQLContext } from '../schema/index.js';
+import { isAuthorized } from './auth.js';
+import type { ServerConfig } from './config.js';
+import { redactResult } from './redact-errors.js';
+import { sharedSubscribe } from './shared-subscribe.js';
+
+/** The graphql-ws (graphql-transport-ws) endpoint attached to the HTTP server. */
+export interface GraphQLWsEndpoint {
+  /** Completes every subscription, closes every socket and the WebSocket server. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Attaches graphql-ws to `httpServer` on `/graphql`, the same port and path as HTTP (API.md
+ * "Subscriptions", transports). Call it once the server listens, so a listen error (EADDRINUSE) is reported once, by the
+ * caller, and not also by the WebSocket server.
+ *
+ * Connection handling: `connection_init` must arrive within 10 s; its payload's
+ * `authorization` (`Bearer <token>`) is checked against `config.token` (API.md "Access").
+ * Messages above `config.maxBodyBytes` close the socket; the server pings every
+ * `config.keepAliveMs` ms.
+ *
+ * @param yoga the yoga instance whose envelop (parse, validate, context) every operation uses
+ * @returns the endpoint, to close on shutdown
+ */
+export function attachGraphQLWs(
+  httpServer: Server,
+  yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>,
+  config: Pick<ServerConfig, 'token' | 'maxBodyBytes' | 'keepAliveMs'>,
+): GraphQLWsEndpoint {
+  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: config.maxBodyBytes });
+  const wsDisposable = useServer<Record<string, unknown>, { request: IncomingMessage }>(
+    {
+      connectionInitWaitTimeout: 10_000,
+      onConnect: (ctx) => isAuthorized(config.token, (ctx.connectionParams as { authorization?: unknown } | undefined)?.authorization),
+      execute: (args) => (args.rootValue as { execute: typeof import('graphql').execute }).execute(args),
+      // Each event executes once per operation and variables; every subscriber running it shares the result.
+      subscribe: (args) => sharedSubscribe(args, (result) => redactResult(result) ?? result),
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema: envelopedSchema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+        });
+        // A document that does not parse (syntax, token limit, nesting) fails this subscription
+        // only; thrown, graphql-ws would close the whole socket with 4500.
+        let document: DocumentNode;
+        try {
+          document = parse(params.query);
+        } catch (error) {
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
+        const args = {
+          schema: envelopedSchema,
+          operationName: params.operationName ?? null,
+          document,
+          variableValues: params.variables ?? null,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+        const errors = validate(args.schema, args.document);
+        if (errors.length > 0) return errors;
+        return args;
+      },
+    },
+    wsServer,
+    config.keepAliveMs,
+  );
+  let closing: Promise<void> | undefined;
+  return {
+    close() {
+      closing ??= (async () => {
+        await wsDisposable.dispose();
+        wsServer.close();
+      })();
+      return closing;
+    },
+  };
+}
