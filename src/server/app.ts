@@ -1,9 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { GraphQLError, type ValidationContext } from 'graphql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { ChangeFeed, WorkflowStore, type Clock } from '../store/index.js';
 import { createContext, schema, type GraphQLContext } from '../schema/index.js';
@@ -11,47 +9,9 @@ import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
 import { attachGraphQLWs } from './graphql-ws.js';
+import { queryLimitPlugins } from './query-limits.js';
 import { redactErrorsPlugin } from './redact-errors.js';
 import { serveStaticFile } from './static-files.js';
-
-/** Limits on every operation, from graphql-armor (API.md "Access"). */
-export const QUERY_LIMITS = {
-  maxDepth: 12,
-  maxAliases: 30,
-  maxCost: 20_000,
-  maxTokens: 5_000,
-} as const;
-
-/**
- * graphql-armor throws its rejections out of validation by default: yoga then answers HTTP 200
- * without an error code, and graphql-ws fails the whole socket. Reported as validation errors
- * instead, they get HTTP 400 and `GRAPHQL_VALIDATION_FAILED` (GraphQL over HTTP), and a
- * subscription gets an error message.
- */
-const REPORT_AS_VALIDATION_ERROR = {
-  propagateOnRejection: false,
-  onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(error)],
-};
-
-/**
- * The GraphQL parser recurses once per nesting level of a value literal or selection set, so a
- * document nested a couple of thousand levels deep overflows the stack while still under
- * `maxTokens`. That overflow is reported as a syntax error (HTTP 400; over graphql-ws an error
- * for that subscription) instead of an internal error.
- */
-function parseOverflowGuard(): Plugin {
-  return {
-    // An after-parse hook sees the outcome of whatever parser won (graphql-armor's maxTokens
-    // replaces the parse function), so the plugin order does not matter.
-    onParse() {
-      return ({ result, replaceParseResult }) => {
-        if (result instanceof RangeError) {
-          replaceParseResult(new GraphQLError('Syntax Error: Document is nested too deeply.', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } }));
-        }
-      };
-    },
-  };
-}
 
 /** A running server. */
 export interface RunningServer {
@@ -107,14 +67,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     plugins: [
       requestLogPlugin(logger),
       redactErrorsPlugin(),
-      parseOverflowGuard(),
-      EnvelopArmorPlugin({
-        maxDepth: { n: QUERY_LIMITS.maxDepth, ...REPORT_AS_VALIDATION_ERROR },
-        maxAliases: { n: QUERY_LIMITS.maxAliases, ...REPORT_AS_VALIDATION_ERROR },
-        costLimit: { maxCost: QUERY_LIMITS.maxCost, ...REPORT_AS_VALIDATION_ERROR },
-        maxTokens: { n: QUERY_LIMITS.maxTokens },
-        blockFieldSuggestion: { enabled: false },
-      }),
+      ...queryLimitPlugins(),
     ],
   });
 

@@ -8,7 +8,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUERY_LIMITS } from '../../src/server/app.js';
+import { QUERY_LIMITS } from '../../src/server/query-limits.js';
 import { postGraphQL, type RawResponse } from '../helpers/fault-fixtures.js';
 import { commitMarker, DELTAS_SUBSCRIPTION, openRawWs, untilRevision, type DeltasData } from '../helpers/live-fixtures.js';
 import { reserve, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
@@ -68,19 +68,19 @@ describe('limits under abuse', () => {
       name: 'an over-deep query',
       body: () => ({ query: nested(QUERY_LIMITS.maxDepth + 8) }),
       status: 400,
-      message: /^Syntax Error: Query depth limit of 12 exceeded, found 20\.$/,
+      message: /^Query depth 20 exceeds the maximum of 12 by 8\.$/,
     },
     {
       name: '10,000 aliases',
       body: () => ({ query: ALIASES_10K }),
       status: 400,
-      message: /^Syntax Error: Token limit of 5000 exceeded\.$/,
+      message: /^Document has more than the maximum of 5000 tokens\.$/,
     },
     {
       name: 'an over-costly query',
       body: () => ({ query: COSTLY }),
       status: 400,
-      message: /^Syntax Error: Query Cost limit of 20000 exceeded, found [\d.]+\.$/,
+      message: /^Query cost \d+ exceeds the maximum of 20000 by \d+\.$/,
     },
     {
       name: 'a 50 MB variable',
@@ -109,15 +109,24 @@ describe('limits under abuse', () => {
     try {
       await raw.initAndAck();
       const live = raw.subscribe<DeltasData>('live', DELTAS_SUBSCRIPTION, { runId: 'run-1' });
-      const refusedStreams = [
-        raw.subscribe('deep', nested(QUERY_LIMITS.maxDepth + 1, 'subscription').replace('workflowRun(runId: "run-1")', 'workflowRunUpdated(runId: "run-1")')),
-        raw.subscribe('aliases', `subscription { ${Array.from({ length: 10_000 }, (_, index) => `a${index}: workflowRunUpdated(runId: "run-1") { runId }`).join(' ')} }`),
-        raw.subscribe('syntax', 'subscription { workflowRunUpdated(runId: "run-1" '),
-        raw.subscribe('literal', `subscription { workflowRunDeltas(runId: "run-1", afterRevision: ${'['.repeat(2_400)}${']'.repeat(2_400)}) { __typename } }`),
+      const refusedStreams: Array<[ReturnType<typeof raw.subscribe>, RegExp]> = [
+        [
+          raw.subscribe('deep', nested(QUERY_LIMITS.maxDepth + 1, 'subscription').replace('workflowRun(runId: "run-1")', 'workflowRunUpdated(runId: "run-1")')),
+          /^Query depth 13 exceeds the maximum of 12 by 1\.$/,
+        ],
+        [
+          raw.subscribe('aliases', `subscription { ${Array.from({ length: 10_000 }, (_, index) => `a${index}: workflowRunUpdated(runId: "run-1") { runId }`).join(' ')} }`),
+          /^Document has more than the maximum of 5000 tokens\.$/,
+        ],
+        [raw.subscribe('syntax', 'subscription { workflowRunUpdated(runId: "run-1" '), /^Syntax Error: .{10,}/],
+        [
+          raw.subscribe('literal', `subscription { workflowRunDeltas(runId: "run-1", afterRevision: ${'['.repeat(2_400)}${']'.repeat(2_400)}) { __typename } }`),
+          /^Syntax Error: Document is nested too deeply\.$/,
+        ],
       ];
-      for (const stream of refusedStreams) {
+      for (const [stream, message] of refusedStreams) {
         await stream.ended();
-        expect(stream.error, stream.label).toEqual([expect.objectContaining({ message: expect.stringMatching(/^Syntax Error: .{10,}/) })]);
+        expect(stream.error, stream.label).toEqual([expect.objectContaining({ message: expect.stringMatching(message) })]);
       }
       const revision = commitMarker(fx.store, 'run-1', 1);
       await untilRevision(live, revision);
