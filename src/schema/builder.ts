@@ -3,6 +3,7 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { GraphQLContext } from './context.js';
+import { decodeGlobalId, MAX_GLOBAL_ID_LENGTH } from './global-ids.js';
 
 /**
  * The Pothos schema builder: plugins and scalars only (DESIGN.md). Types live in one file per
@@ -25,10 +26,14 @@ export const builder = new SchemaBuilder<{
     clientMutationId: 'omit',
     cursorType: 'String',
     nodesQueryOptions: false,
+    // One rule for malformed ids (issue 10 item 6), see global-ids.ts.
+    decodeGlobalID: (globalID) => decodeGlobalId(globalID),
     nodeQueryOptions: {
-      description: 'Fetches an object by its global id; null when no object has that id (also for unknown types).',
-      // Unknown types answer null, as for a missing run, instead of an error.
-      resolve: (_root, { id }, _context, _info, resolveNode) => (id.typename === 'WorkflowRun' ? resolveNode(id) : null),
+      description:
+        'Fetches an object by its global id (WorkflowRun.id: base64 of "WorkflowRun:<runId>"); null when no object has that id. ' +
+        `A malformed id (not base64, not "<Type>:<id>", a type without global ids, longer than ${MAX_GLOBAL_ID_LENGTH} characters) ` +
+        'is a GraphQL error with code BAD_USER_INPUT that quotes at most the first 16 characters of the id.',
+      args: { id: { description: 'A global id, as WorkflowRun.id returns it.' } },
     },
   },
   errors: {

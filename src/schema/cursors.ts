@@ -1,5 +1,5 @@
 import { MAX_PAGE_SIZE, type LineageKey, type RunKey } from '../store/index.js';
-import { badUserInput } from './errors.js';
+import { badUserInput, quotedPrefix } from './bad-user-input.js';
 
 /**
  * Opaque connection cursors: base64url of a small JSON array tagged by the list they belong
@@ -13,14 +13,14 @@ export function encodeRunCursor(key: RunKey): string {
 /**
  * Decodes a `workflowRuns` cursor.
  *
- * @throws GraphQLError(BAD_USER_INPUT) `Invalid cursor: <cursor>`
+ * @throws GraphQLError(BAD_USER_INPUT) `Invalid cursor: <first 16 characters of the cursor>`
  */
 export function decodeRunCursor(cursor: string): RunKey {
   const value = parse(cursor);
   if (value.length === 3 && value[0] === 'run' && Number.isSafeInteger(value[1]) && typeof value[2] === 'string') {
     return { createdAt: value[1] as number, runId: value[2] };
   }
-  throw badUserInput(`Invalid cursor: ${cursor}`);
+  throw badUserInput(`Invalid cursor: ${quotedPrefix(cursor)}`);
 }
 
 /** Encodes a lineage cursor. */
@@ -32,7 +32,7 @@ export function encodeLineageCursor(key: LineageKey): string {
 /**
  * Decodes a lineage cursor.
  *
- * @throws GraphQLError(BAD_USER_INPUT) `Invalid cursor: <cursor>`
+ * @throws GraphQLError(BAD_USER_INPUT) `Invalid cursor: <first 16 characters of the cursor>`
  */
 export function decodeLineageCursor(cursor: string): LineageKey {
   const value = parse(cursor);
@@ -40,7 +40,7 @@ export function decodeLineageCursor(cursor: string): LineageKey {
   if (value.length === 3 && value[0] === 'lineage' && Number.isSafeInteger(value[1]) && typeof value[2] === 'string') {
     return { root: false, createdAt: value[1] as number, runId: value[2] };
   }
-  throw badUserInput(`Invalid cursor: ${cursor}`);
+  throw badUserInput(`Invalid cursor: ${quotedPrefix(cursor)}`);
 }
 
 function parse(cursor: string): unknown[] {
@@ -50,7 +50,7 @@ function parse(cursor: string): unknown[] {
   } catch {
     // fall through
   }
-  throw badUserInput(`Invalid cursor: ${cursor}`);
+  throw badUserInput(`Invalid cursor: ${quotedPrefix(cursor)}`);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { GraphQLError } from 'graphql';
 import { isStoreError, type StoreErrorKind } from '../store/index.js';
 import { builder } from './builder.js';
 
@@ -86,11 +85,6 @@ export function runMutation<T>(readOnly: boolean, call: () => T): T {
   } catch (error) {
     throw toApiError(error);
   }
-}
-
-/** A GraphQL error for bad query arguments (cursors, page sizes), not masked by the server. */
-export function badUserInput(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 }
 
 const ErrorInterface = builder.interfaceRef<ApiError>('Error').implement({

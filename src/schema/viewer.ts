@@ -1,7 +1,8 @@
 import type { ViewerDelta, ViewerDeltaBatch, ViewerPatchOperation, WorkflowRunRecord } from '../store/index.js';
 import { builder } from './builder.js';
 import { PatchOpEnum, ViewerTargetTypeEnum } from './enums.js';
-import { badUserInput, toApiError, ValidationError } from './errors.js';
+import { badUserInput } from './bad-user-input.js';
+import { toApiError, ValidationError } from './errors.js';
 import { WorkflowRunRef } from './workflow-run.js';
 
 const ViewerPatchOperationRef = builder.objectRef<ViewerPatchOperation>('ViewerPatchOperation').implement({

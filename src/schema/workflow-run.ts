@@ -39,7 +39,7 @@ const RunClaimRef = builder.objectRef<NonNullable<WorkflowRunRecord['claim']>>('
 
 builder.node(WorkflowRunRef, {
   description: 'A durable workflow run: its state, its claim, its lineage and its live view revision.',
-  id: { resolve: (run) => run.runId },
+  id: { resolve: (run) => run.runId, description: 'Relay global id: base64 of "WorkflowRun:<runId>"; resolve it with node(id).' },
   loadMany: async (ids, context) =>
     (await context.loaders.run.loadMany(ids)).map((run) => (run instanceof Error ? null : run)),
   fields: (t) => ({

@@ -234,7 +234,7 @@ describe('lineage', () => {
     expect(tooMany.errors?.[0]).toMatchObject({ message: 'first must be between 0 and 100', extensions: { code: 'BAD_USER_INPUT' } });
     const runCursor = Buffer.from(JSON.stringify(['run', 0, 'root'])).toString('base64url');
     const wrongCursor = await fx.gql(WorkflowRunLineageDocument, { runId: 'root', after: runCursor });
-    expect(wrongCursor.errors?.[0]).toMatchObject({ message: `Invalid cursor: ${runCursor}`, extensions: { code: 'BAD_USER_INPUT' } });
+    expect(wrongCursor.errors?.[0]).toMatchObject({ message: `Invalid cursor: ${runCursor.slice(0, 16)}…`, extensions: { code: 'BAD_USER_INPUT' } });
   });
 
   it('restartWorkflowRun without a fingerprint used the run’s own; a retry adopts the same restart', async () => {

@@ -149,8 +149,13 @@ describe('workflowRuns', () => {
     for (const cursor of ['garbage', Buffer.from('["lineage-root"]').toString('base64url'), Buffer.from('["run","x","r1"]').toString('base64url')]) {
       const response = await fx.gql(WorkflowRunsDocument, { first: 2, after: cursor });
       expect(response.data).toBeNull();
-      expect(response.errors).toEqual([expect.objectContaining({ message: `Invalid cursor: ${cursor}`, extensions: { code: 'BAD_USER_INPUT' } })]);
+      // Quoted up to 16 characters, never in full.
+      const quoted = cursor.length <= 16 ? cursor : `${cursor.slice(0, 16)}…`;
+      expect(response.errors).toEqual([expect.objectContaining({ message: `Invalid cursor: ${quoted}`, extensions: { code: 'BAD_USER_INPUT' } })]);
     }
+    const long = await fx.gql(WorkflowRunsDocument, { first: 2, after: 'x'.repeat(100_000) });
+    expect(long.errors).toEqual([expect.objectContaining({ message: `Invalid cursor: ${'x'.repeat(16)}…`, extensions: { code: 'BAD_USER_INPUT' } })]);
+    expect(long.text.length).toBeLessThan(300);
     const before = await fx.gql(WorkflowRunsDocument, { last: 2, before: 'garbage' });
     expect(before.errors?.[0]?.message).toBe('Invalid cursor: garbage');
   });
