@@ -280,14 +280,14 @@ export type WorkflowRunLineageQueryVariables = Exact<{
 }>;
 
 
-export type WorkflowRunLineageQuery = { workflowRun: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, parent: { runId: string } | null, rootRun: { runId: string }, children: Array<{ runId: string, lineageKind: LineageKind | null }>, continuations: Array<{ runId: string }>, restarts: Array<{ runId: string }>, continuation: { runId: string } | null, restart: { runId: string } | null, latestRun: { runId: string }, lineage: { totalCount: number, edges: Array<{ cursor: string, node: { runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } }, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null };
+export type WorkflowRunLineageQuery = { workflowRun: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, parent: { id: string, runId: string } | null, rootRun: { id: string, runId: string }, children: Array<{ id: string, runId: string, lineageKind: LineageKind | null }>, continuations: Array<{ id: string, runId: string }>, restarts: Array<{ id: string, runId: string }>, continuation: { id: string, runId: string } | null, restart: { id: string, runId: string } | null, latestRun: { id: string, runId: string }, lineage: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } }, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null };
 
 export type WorkflowRunsLineageOverviewQueryVariables = Exact<{
   first?: number | null | undefined;
 }>;
 
 
-export type WorkflowRunsLineageOverviewQuery = { workflowRuns: { edges: Array<{ node: { runId: string, parent: { runId: string } | null, rootRun: { runId: string }, children: Array<{ runId: string }>, latestRun: { runId: string }, lineage: { totalCount: number } } }> } };
+export type WorkflowRunsLineageOverviewQuery = { workflowRuns: { edges: Array<{ node: { id: string, runId: string, parent: { id: string, runId: string } | null, rootRun: { id: string, runId: string }, children: Array<{ id: string, runId: string }>, latestRun: { id: string, runId: string }, lineage: { totalCount: number } } }> } };
 
 export type ViewerDeltasQueryVariables = Exact<{
   runId: string;
@@ -295,7 +295,7 @@ export type ViewerDeltasQueryVariables = Exact<{
 }>;
 
 
-export type ViewerDeltasQuery = { workflowRun: { runId: string, presentationRevision: number, viewerDeltas: { kind: string, currentRevision: number, retainedFromRevision: number, batches: Array<{ runId: string, presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> }> } } | null };
+export type ViewerDeltasQuery = { workflowRun: { id: string, runId: string, presentationRevision: number, viewerDeltas: { kind: string, currentRevision: number, retainedFromRevision: number, batches: Array<{ runId: string, presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> }> } } | null };
 
 export type RunChainQueryVariables = Exact<{
   runId: string;
@@ -304,7 +304,7 @@ export type RunChainQueryVariables = Exact<{
 }>;
 
 
-export type RunChainQuery = { workflowRun: { runId: string, rootRunId: string, presentationRevision: number, rootRun: { runId: string, workflowName: string, lineage: { totalCount: number, edges: Array<{ node: { runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorMessage: string | null, parentTerminalFingerprint: string | null, createdAt: string } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } } } | null };
+export type RunChainQuery = { workflowRun: { id: string, runId: string, rootRunId: string, presentationRevision: number, rootRun: { id: string, runId: string, workflowName: string, lineage: { totalCount: number, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorMessage: string | null, parentTerminalFingerprint: string | null, createdAt: string } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } } } | null };
 
 export type WorkflowRunDeltasSubscriptionVariables = Exact<{
   runId: string;
@@ -329,7 +329,7 @@ export type WorkflowRunLineageUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type WorkflowRunLineageUpdatedSubscription = { workflowRunLineageUpdated: { runId: string, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, presentationRevision: number } };
+export type WorkflowRunLineageUpdatedSubscription = { workflowRunLineageUpdated: { id: string, runId: string, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, presentationRevision: number } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -772,28 +772,36 @@ export const WorkflowRunLineageDocument = new TypedDocumentString(`
   workflowRun(runId: $runId) {
     ...RunFields
     parent {
+      id
       runId
     }
     rootRun {
+      id
       runId
     }
     children {
+      id
       runId
       lineageKind
     }
     continuations: children(kind: CONTINUATION) {
+      id
       runId
     }
     restarts: children(kind: RESTART) {
+      id
       runId
     }
     continuation {
+      id
       runId
     }
     restart {
+      id
       runId
     }
     latestRun {
+      id
       runId
     }
     lineage(first: $first, after: $after) {
@@ -801,6 +809,7 @@ export const WorkflowRunLineageDocument = new TypedDocumentString(`
       edges {
         cursor
         node {
+          id
           runId
           parentRunId
           lineageKind
@@ -856,17 +865,22 @@ export const WorkflowRunsLineageOverviewDocument = new TypedDocumentString(`
   workflowRuns(first: $first) {
     edges {
       node {
+        id
         runId
         parent {
+          id
           runId
         }
         rootRun {
+          id
           runId
         }
         children {
+          id
           runId
         }
         latestRun {
+          id
           runId
         }
         lineage {
@@ -880,6 +894,7 @@ export const WorkflowRunsLineageOverviewDocument = new TypedDocumentString(`
 export const ViewerDeltasDocument = new TypedDocumentString(`
     query ViewerDeltas($runId: String!, $afterRevision: Int!) {
   workflowRun(runId: $runId) {
+    id
     runId
     presentationRevision
     viewerDeltas(afterRevision: $afterRevision) {
@@ -908,16 +923,19 @@ export const ViewerDeltasDocument = new TypedDocumentString(`
 export const RunChainDocument = new TypedDocumentString(`
     query RunChain($runId: String!, $first: Int, $after: String) {
   workflowRun(runId: $runId) {
+    id
     runId
     rootRunId
     presentationRevision
     rootRun {
+      id
       runId
       workflowName
       lineage(first: $first, after: $after) {
         totalCount
         edges {
           node {
+            id
             runId
             parentRunId
             lineageKind
@@ -1046,6 +1064,7 @@ export const WorkflowRunUpdatedDocument = new TypedDocumentString(`
 export const WorkflowRunLineageUpdatedDocument = new TypedDocumentString(`
     subscription WorkflowRunLineageUpdated($rootRunId: String!) {
   workflowRunLineageUpdated(rootRunId: $rootRunId) {
+    id
     runId
     parentRunId
     rootRunId
