@@ -94,8 +94,8 @@ export default tseslint.config(
     rules: {
       ...graphqlPlugin.configs['flat/operations-recommended'].rules,
       // Client caches (Apollo, urql) normalise a WorkflowRun only when its `id` is selected
-      // (issue 14 item 3); a warning until every operation selects it, then an error.
-      '@graphql-eslint/require-selections': ['warn', { fieldName: 'id' }],
+      // (issue 14 item 3; README "Client caches").
+      '@graphql-eslint/require-selections': ['error', { fieldName: 'id' }],
     },
   },
 );

@@ -39,7 +39,10 @@ loadDevMessages();
 loadErrorMessages();
 
 /** Every result an ObservableQuery emits. */
-function watch<TData, TVariables extends OperationVariables>(query: ObservableQuery<TData, TVariables>, label: string): EventCollector<ObservableQuery.Result<TData>> {
+function watch<TData, TVariables extends OperationVariables>(
+  query: ObservableQuery<TData, TVariables>,
+  label: string,
+): EventCollector<ObservableQuery.Result<TData>> {
   const collector = new EventCollector<ObservableQuery.Result<TData>>(label);
   const subscription = query.subscribe({
     next: (result) => collector.push(result as ObservableQuery.Result<TData>),

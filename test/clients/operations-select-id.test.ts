@@ -87,20 +87,34 @@ describe('schema/operations select id wherever they select a WorkflowRun', () =>
         query A($runId: String!) {
           workflowRun(runId: $runId) {
             id
-            parent { runId }
-            kids: children { ...Run }
+            parent {
+              runId
+            }
+            kids: children {
+              ...Run
+            }
           }
-          node(id: "x") { ... on WorkflowRun { runId } }
+          node(id: "x") {
+            ... on WorkflowRun {
+              runId
+            }
+          }
         }
-        fragment Run on WorkflowRun { runId }
-        subscription B { workflowRunUpdated(runId: "r") { runId } }
+        fragment Run on WorkflowRun {
+          runId
+        }
+        subscription B {
+          workflowRunUpdated(runId: "r") {
+            runId
+          }
+        }
       `,
     ];
     expect(runSelectionsWithoutId(schema, sources)).toEqual([
       'A.workflowRun.parent (line 5)',
-      'A.workflowRun.kids (line 6)',
-      'A.node (line 8)',
-      'B.workflowRunUpdated (line 11)',
+      'A.workflowRun.kids (line 8)',
+      'A.node (line 12)',
+      'B.workflowRunUpdated (line 22)',
     ]);
   });
 });

@@ -50,7 +50,10 @@ function urqlClient(fx: TestServer, ws: WsClient, cache = createUrqlCacheExchang
 const watching: Array<() => void> = [];
 
 /** Every result of a query or subscription source, until the test ends. */
-function watch<TData, TVariables extends AnyVariables>(source: OperationResultSource<OperationResult<TData, TVariables>>, label: string): EventCollector<OperationResult<TData, TVariables>> {
+function watch<TData, TVariables extends AnyVariables>(
+  source: OperationResultSource<OperationResult<TData, TVariables>>,
+  label: string,
+): EventCollector<OperationResult<TData, TVariables>> {
   const collector = new EventCollector<OperationResult<TData, TVariables>>(label);
   const { unsubscribe } = source.subscribe((result) => {
     if (result.error !== undefined) collector.fail(result.error);
@@ -70,7 +73,9 @@ function runIdsOf(data: WorkflowRunsQuery | undefined): string[] | undefined {
 }
 
 /** Typed document for urql (urql accepts graphql-js DocumentNodes). */
-const doc = documentNode as <TResult, TVariables>(document: Parameters<typeof documentNode<TResult, TVariables>>[0]) => TypedDocumentNode<TResult, TVariables & AnyVariables>;
+const doc = documentNode as <TResult, TVariables>(
+  document: Parameters<typeof documentNode<TResult, TVariables>>[0],
+) => TypedDocumentNode<TResult, TVariables & AnyVariables>;
 
 describe('urql with the README Graphcache set-up', () => {
   let fx: TestServer;
@@ -219,7 +224,11 @@ describe('urql with the README Graphcache set-up', () => {
     const settled = await settle(fx, chain.restartRunId, 'token-restart', 'COMPLETED', { output: { ok: true } });
     await lineageUpdated.until((events) => events.some((event) => event.data?.workflowRunLineageUpdated.status === 'COMPLETED'), 'the settled restart');
     await chainRuns.until((events) => events.at(-1)?.data?.workflowRun?.status === 'COMPLETED', 'the settled restart in the watched run');
-    expect(latest(chainRuns).workflowRun).toMatchObject({ status: 'COMPLETED', queueStatus: settled.queueStatus, presentationRevision: settled.presentationRevision });
+    expect(latest(chainRuns).workflowRun).toMatchObject({
+      status: 'COMPLETED',
+      queueStatus: settled.queueStatus,
+      presentationRevision: settled.presentationRevision,
+    });
   });
 
   it('control: Graphcache without schema and keys warns; the capture sees urql warnings', async () => {

@@ -192,7 +192,9 @@ describe('lineage', () => {
     for (const member of chain) {
       const { lineage } = await lineageOf(member);
       expect(lineage.totalCount).toBe(5);
-      expect(lineage.edges.map((edge) => edge.node)).toEqual([
+      // Every node carries its global id (what client caches normalise it under).
+      expect(lineage.edges.map((edge) => edge.node.id)).toEqual(chain.map((runId) => Buffer.from(`WorkflowRun:${runId}`).toString('base64')));
+      expect(lineage.edges.map(({ node: { id: _id, ...node } }) => node)).toEqual([
         { runId: 'root', parentRunId: null, lineageKind: null, restartNumber: 0 },
         { runId: 'cont-1', parentRunId: 'root', lineageKind: 'CONTINUATION', restartNumber: 0 },
         { runId: restart1, parentRunId: 'cont-1', lineageKind: 'RESTART', restartNumber: 1 },

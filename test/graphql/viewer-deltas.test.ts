@@ -23,6 +23,7 @@ describe('viewerDeltas', () => {
   it('a new run is at revision 1 with an empty log', async () => {
     const { workflowRun } = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision: 1 });
     expect(workflowRun).toEqual({
+      id: Buffer.from('WorkflowRun:run-1').toString('base64'),
       runId: 'run-1',
       presentationRevision: 1,
       viewerDeltas: { kind: 'deltas', currentRevision: 1, retainedFromRevision: 1, batches: [] },
