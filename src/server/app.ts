@@ -11,6 +11,7 @@ import { createLogger, requestLogPlugin } from './logger.js';
 import { attachGraphQLWs } from './graphql-ws.js';
 import { queryLimitPlugins } from './query-limits.js';
 import { redactErrorsPlugin } from './redact-errors.js';
+import { createRequestPolicy } from './request-policy.js';
 import { serveStaticFile } from './static-files.js';
 
 /** A running server. */
@@ -55,6 +56,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const feed = new ChangeFeed(store, { pollIntervalMs: config.pollIntervalMs });
+  const policy = createRequestPolicy({ bindHost: config.host, allowedHosts: config.allowedHosts ?? [], corsOrigins: config.corsOrigins ?? [] });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -63,6 +65,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     renderGraphiQL,
     logging: false,
     maskedErrors: true,
+    // Only allowed origins reach yoga (the gate in `handle` refuses the others); this sets their headers.
+    cors: (request) => policy.corsOptions(request),
     context: () => createContext(store, config.readOnly, feed),
     plugins: [
       requestLogPlugin(logger),
@@ -79,16 +83,23 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
 
   function handle(request: IncomingMessage, response: ServerResponse): void {
+    // Host and Origin first, for every path: a DNS-rebinding or cross-site page gets nothing.
+    const verdict = policy.check(request);
+    if (!verdict.ok) {
+      refuse(request, response, verdict.status, verdict.message);
+      return;
+    }
     const path = (request.url ?? '/').split('?')[0];
     if (path === '/health' && request.method === 'GET') {
-      health(response);
+      health(response, isAuthorized(config.token, request.headers.authorization));
       return;
     }
     if (serveStaticFile(request, response)) return; // the live lineage page: GET / and /app/*
     // Every request yoga gets is gated, whatever its path: yoga serves GraphQL not only on
     // /graphql but on /graphql/, //graphql and any URL ending in /graphql (query string included).
     // Only the GraphiQL page (a GET asking for HTML, which yoga answers without executing) is open.
-    if (!isGraphiQLPage(request)) {
+    // A CORS preflight carries no credentials and runs nothing (yoga's CORS plugin answers it).
+    if (!isGraphiQLPage(request) && request.method !== 'OPTIONS') {
       if (!isAuthorized(config.token, request.headers.authorization)) {
         refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
         return;
@@ -106,7 +117,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     void yoga.requestListener(request, response);
   }
 
-  /** Answers a request refused before GraphQL (auth, size) with a JSON error, and logs it. */
+  /** Answers a request refused before GraphQL (host, origin, auth, size) with a JSON error, and logs it. */
   function refuse(
     request: IncomingMessage,
     response: ServerResponse,
@@ -117,11 +128,20 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     response.writeHead(status, { 'content-type': 'application/json', ...headers });
     response.end(JSON.stringify({ errors: [{ message }] }));
     request.resume();
-    logger.info({ method: request.method, path: (request.url ?? '/').split('?')[0], status, reason: message }, 'request refused');
+    logRefusal(request, status, message);
   }
 
-  function health(response: ServerResponse): void {
-    let body: Record<string, unknown>;
+  function logRefusal(request: IncomingMessage, status: number, reason: string): void {
+    logger.info({ method: request.method, path: (request.url ?? '/').split('?')[0], status, reason }, 'request refused');
+  }
+
+  /**
+   * `GET /health`: 200 `{status: 'ok' | 'degraded', database}` or 503 `{status: 'unavailable',
+   * database}`. When a token is set, a caller without it sees only `{status}` (issue 10.1): the
+   * database path and checks are for token holders.
+   */
+  function health(response: ServerResponse, authorized: boolean): void {
+    let body: { status: string; database: Record<string, unknown> };
     let status = 200;
     try {
       const quickCheck = store.quickCheck();
@@ -134,7 +154,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       body = { status: 'unavailable', database: { path: config.dbPath, error: (error as Error).message } };
     }
     response.writeHead(status, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(body));
+    response.end(JSON.stringify(authorized ? body : { status: body.status }));
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -146,7 +166,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
   // graphql-ws is attached once the port is ours, so a listen error (EADDRINUSE) is reported
   // once, by the caller, and not also by the WebSocket server.
-  const graphqlWs = attachGraphQLWs(httpServer, yoga, config);
+  const graphqlWs = attachGraphQLWs(httpServer, yoga, config, {
+    // A foreign Host or Origin gets its HTTP status before the upgrade (issue 10.1).
+    verifyClient: policy.verifyWebSocketClient((request, refused) => logRefusal(request, refused.status, refused.message)),
+  });
   const port = (httpServer.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}/graphql`;

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
+import { parseAllowedHost, parseCorsOrigin } from './request-policy.js';
 
 /** Server settings; every option has an environment equivalent (CLI wins). */
 export interface ServerConfig {
@@ -13,6 +14,10 @@ export interface ServerConfig {
   readOnly: boolean;
   /** Bearer token required on HTTP and in the WebSocket connection_init payload; null = none. */
   token: string | null;
+  /** Browser origins allowed besides the server's own (`--cors-origin`, issue 10.1); default none. */
+  corsOrigins?: readonly string[];
+  /** Host names answered besides the bound address and loopback names (`--allowed-host`, issue 10.1); default none. */
+  allowedHosts?: readonly string[];
   /** Project directory runs are reserved under (STORE.md §13.5). */
   projectPath: string;
   /** Cross-process change watcher poll interval in ms (PRAGMA data_version). */
@@ -35,6 +40,24 @@ function integer(min: number, max: number) {
       throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
     }
     return parsed;
+  };
+}
+
+/**
+ * The parser of a repeatable option whose values may also be comma-separated (so its
+ * environment variable can hold several): each value goes through `parse` and is appended.
+ */
+function list(parse: (value: string) => string) {
+  return (value: string, previous: string[]): string[] => {
+    const items = value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0);
+    try {
+      return previous.concat(items.map(parse));
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
   };
 }
 
@@ -71,6 +94,18 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     .addOption(new Option('--host <address>', 'bind address').env('HOST').default('127.0.0.1'))
     .addOption(new Option('--read-only', 'open the database read-only; mutations answer ForbiddenError (env PI_WORKFLOWS_READ_ONLY=true|false)'))
     .addOption(new Option('--token <token>', 'require "Authorization: Bearer <token>" (WebSocket: connection_init {authorization})').env('PI_WORKFLOWS_TOKEN'))
+    .addOption(
+      new Option('--cors-origin <origin>', 'also allow browser requests from this origin, exactly as the browser sends it (repeatable; comma-separated in the environment)')
+        .env('PI_WORKFLOWS_CORS_ORIGINS')
+        .default([], "the server's own origin only")
+        .argParser(list(parseCorsOrigin)),
+    )
+    .addOption(
+      new Option('--allowed-host <name>', 'also answer requests for this host name (repeatable; comma-separated in the environment)')
+        .env('PI_WORKFLOWS_ALLOWED_HOSTS')
+        .default([], 'the bound address, localhost, 127.0.0.1, [::1]')
+        .argParser(list(parseAllowedHost)),
+    )
     .addOption(new Option('--project <path>', 'project directory runs are reserved under').env('PI_WORKFLOWS_PROJECT').default(process.cwd(), 'the working directory'))
     .addOption(
       new Option('--poll-interval-ms <ms>', 'how often to look for commits by other processes').env('PI_WORKFLOWS_POLL_INTERVAL_MS').default(25).argParser(integer(1, 60_000)),
@@ -82,9 +117,13 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     )
     .addHelpText(
       'after',
-      '\nEnvironment variables: PI_WORKFLOWS_DB, PORT, HOST, PI_WORKFLOWS_READ_ONLY, PI_WORKFLOWS_TOKEN, PI_WORKFLOWS_PROJECT,\n' +
-        'PI_WORKFLOWS_POLL_INTERVAL_MS, PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, LOG_LEVEL.\n\n' +
-        'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret',
+      '\nEnvironment variables: PI_WORKFLOWS_DB, PORT, HOST, PI_WORKFLOWS_READ_ONLY, PI_WORKFLOWS_TOKEN,\n' +
+        'PI_WORKFLOWS_CORS_ORIGINS, PI_WORKFLOWS_ALLOWED_HOSTS, PI_WORKFLOWS_PROJECT, PI_WORKFLOWS_POLL_INTERVAL_MS,\n' +
+        'PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, LOG_LEVEL.\n\n' +
+        'Browsers: only pages from the server\'s own origin may call it, and only for the host names it answers\n' +
+        '(see README "Security").\n\n' +
+        'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret\n' +
+        '  npm start -- --cors-origin http://localhost:5173\n  npm start -- --host 0.0.0.0 --allowed-host my-box.local --token s3cret',
     );
   program.parse(argv);
   const options = program.opts<{
@@ -93,6 +132,8 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     host: string;
     readOnly?: boolean;
     token?: string;
+    corsOrigin: string[];
+    allowedHost: string[];
     project: string;
     pollIntervalMs: number;
     keepAliveMs: number;
@@ -106,6 +147,8 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     host: options.host,
     readOnly,
     token: options.token === undefined || options.token === '' ? null : options.token,
+    corsOrigins: options.corsOrigin,
+    allowedHosts: options.allowedHost,
     projectPath: resolve(options.project),
     pollIntervalMs: options.pollIntervalMs,
     keepAliveMs: options.keepAliveMs,

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import { GraphQLError, type DocumentNode } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type VerifyClientCallbackAsync } from 'ws';
 import type { GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
@@ -13,6 +13,12 @@ import { sharedSubscribe } from './shared-subscribe.js';
 export interface GraphQLWsEndpoint {
   /** Completes every subscription, closes every socket and the WebSocket server. Idempotent. */
   close(): Promise<void>;
+}
+
+/** Options of {@link attachGraphQLWs} beyond the config. */
+export interface GraphQLWsOptions {
+  /** `ws`'s `verifyClient`: decides, before the upgrade, whether a handshake may proceed (issue 10.1). */
+  verifyClient?: VerifyClientCallbackAsync;
 }
 
 /**
@@ -26,14 +32,21 @@ export interface GraphQLWsEndpoint {
  * `config.keepAliveMs` ms.
  *
  * @param yoga the yoga instance whose envelop (parse, validate, context) every operation uses
+ * @param options `verifyClient`: the request policy's Host/Origin check of upgrades
  * @returns the endpoint, to close on shutdown
  */
 export function attachGraphQLWs(
   httpServer: Server,
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>,
   config: Pick<ServerConfig, 'token' | 'maxBodyBytes' | 'keepAliveMs'>,
+  options: GraphQLWsOptions = {},
 ): GraphQLWsEndpoint {
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: config.maxBodyBytes });
+  const wsServer = new WebSocketServer({
+    server: httpServer,
+    path: '/graphql',
+    maxPayload: config.maxBodyBytes,
+    ...(options.verifyClient === undefined ? {} : { verifyClient: options.verifyClient }),
+  });
   const wsDisposable = useServer<Record<string, unknown>, { request: IncomingMessage }>(
     {
       connectionInitWaitTimeout: 10_000,

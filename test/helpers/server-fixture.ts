@@ -65,6 +65,10 @@ export interface TestServerOptions {
   dbPath?: string;
   readOnly?: boolean;
   token?: string | null;
+  /** `--cors-origin` values. */
+  corsOrigins?: string[];
+  /** `--allowed-host` values. */
+  allowedHosts?: string[];
   maxBodyBytes?: number;
   /** Default `pino({ level: 'silent' })`. */
   logger?: Logger;
@@ -118,6 +122,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     host: '127.0.0.1',
     readOnly: options.readOnly ?? false,
     token: options.token ?? null,
+    corsOrigins: options.corsOrigins ?? [],
+    allowedHosts: options.allowedHosts ?? [],
     projectPath: dir,
     pollIntervalMs: 25,
     keepAliveMs: 12_000,
