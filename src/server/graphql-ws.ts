@@ -11,8 +11,14 @@ import { sharedSubscribe } from './shared-subscribe.js';
 
 /** The graphql-ws (graphql-transport-ws) endpoint attached to the HTTP server. */
 export interface GraphQLWsEndpoint {
-  /** Completes every subscription, closes every socket and the WebSocket server. Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Completes every subscription, sends every socket a close (1001 Going away), closes the
+   * WebSocket server. A socket whose peer has not answered the close within `graceMs` is cut
+   * (without it, one frozen peer holds shutdown for ws's 30 s close timeout). Idempotent.
+   *
+   * @param graceMs how long peers get to answer the close, in ms
+   */
+  close(graceMs: number): Promise<void>;
 }
 
 /** Options of {@link attachGraphQLWs} beyond the config. */
@@ -88,10 +94,16 @@ export function attachGraphQLWs(
   );
   let closing: Promise<void> | undefined;
   return {
-    close() {
+    close(graceMs) {
       closing ??= (async () => {
-        await wsDisposable.dispose();
-        wsServer.close();
+        const cut = setTimeout(() => {
+          for (const socket of wsServer.clients) socket.terminate();
+        }, graceMs);
+        try {
+          await wsDisposable.dispose(); // resolves once every socket closed
+        } finally {
+          clearTimeout(cut);
+        }
       })();
       return closing;
     },

@@ -1,0 +1,21 @@
+/**
+ * `npm run build`: compiles `src/` into `dist/` (tsconfig.build.json) and copies the live
+ * page's files (`src/server/public/`) beside the compiled server, so `npm run start:prod`
+ * (plain `node dist/server/main.js`, no tsx) serves everything `npm start` serves.
+ * `dist/` is emptied first: nothing stale from a renamed or deleted source survives.
+ * Plain JavaScript on purpose: it runs with `node` alone. Exits with tsc's status on a type error.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+rmSync(dist, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (compiled.status !== 0) process.exit(compiled.status ?? 1);
+cpSync(join(root, 'src', 'server', 'public'), join(dist, 'server', 'public'), { recursive: true });
+process.stdout.write(`built ${dist} (server, schema, store and the live page)\n`);
