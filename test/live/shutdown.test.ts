@@ -11,6 +11,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   DELTAS_SUBSCRIPTION,
+  openRawWs,
   spawnTsChild,
   subscribeSse,
   subscribeWs,
@@ -74,5 +75,24 @@ describe('server shutdown with live subscriptions', () => {
     expect(exit, child.stderr()).toBe(0);
     for (const stream of [...streams, sse.collector]) await stream.ended();
     expect(streams.every((stream) => stream.events.length === 0)).toBe(true);
+  });
+
+  it('a graphql-ws peer that never answers the close is cut after the grace period: close() still resolves', async () => {
+    const frozen = spawnTsChild(SERVER, [join(dir, 'frozen.db'), dir], 'server');
+    try {
+      await frozen.lines.take(1);
+      const url = String(frozen.lines.events[0]?.url);
+      const raw = await openRawWs(url, 'frozen peer');
+      await raw.initAndAck();
+      raw.ws.pause(); // reads nothing more: the server's close frame stays unanswered
+      frozen.send('close');
+      // ws would wait 30 s for the close handshake; the server cuts the socket after 2 s.
+      await frozen.lines.until((lines) => lines.some((line) => line.closed === true), 'close() to resolve', 20_000);
+      expect(await frozen.exited, frozen.stderr()).toBe(0);
+      raw.ws.resume();
+      await raw.closed;
+    } finally {
+      frozen.kill();
+    }
   });
 });
