@@ -81,7 +81,7 @@ export async function measureLineageDepth(context: BenchContext): Promise<Figure
     const buildStarted = performance.now();
     const store = WorkflowStore.open({ path: dbPath, projectPath: temp.dir, clock: steppingClock(Date.now() - 86_400_000) });
     try {
-      store.database.transaction(() => {
+      store.transaction(() => {
         for (const depth of depths) chains.set(depth, buildChain(store, `chain${depth}`, depth, spreadRestarts(depth)));
       });
     } finally {

@@ -47,7 +47,7 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
       // batch fit the page cache (one transaction over 100,000 runs spills and slows down).
       const step = Math.max(1, Math.floor(chains / 10));
       for (let first = 0; first < chains; first += BATCH_CHAINS) {
-        store.database.transaction(() => {
+        store.transaction(() => {
           for (let index = first; index < Math.min(chains, first + BATCH_CHAINS); index += 1) {
             buildChain(store, `list${index}`, CHAIN_LENGTH, index % 10 === 0 ? [2] : []);
             if ((index + 1) % step === 0) {

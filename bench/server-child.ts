@@ -107,7 +107,7 @@ serveRequests({
     const runId = String(message.runId);
     const store = running().store;
     store.reserveWithPolicy(reservation(runId, `${runId}-session`));
-    return { runId, revision: store.viewer.head(runId)?.currentRevision ?? 1 };
+    return { runId, revision: store.viewerHead(runId)?.currentRevision ?? 1 };
   },
 
   /** Records one revision on `runId`; `at` is `Date.now()` right after the commit returned. */
@@ -124,12 +124,12 @@ serveRequests({
   },
 
   resetStatements() {
-    running().store.database.resetStatementCount();
+    running().store.resetStatementCount();
     return null;
   },
 
   statements() {
-    return running().store.database.statementCount;
+    return running().store.statementCount;
   },
 
   /** Memory after a full GC (when exposed). */

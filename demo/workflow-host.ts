@@ -414,23 +414,25 @@ export class DemoHost {
 
   /** A step message created, marked sent (Pi session entry) and a model turn started on it. */
   private startMessageTurn(slot: Slot, run: ActiveRun, requestId: string, text: string): OpenTurn {
-    const now = this.store.now();
-    const message = this.store.messages.create(
-      {
-        idempotencyKey: requestId,
-        runId: run.runId,
-        targetSessionId: slot.session,
-        kind: 'step',
-        sourceId: requestId,
-        content: this.messageContent(text, { requestId, step: slot.workflow.steps[run.stepIndex] ?? null }),
-      },
-      now,
-    );
-    this.store.messages.markSent(message.workflowMessageId, slot.session, `entry-${this.rng.hex(12)}`, now);
-    const turn = this.store.messages.startTurn(
-      { workflowTurnId: `turn-${run.runId}-${run.messages}`, workflowMessageId: message.workflowMessageId, runId: run.runId, targetSessionId: slot.session },
-      now,
-    );
+    const message = this.store.createWorkflowMessage({
+      idempotencyKey: requestId,
+      runId: run.runId,
+      targetSessionId: slot.session,
+      kind: 'step',
+      sourceId: requestId,
+      content: this.messageContent(text, { requestId, step: slot.workflow.steps[run.stepIndex] ?? null }),
+    });
+    this.store.markWorkflowMessageSent({
+      workflowMessageId: message.workflowMessageId,
+      targetSessionId: slot.session,
+      piSessionEntryId: `entry-${this.rng.hex(12)}`,
+    });
+    const turn = this.store.startWorkflowTurn({
+      workflowTurnId: `turn-${run.runId}-${run.messages}`,
+      workflowMessageId: message.workflowMessageId,
+      runId: run.runId,
+      targetSessionId: slot.session,
+    });
     return { turnId: turn.workflowTurnId, messageId: message.workflowMessageId, stopReason: 'completed' };
   }
 
@@ -438,7 +440,7 @@ export class DemoHost {
     run.messages += 1;
     const requestId = `request-${run.runId}-${run.messages}`;
     const text = `Step ${slot.workflow.steps[run.stepIndex] ?? ''}: ${this.rng.pick(slot.workflow.notes).toLowerCase()}`;
-    const revision = this.store.database.transaction(() => {
+    const revision = this.store.transaction(() => {
       run.openTurn = this.startMessageTurn(slot, run, requestId, text);
       return this.store.recordViewerDeltas(run.runId, [
         { targetType: 'conversation', ops: [{ op: 'append', path: '/messages', value: [{ role: 'workflow', text }] }] },
@@ -450,8 +452,12 @@ export class DemoHost {
   private endTurn(slot: Slot, run: ActiveRun, turn: OpenTurn): void {
     const stopReason = turn.stopReason;
     const reply = stopReason === 'completed' ? this.rng.pick(['Done.', 'Looks good.', 'Fixed and pushed.', 'Two tests added.']) : 'Turn aborted: deadline expired.';
-    const revision = this.store.database.transaction(() => {
-      this.store.messages.endTurn(turn.turnId, stopReason, stopReason === 'completed' ? `entry-${this.rng.hex(12)}` : null, this.store.now());
+    const revision = this.store.transaction(() => {
+      this.store.endWorkflowTurn({
+        workflowTurnId: turn.turnId,
+        stopReason,
+        responseSessionEntryId: stopReason === 'completed' ? `entry-${this.rng.hex(12)}` : null,
+      });
       return this.store.recordViewerDeltas(run.runId, [
         { targetType: 'conversation', ops: [{ op: 'append', path: '/messages', value: [{ role: 'assistant', text: reply }] }] },
       ]);
@@ -556,21 +562,18 @@ export class DemoHost {
     const requestId = `request-${run.runId}-${run.messages}`;
     const deadlineAt = this.store.now() + Math.max(50, this.options.intervalMs * 2);
     const text = `Please confirm the ${slot.workflow.steps[run.stepIndex] ?? ''} result`;
-    this.store.database.transaction(() => {
-      this.store.interactions.openInteraction(
-        {
-          runId: run.runId,
-          nodeId: slot.workflow.steps[run.stepIndex] as string,
-          attemptNumber: 1,
-          attemptId: `attempt-${run.runId}-${run.messages}`,
-          requestId,
-          targetSessionId: slot.session,
-          kind: 'agent',
-          contract: { answer: 'text' },
-          deadlineAt,
-        },
-        this.store.now(),
-      );
+    this.store.transaction(() => {
+      this.store.openInteraction({
+        runId: run.runId,
+        nodeId: slot.workflow.steps[run.stepIndex] as string,
+        attemptNumber: 1,
+        attemptId: `attempt-${run.runId}-${run.messages}`,
+        requestId,
+        targetSessionId: slot.session,
+        kind: 'agent',
+        contract: { answer: 'text' },
+        deadlineAt,
+      });
       run.openTurn = this.startMessageTurn(slot, run, requestId, text);
       this.store.recordViewerDeltas(run.runId, [
         { targetType: 'conversation', ops: [{ op: 'append', path: '/messages', value: [{ role: 'workflow', text }] }] },

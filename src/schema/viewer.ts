@@ -1,4 +1,4 @@
-import type { ViewerDelta, ViewerDeltaBatch, ViewerPatchOperation, WorkflowRunRecord } from '../store/index.js';
+import type { ViewerDelta, ViewerDeltaBatch, ViewerPatchOperation, ViewerSnapshotEvent } from '../store/index.js';
 import { builder } from './builder.js';
 import { PatchOpEnum, ViewerTargetTypeEnum } from './enums.js';
 import { badUserInput } from './bad-user-input.js';
@@ -40,17 +40,8 @@ export const ViewerDeltaBatchRef = builder.objectRef<ViewerDeltaBatch>('ViewerDe
   }),
 });
 
-/** Shape of `ViewerSnapshotRequired`. */
-export interface SnapshotRequiredShape {
-  kind: 'snapshot_required';
-  runId: string;
-  currentRevision: number;
-  retainedFromRevision: number;
-  run: WorkflowRunRecord;
-}
-
 /** "Your cursor cannot be served: reload the run, then continue after currentRevision." */
-export const ViewerSnapshotRequiredRef = builder.objectRef<SnapshotRequiredShape>('ViewerSnapshotRequired').implement({
+export const ViewerSnapshotRequiredRef = builder.objectRef<ViewerSnapshotEvent>('ViewerSnapshotRequired').implement({
   description:
     'The cursor cannot be served from the retained log (0, ahead of the run, or older than the window): reload the run and continue after currentRevision.',
   isTypeOf: (value) => typeof value === 'object' && value !== null && (value as { kind?: string }).kind === 'snapshot_required',

@@ -1,6 +1,9 @@
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { DeltaReadCache } from './delta-read-cache.js';
+import * as follow from './feed-follow.js';
+import type { FollowOptions, RunDeltaEvent } from './feed-follow.js';
+import type { WorkflowRunRecord } from './run-records.js';
 import type { ViewerDeltaRead } from './viewer-deltas.js';
 import type { WorkflowStore } from './workflow-store.js';
 
@@ -20,11 +23,16 @@ interface RevisionWaiter {
 }
 
 /**
- * Wakes readers of the durable viewer-delta log when it may have changed (DESIGN.md "The
- * change feed"). Two sources: this process's own commits (the connection's commit hook) and
- * commits by other processes (a dedicated read connection polling `PRAGMA data_version`).
- * Either way, waiters learn only *that* a run's revision moved; they then read the log after
- * their own cursor. Nothing is ever delivered from memory.
+ * The store's change feed (DESIGN.md "The change feed"). Its follow streams
+ * ({@link followRunDeltas}, {@link followRunUpdates}, {@link followChainUpdates}) are what
+ * subscriptions call; their delivery rules live in `feed-follow.ts`. A later stream (the
+ * run-list change feed of issue 13) sits beside them: a method here, its rules in a sibling file.
+ *
+ * Underneath, the feed wakes readers of the durable viewer-delta log when it may have changed.
+ * Two sources: this process's own commits (the store's commit hook) and commits by other
+ * processes (a dedicated read connection polling `PRAGMA data_version`). Either way, waiters
+ * learn only *that* a run's revision moved; they then read the log after their own cursor.
+ * Nothing is ever delivered from memory.
  */
 export class ChangeFeed {
   private readonly store: WorkflowStore;
@@ -48,8 +56,35 @@ export class ChangeFeed {
   constructor(store: WorkflowStore, options: ChangeFeedOptions) {
     this.store = store;
     this.pollIntervalMs = options.pollIntervalMs;
-    this.cache = new DeltaReadCache(store.viewer);
-    this.unsubscribeCommit = store.database.onCommit(() => this.scheduleTick());
+    this.cache = new DeltaReadCache((runId, afterRevision, limit) => store.readViewerDeltas(runId, afterRevision, limit));
+    this.unsubscribeCommit = store.onCommit(() => this.scheduleTick());
+  }
+
+  /**
+   * One run's viewer deltas after a cursor: replay, then live, exactly once, in order;
+   * a snapshot event when the cursor cannot be served (API.md `workflowRunDeltas`).
+   * See {@link follow.followRunDeltas} for the rules and errors.
+   *
+   * @param afterRevision the last revision the consumer applied; null = live only
+   */
+  followRunDeltas(runId: string, afterRevision: number | null, options?: FollowOptions): AsyncIterableIterator<RunDeltaEvent> {
+    return follow.followRunDeltas(this, this.store, runId, afterRevision, options);
+  }
+
+  /**
+   * The run after each committed change of its summary, live only (API.md
+   * `workflowRunUpdated`). See {@link follow.followRunUpdates}.
+   */
+  followRunUpdates(runId: string, options?: FollowOptions): AsyncIterableIterator<WorkflowRunRecord> {
+    return follow.followRunUpdates(this, this.store, runId, options);
+  }
+
+  /**
+   * Every run of a chain that changed or joined it, live only (API.md
+   * `workflowRunLineageUpdated`). See {@link follow.followChainUpdates}.
+   */
+  followChainUpdates(rootRunId: string, options?: FollowOptions): AsyncIterableIterator<WorkflowRunRecord> {
+    return follow.followChainUpdates(this, this.store, rootRunId, options);
   }
 
   /**
@@ -71,7 +106,7 @@ export class ChangeFeed {
    */
   waitForRevision(runId: string, after: number, signal?: AbortSignal): Promise<number | undefined> {
     if (this.closed || signal?.aborted === true) return Promise.resolve(undefined);
-    const head = this.store.viewer.head(runId)?.currentRevision;
+    const head = this.store.viewerHead(runId)?.currentRevision;
     if (head !== undefined && head > after) return Promise.resolve(head);
     return new Promise((resolve) => {
       let waiters = this.revisionWaiters.get(runId);
@@ -165,7 +200,7 @@ export class ChangeFeed {
     if (this.closed) return;
     this.ticks += 1;
     if (this.revisionWaiters.size > 0) {
-      const heads = this.store.viewer.heads([...this.revisionWaiters.keys()]);
+      const heads = this.store.viewerHeads([...this.revisionWaiters.keys()]);
       for (const [runId, waiters] of this.revisionWaiters) {
         const head = heads.get(runId);
         if (head === undefined) continue;
@@ -194,7 +229,7 @@ export class ChangeFeed {
 
   private startWatching(): void {
     if (this.timer !== undefined || this.closed) return;
-    const path = this.store.database.path;
+    const path = this.store.path;
     if (this.watcher === undefined && path !== ':memory:' && path !== '') {
       try {
         this.watcher = new Database(path, { readonly: true, fileMustExist: true });

@@ -46,7 +46,6 @@ export class StateDatabase {
   /** Rounds of `BEGIN IMMEDIATE` tried again after `SQLITE_BUSY` since open (see {@link transaction}). */
   beginRetries = 0;
   private readonly cache = new Map<string, Statement>();
-  private afterCommitHooks: Array<() => void> = [];
   private readonly commitListeners = new Set<() => void>();
 
   private constructor(connection: SqliteDatabase, path: string, readOnly: boolean) {
@@ -142,7 +141,7 @@ export class StateDatabase {
   /**
    * Runs `fn` inside one `BEGIN IMMEDIATE` transaction, or inside the caller's open
    * transaction (helpers join, STORE.md §13.8). A thrown error rolls everything back.
-   * Hooks registered with {@link afterCommit} run once the outermost transaction committed.
+   * Listeners registered with {@link onCommit} run once the outermost transaction committed.
    * When `BEGIN IMMEDIATE` still finds the database locked after the busy timeout, it is tried
    * again (up to {@link BEGIN_ATTEMPTS} rounds in all; `fn` has not run, so this is safe), so
    * writers starved by a stream of other writers do not see `SQLITE_BUSY`.
@@ -163,7 +162,6 @@ export class StateDatabase {
           .immediate();
         break;
       } catch (error) {
-        this.afterCommitHooks = [];
         // BEGIN IMMEDIATE itself was refused after the busy timeout: nothing ran, so another
         // round is safe. SQLite's busy handler polls every 100 ms once it has waited a while,
         // and a steady stream of short writers can take the lock between every poll; a fresh
@@ -172,9 +170,6 @@ export class StateDatabase {
         this.beginRetries += 1;
       }
     }
-    const hooks = this.afterCommitHooks;
-    this.afterCommitHooks = [];
-    for (const hook of hooks) hook();
     for (const listener of this.commitListeners) {
       try {
         listener();
@@ -194,15 +189,6 @@ export class StateDatabase {
   onCommit(listener: () => void): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
-  }
-
-  /**
-   * Registers `hook` to run after the current transaction commits (dropped on rollback).
-   * Outside a transaction the hook runs at once.
-   */
-  afterCommit(hook: () => void): void {
-    if (this.connection.inTransaction) this.afterCommitHooks.push(hook);
-    else hook();
   }
 
   /** Closes the connection (a WAL checkpoint happens on close). Idempotent. */

@@ -1,4 +1,4 @@
-import type { ViewerDeltaBatch, ViewerDeltaLog, ViewerDeltaRead } from './viewer-deltas.js';
+import type { ViewerDeltaBatch, ViewerDeltaRead } from './viewer-deltas.js';
 import { VIEWER_RETENTION } from './viewer-deltas.js';
 
 /** Most runs kept (least recently read dropped first). */
@@ -20,10 +20,13 @@ interface RunCache {
 export class DeltaReadCache {
   private readonly runs = new Map<string, RunCache>();
 
-  constructor(private readonly viewer: ViewerDeltaLog) {}
+  /**
+   * @param readLog reads the durable log like `WorkflowStore.readViewerDeltas` (a miss goes there)
+   */
+  constructor(private readonly readLog: (runId: string, afterRevision: number, limit: number) => ViewerDeltaRead | undefined) {}
 
   /**
-   * Same answer as {@link ViewerDeltaLog.read}, served from cache when every revision
+   * Same answer as `WorkflowStore.readViewerDeltas`, served from cache when every revision
    * `afterRevision + 1 … min(afterRevision + limit, knownHead)` is cached.
    *
    * @param knownHead a revision the caller knows to be committed (from a wake-up), or undefined
@@ -52,7 +55,7 @@ export class DeltaReadCache {
         }
       }
     }
-    const read = this.viewer.read(runId, afterRevision, limit);
+    const read = this.readLog(runId, afterRevision, limit);
     if (read !== undefined) this.remember(read);
     return read;
   }

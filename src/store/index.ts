@@ -56,7 +56,9 @@ export {
   type WorkflowMessageKind,
   type WorkflowMessageRecord,
   type WorkflowTurnRecord,
+  type WorkflowTurnStopReason,
 } from './workflow-messages.js';
 export type { OpenInteractionInput } from './interactions.js';
 export { MAX_LEASE_MS, systemClock, type Clock } from './values.js';
 export { ChangeFeed, type ChangeFeedOptions } from './change-feed.js';
+export type { FollowOptions, RunDeltaEvent, ViewerSnapshotEvent } from './feed-follow.js';

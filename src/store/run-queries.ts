@@ -10,7 +10,7 @@ import {
 } from './run-records.js';
 import type { StoreContext } from './store-context.js';
 
-/** Filter of {@link listWorkflowRuns}; all parts optional, combined with AND (API.md). */
+/** Filter of {@link listWorkflowRunSlice} and {@link countWorkflowRuns}; all parts optional, combined with AND (API.md). */
 export interface WorkflowRunFilter {
   status?: readonly RunStatus[];
   queueStatus?: readonly QueueStatus[];

@@ -78,23 +78,10 @@ const OPS = new Set(['add', 'replace', 'remove', 'append']);
  * retention of {@link VIEWER_RETENTION} revisions, resumable reads by cursor.
  */
 export class ViewerDeltaLog {
-  private readonly listeners = new Set<(runId: string, revision: number) => void>();
-
   constructor(
     private readonly database: StateDatabase,
     private readonly blobs: BlobStore,
   ) {}
-
-  /**
-   * Calls `listener(runId, revision)` after each commit that recorded a revision through this
-   * connection (the in-process notifier; other processes are seen through `data_version`).
-   *
-   * @returns a function that removes the listener
-   */
-  onCommittedRevision(listener: (runId: string, revision: number) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
 
   /**
    * Creates the viewer row of a new run at revision 1 (insert-if-missing); no delta row.
@@ -171,15 +158,6 @@ export class ViewerDeltaLog {
       throw new StoreError('conflict', `Viewer projection revision conflict for workflow run: ${runId}`);
     }
     this.database.run('DELETE FROM viewer_deltas WHERE run_id = ? AND presentation_revision < ?', runId, retainedFrom);
-    this.database.afterCommit(() => {
-      for (const listener of this.listeners) {
-        try {
-          listener(runId, revision);
-        } catch {
-          // A listener's failure must not turn a committed write into a reported failure.
-        }
-      }
-    });
     return revision;
   }
 

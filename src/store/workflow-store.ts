@@ -61,8 +61,14 @@ import {
   type ViewerDeltaDraft,
   type ViewerDeltaRead,
 } from './viewer-deltas.js';
-import { WorkflowMessageStore } from './workflow-messages.js';
-import { InteractionStore } from './interactions.js';
+import {
+  WorkflowMessageStore,
+  type CreateWorkflowMessageInput,
+  type WorkflowMessageRecord,
+  type WorkflowTurnRecord,
+  type WorkflowTurnStopReason,
+} from './workflow-messages.js';
+import { InteractionStore, type OpenInteractionInput } from './interactions.js';
 
 /** Options of {@link WorkflowStore.open}. */
 export interface WorkflowStoreOptions {
@@ -87,14 +93,17 @@ export interface WorkflowStoreOptions {
  * `BEGIN IMMEDIATE` transaction; a thrown {@link StoreError} leaves the database unchanged.
  */
 export class WorkflowStore {
-  /** The connection (for statement counts, the change watcher and tests). */
-  readonly database: StateDatabase;
+  // The connection and the aggregates behind the facade are private (issue 11): everything
+  // outside src/store/ goes through the operations below. Tests reach them through
+  // test/helpers/store-internals.ts only.
+  /** The connection. */
+  private readonly database: StateDatabase;
   /** Workflow messages and turns (STORE.md §9). */
-  readonly messages: WorkflowMessageStore;
+  private readonly messages: WorkflowMessageStore;
   /** The viewer-delta log (STORE.md §8). */
-  readonly viewer: ViewerDeltaLog;
+  private readonly viewer: ViewerDeltaLog;
   /** Node attempts and interactive requests (STORE.md §3.13–3.15). */
-  readonly interactions: InteractionStore;
+  private readonly interactions: InteractionStore;
   /** The registered project id, or null for a global store. */
   readonly projectId: string | null;
   private readonly context: StoreContext;
@@ -141,6 +150,45 @@ export class WorkflowStore {
   /** Closes the connection. */
   close(): void {
     this.database.close();
+  }
+
+  /** Path the database was opened at (`:memory:` for an in-memory store). */
+  get path(): string {
+    return this.database.path;
+  }
+
+  /**
+   * Runs `fn` in one `BEGIN IMMEDIATE` transaction; every store operation it calls joins it
+   * (STORE.md §13.8), so a host records a change together with its viewer deltas, all or
+   * nothing. Called inside an open transaction, `fn` joins that one.
+   *
+   * @returns what `fn` returns
+   * @throws whatever `fn` throws (everything it wrote is rolled back); `SQLITE_BUSY` when the
+   *   database stays locked for `BEGIN_ATTEMPTS` rounds of the busy timeout
+   */
+  transaction<T>(fn: () => T): T {
+    return this.database.transaction(fn);
+  }
+
+  /**
+   * Calls `listener` after every transaction committed through this store (the change feed's
+   * in-process notifier; commits of other connections are not seen here). A listener that
+   * throws does not turn the commit into a failure.
+   *
+   * @returns a function that removes the listener
+   */
+  onCommit(listener: () => void): () => void {
+    return this.database.onCommit(listener);
+  }
+
+  /** SQL statements run through this store since open or {@link resetStatementCount} (N+1 checks, benchmarks). */
+  get statementCount(): number {
+    return this.database.statementCount;
+  }
+
+  /** Sets {@link statementCount} back to 0. */
+  resetStatementCount(): void {
+    this.database.resetStatementCount();
   }
 
   /** Reserve a run (STORE.md §6.1). See {@link reserveWorkflowRun}. */
@@ -341,9 +389,102 @@ export class WorkflowStore {
     });
   }
 
-  /** Resume read of the delta log (STORE.md §8); undefined for an unknown run. */
+  /**
+   * Resume read of the delta log (STORE.md §8 "Resume"). See {@link ViewerDeltaLog.read}.
+   *
+   * @param limit at most this many revisions, oldest first; default every retained one
+   * @returns the read; undefined for an unknown run
+   * @throws StoreError(validation) `Viewer cursor must be a non-negative integer`
+   */
   readViewerDeltas(runId: string, afterRevision: number, limit?: number): ViewerDeltaRead | undefined {
     return this.viewer.read(runId, afterRevision, limit);
+  }
+
+  /**
+   * A run's current presentation revision and the oldest one the log still holds (STORE.md §8).
+   *
+   * @returns undefined for an unknown run (every reserved run has a viewer row)
+   */
+  viewerHead(runId: string): { currentRevision: number; retainedFromRevision: number } | undefined {
+    return this.viewer.head(runId);
+  }
+
+  /**
+   * Current presentation revisions of many runs, in one statement.
+   *
+   * @returns run id → revision, for the runs that exist
+   */
+  viewerHeads(runIds: readonly string[]): Map<string, number> {
+    return this.viewer.heads(runIds);
+  }
+
+  /**
+   * Current presentation revisions of every run of a chain (runs whose root is `rootRunId`),
+   * in one statement.
+   *
+   * @returns run id → revision; empty for an unknown root
+   */
+  chainViewerHeads(rootRunId: string): Map<string, number> {
+    return this.viewer.chainHeads(rootRunId);
+  }
+
+  /**
+   * Creates a `pending` workflow message, idempotently (STORE.md §9 "Create"), at the store's
+   * clock. See {@link WorkflowMessageStore.create} for the errors.
+   *
+   * @returns the stored message (or the existing matching one)
+   */
+  createWorkflowMessage(input: CreateWorkflowMessageInput): WorkflowMessageRecord {
+    return this.messages.create(input, this.context.clock());
+  }
+
+  /**
+   * Marks a message `sent` with the Pi session entry that carries it (branch adoption,
+   * STORE.md §9). See {@link WorkflowMessageStore.markSent} for the errors.
+   */
+  markWorkflowMessageSent(input: { workflowMessageId: string; targetSessionId: string; piSessionEntryId: string }): WorkflowMessageRecord {
+    return this.messages.markSent(input.workflowMessageId, input.targetSessionId, input.piSessionEntryId, this.context.clock());
+  }
+
+  /**
+   * Starts a model turn on a `sent` message, idempotently on the turn id (STORE.md §9
+   * "Turns"). See {@link WorkflowMessageStore.startTurn} for the errors.
+   *
+   * @param input `workflowTurnId` default `workflow-turn-<uuid>`
+   */
+  startWorkflowTurn(input: { workflowTurnId?: string; workflowMessageId: string; runId: string; targetSessionId: string }): WorkflowTurnRecord {
+    return this.messages.startTurn(input, this.context.clock());
+  }
+
+  /**
+   * Ends a started turn; the same end again is a no-op (STORE.md §9 "Turns"). See
+   * {@link WorkflowMessageStore.endTurn} for the errors.
+   *
+   * @param input `responseSessionEntryId` null when the turn left no response entry
+   */
+  endWorkflowTurn(input: { workflowTurnId: string; stopReason: WorkflowTurnStopReason; responseSessionEntryId: string | null }): WorkflowTurnRecord {
+    return this.messages.endTurn(input.workflowTurnId, input.stopReason, input.responseSessionEntryId, this.context.clock());
+  }
+
+  /** A run's workflow messages, in order number order (STORE.md §9). */
+  listWorkflowMessages(runId: string): WorkflowMessageRecord[] {
+    return this.messages.listForRun(runId);
+  }
+
+  /** A run's workflow turns, oldest first (STORE.md §9). */
+  listWorkflowTurns(runId: string): WorkflowTurnRecord[] {
+    return this.messages.turnsForRun(runId);
+  }
+
+  /**
+   * Opens a `waiting` node attempt and its `pending` interactive request (STORE.md
+   * §3.13–3.14), at the store's clock, as a host does when a step asks for input.
+   *
+   * @throws StoreError(forbidden) `Controller store is read-only`; StoreError(conflict)
+   *   `Interaction could not be opened: <reason>` when the run already has an open attempt or the ids exist
+   */
+  openInteraction(input: OpenInteractionInput): void {
+    this.interactions.openInteraction(input, this.context.clock());
   }
 }
 

@@ -9,6 +9,7 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { WorkflowStore } from '../../src/store/index.js';
+import { storeInternals } from '../helpers/store-internals.js';
 
 /** One claim won by a runner. */
 export interface ContentionClaim {
@@ -85,7 +86,7 @@ if (isMainThread) {
   parentPort?.postMessage({ type: 'ready' });
   parentPort?.once('message', () => {
     if (store !== undefined) race(store);
-    report.beginRetries = store?.database.beginRetries ?? 0;
+    report.beginRetries = store === undefined ? 0 : storeInternals(store).database.beginRetries;
     store?.close();
     parentPort?.postMessage({ type: 'report', report });
   });
@@ -105,7 +106,7 @@ if (isMainThread) {
         const run = timed('claimNextWorkflowRun', () => store.claimNextWorkflowRun({ runnerId, claimToken, leaseMs: LEASE_MS }));
         if (run === undefined) {
           const left = timed('count queued', () =>
-            store.database.get<{ n: number }>("SELECT count(*) AS n FROM run_queue WHERE status = 'queued'"),
+            storeInternals(store).database.get<{ n: number }>("SELECT count(*) AS n FROM run_queue WHERE status = 'queued'"),
           );
           if (left?.n === 0) return;
           report.emptyClaims += 1;

@@ -22,6 +22,7 @@ import { BEGIN_ATTEMPTS } from '../../src/store/database.js';
 import { canonicalJson, WorkflowStore } from '../../src/store/index.js';
 import { checkStoreInvariants, memoryTempDir, spawnTsx } from '../helpers/fault-fixtures.js';
 import type { RunnerReport } from './contention-child.js';
+import { storeInternals } from '../helpers/store-internals.js';
 
 const require = createRequire(import.meta.url);
 const RUNS = Number(process.env.FAULT_CONTENTION_RUNS ?? 10_000);
@@ -39,7 +40,7 @@ describe('contention: 2 processes × 4 runners claim 10,000 runs', () => {
     const store = WorkflowStore.open({ path: dbPath, projectPath: dir });
     const definition = { name: 'contention', steps: [{ id: 'work' }] };
     const digest = createHash('sha256').update(canonicalJson(definition)).digest('hex');
-    store.database.transaction(() => {
+    store.transaction(() => {
       for (let index = 0; index < RUNS; index += 1) {
         const runId = `run-${String(index).padStart(5, '0')}`;
         store.reserveWorkflowRun({
@@ -191,11 +192,11 @@ describe('a write transaction that finds the database locked', () => {
       let started = performance.now();
       expect(reserve('after-one-retry').runId).toBe('after-one-retry');
       expect(performance.now() - started).toBeGreaterThanOrEqual(200);
-      expect(store.database.beginRetries).toBeGreaterThanOrEqual(1);
+      expect(storeInternals(store).database.beginRetries).toBeGreaterThanOrEqual(1);
       await worker.terminate();
 
       // Locked for longer than all rounds: the caller gets SQLITE_BUSY, nothing is written.
-      const retriesBefore = store.database.beginRetries;
+      const retriesBefore = storeInternals(store).database.beginRetries;
       worker = await holdWriteLock(path, BEGIN_ATTEMPTS * 200 + 1_500);
       started = performance.now();
       let thrown: unknown;
@@ -206,7 +207,7 @@ describe('a write transaction that finds the database locked', () => {
       }
       expect((thrown as { code?: string }).code).toBe('SQLITE_BUSY');
       expect(performance.now() - started).toBeGreaterThanOrEqual(BEGIN_ATTEMPTS * 200 - 50);
-      expect(store.database.beginRetries - retriesBefore).toBe(BEGIN_ATTEMPTS - 1);
+      expect(storeInternals(store).database.beginRetries - retriesBefore).toBe(BEGIN_ATTEMPTS - 1);
       await new Promise<void>((resolve) => worker.once('message', () => resolve()));
       await worker.terminate();
       expect(store.getWorkflowRun('never')).toBeUndefined();

@@ -18,6 +18,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDigest, faultSeed, postGraphQL } from '../helpers/fault-fixtures.js';
 import { claim, failedRoot, reserve, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { connectionOf } from '../helpers/store-internals.js';
 
 const RUNS_PER_MUTATION = Number(process.env.FAULT_FUZZ_RUNS ?? 450);
 
@@ -242,7 +243,7 @@ describe('fuzzed mutation inputs over HTTP', () => {
    * database did not change.
    */
   async function sendAndCheck(name: MutationName | null, body: string, label: string): Promise<void> {
-    const before = contentDigest(fx.store.database.connection);
+    const before = contentDigest(connectionOf(fx.store));
     const response = await postGraphQL(fx.url, body);
     tally.calls += 1;
     const context = `${label}: HTTP ${response.status} ${response.text.slice(0, 400)}`;
@@ -275,7 +276,7 @@ describe('fuzzed mutation inputs over HTTP', () => {
         expect((result?.message ?? '').length, context).toBeGreaterThan(0);
       }
     }
-    if (!success) expect(contentDigest(fx.store.database.connection), `${context}: the database changed`).toBe(before);
+    if (!success) expect(contentDigest(connectionOf(fx.store)), `${context}: the database changed`).toBe(before);
   }
 
   for (const name of Object.keys(MUTATIONS) as MutationName[]) {

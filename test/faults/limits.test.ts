@@ -52,11 +52,11 @@ describe('limits under abuse', () => {
 
   /** Sends `body`; expects a refusal that ran no SQL statement and wrote nothing. */
   async function refused(body: unknown): Promise<RawResponse> {
-    fx.store.database.resetStatementCount();
+    fx.store.resetStatementCount();
     const runs = fx.store.countWorkflowRuns();
-    fx.store.database.resetStatementCount();
+    fx.store.resetStatementCount();
     const response = await postGraphQL(fx.url, body);
-    expect(fx.store.database.statementCount, response.text.slice(0, 300)).toBe(0);
+    expect(fx.store.statementCount, response.text.slice(0, 300)).toBe(0);
     expect(response.body?.data ?? undefined).toBeUndefined();
     expect(response.text).not.toContain('Unexpected error');
     expect(fx.store.countWorkflowRuns()).toBe(runs);

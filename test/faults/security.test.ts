@@ -33,6 +33,7 @@ import {
   type DeltasData,
 } from '../helpers/live-fixtures.js';
 import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { connectionOf } from '../helpers/store-internals.js';
 
 const TOKEN = 'bearer-s3cret';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -54,7 +55,7 @@ describe('with a token: nothing gets through without it', () => {
       AUTH,
     );
     expect(reserved.body?.data).toEqual({ reserveWorkflowRun: { __typename: 'ReserveWorkflowRunSuccess' } });
-    before = contentDigest(fx.store.database.connection);
+    before = contentDigest(connectionOf(fx.store));
   });
   afterAll(async () => {
     if (fx !== undefined) await closeAfterSse(fx);
@@ -91,7 +92,7 @@ describe('with a token: nothing gets through without it', () => {
       }
     }
     expect(refused).toBe((2 * PATHS.length - 2) * CREDENTIALS.length * 3 * 2);
-    expect(contentDigest(fx.store.database.connection)).toBe(before);
+    expect(contentDigest(connectionOf(fx.store))).toBe(before);
     // The control: with the token, the same requests go through.
     for (const path of PATHS) {
       const response = await postGraphQL(base + path, { query: QUERY }, AUTH);
@@ -110,7 +111,7 @@ describe('with a token: nothing gets through without it', () => {
     const revision = commitMarker(fx.store, 'sec-run', 1);
     await untilRevision(allowed.collector, revision);
     allowed.close();
-    before = contentDigest(fx.store.database.connection);
+    before = contentDigest(connectionOf(fx.store));
   });
 
   it('graphql-ws: no init, a wrong token or operations before the ack close the socket; nothing runs', async () => {
@@ -138,7 +139,7 @@ describe('with a token: nothing gets through without it', () => {
       expect((sub.collector.error as { code?: number }).code).toBe(4403);
       await client.dispose();
     }
-    expect(contentDigest(fx.store.database.connection)).toBe(before);
+    expect(contentDigest(connectionOf(fx.store))).toBe(before);
     // The control: with the token a client is served.
     const client = wsClient(fx.url, { token: TOKEN });
     const sub = subscribeWs(client, QUERY, {}, 'right-token');
@@ -234,7 +235,7 @@ describe('claim tokens never leave the server', () => {
     // variables back (graphql-js prints the rejected value); left out of the response check.
     const responses = seen.filter((text) => !text.includes('got invalid value') && !text.includes('Syntax Error'));
     expect(responses.length).toBeGreaterThan(14);
-    const stored = fx.store.database.connection.prepare('SELECT token_hash FROM leases WHERE token_hash IS NOT NULL').all() as Array<{ token_hash: Buffer }>;
+    const stored = connectionOf(fx.store).prepare('SELECT token_hash FROM leases WHERE token_hash IS NOT NULL').all() as Array<{ token_hash: Buffer }>;
     expect(stored.length).toBeGreaterThan(0); // the hashes exist server-side …
     for (const needle of forbidden) {
       // … but no response, event or log line shows a token or a hash.
@@ -309,7 +310,7 @@ describe('read-only server', () => {
     })).toThrow('Controller store is read-only');
     expect(() => fx.store.recordViewerDeltas('ro-queued', [{ targetType: 'summary' }])).toThrow('Controller store is read-only');
     expect(() => fx.store.cancelWorkflowRun({ runId: 'ro-queued' })).toThrow('Controller store is read-only');
-    expect(() => fx.store.database.connection.exec("UPDATE runs SET title = 'x'")).toThrow(/readonly/);
+    expect(() => connectionOf(fx.store).exec("UPDATE runs SET title = 'x'")).toThrow(/readonly/);
   });
 
   it('leaves the database file byte for byte as it was', async () => {

@@ -26,9 +26,9 @@ describe('limits', () => {
   }
 
   async function refusedBeforeRunning(query: string) {
-    fx.store.database.resetStatementCount();
+    fx.store.resetStatementCount();
     const response = await fx.gql(query);
-    expect(fx.store.database.statementCount).toBe(0);
+    expect(fx.store.statementCount).toBe(0);
     expect(response.data).toBeUndefined();
     return response;
   }
@@ -138,11 +138,11 @@ describe('limits', () => {
   });
 
   it('answers 413 to a body over maxBodyBytes, without running it', async () => {
-    fx.store.database.resetStatementCount();
+    fx.store.resetStatementCount();
     const response = await fx.gql('{ workflowRuns { totalCount } }', { padding: 'x'.repeat(MAX_BODY_BYTES) });
     expect(response.status).toBe(413);
     expect(response.errors?.[0]?.message).toBe(`Request body larger than ${MAX_BODY_BYTES} bytes`);
-    expect(fx.store.database.statementCount).toBe(0);
+    expect(fx.store.statementCount).toBe(0);
     // A body just under the limit still runs.
     const fits = await fx.gql('{ workflowRuns { totalCount } }', { padding: 'x'.repeat(MAX_BODY_BYTES - 200) });
     expect(fits.status).toBe(200);

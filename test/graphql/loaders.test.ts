@@ -1,7 +1,7 @@
 /**
  * DataLoader batching (API.md): one HTTP request for a page of runs selecting parent, rootRun,
  * children, latestRun and lineage { totalCount } costs a small constant number of SQL
- * statements, the same for 10 runs as for 100 (counted by `store.database.statementCount`).
+ * statements, the same for 10 runs as for 100 (counted by `store.statementCount`).
  */
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -73,9 +73,9 @@ async function buildRuns(server: TestServer, count: number): Promise<void> {
 
 /** Runs the overview query for `first` runs and returns the number of SQL statements it took. */
 async function measure(server: TestServer, first: number): Promise<number> {
-  server.store.database.resetStatementCount();
+  server.store.resetStatementCount();
   const { workflowRuns } = await server.data(WorkflowRunsLineageOverviewDocument, { first });
-  const statements = server.store.database.statementCount;
+  const statements = server.store.statementCount;
   expect(workflowRuns.edges).toHaveLength(Math.min(first, server.store.countWorkflowRuns()));
   for (const { node } of workflowRuns.edges) {
     expect(node.rootRun.runId).toBe(node.runId.startsWith('chain-') ? node.runId.replace(/-(cont|restart)$/, '-root') : node.runId);

@@ -7,6 +7,7 @@
  */
 import { createInterface } from 'node:readline';
 import { WorkflowStore } from '../../src/store/index.js';
+import { storeInternals } from './store-internals.js';
 
 const [path, projectPath, runnerId, mode, now] = process.argv.slice(2) as [string, string, string, 'next' | 'byId', string];
 const store = WorkflowStore.open({ path, projectPath, busyTimeoutMs: 30_000 });
@@ -29,7 +30,7 @@ if (mode === 'next') {
     claimed.push(run.runId);
   }
 } else {
-  const runIds = store.database.all<{ run_id: string }>('SELECT run_id FROM runs ORDER BY run_id').map((row) => row.run_id);
+  const runIds = storeInternals(store).database.all<{ run_id: string }>('SELECT run_id FROM runs ORDER BY run_id').map((row) => row.run_id);
   // Each runner walks the runs in its own (seeded) order, so the two collide all along.
   let seed = [...runnerId].reduce((sum, char) => sum * 31 + char.charCodeAt(0), 7) >>> 0;
   for (let index = runIds.length - 1; index > 0; index -= 1) {

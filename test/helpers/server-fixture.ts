@@ -30,6 +30,7 @@ import {
   type TypedDocumentString,
 } from '../../schema/generated/graphql.js';
 import { TestClock as ManualClock } from './store-fixtures.js';
+import { connectionOf } from './store-internals.js';
 
 /** The tests' epoch and hand-moved clock: the same as the store tests'. */
 export { T0, TestClock as ManualClock } from './store-fixtures.js';
@@ -204,7 +205,7 @@ export type TableSnapshot = Record<string, unknown[]>;
  * an operation that must change nothing.
  */
 export function snapshotTables(store: WorkflowStore): TableSnapshot {
-  const connection = store.database.connection;
+  const connection = connectionOf(store);
   const tables = connection
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     .all() as Array<{ name: string }>;

@@ -20,6 +20,7 @@ import {
   type StoreErrorKind,
   type WorkflowRunRecord,
 } from '../../src/store/index.js';
+import { connectionOf } from './store-internals.js';
 
 /** 2026-01-01T00:00:00.000Z, the tests' epoch. */
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -162,7 +163,7 @@ export type TableSnapshot = Record<string, unknown[]>;
 
 /** Dumps every table of the store's database (sqlite_master's table list) in a stable order. */
 export function snapshotTables(store: WorkflowStore): TableSnapshot {
-  const connection = store.database.connection;
+  const connection = connectionOf(store);
   const tables = connection
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
     .all() as Array<{ name: string }>;
@@ -225,7 +226,7 @@ export interface EventRow {
 
 /** Every event of a run's resource, in event_seq order. */
 export function eventsOf(store: WorkflowStore, runId: string): EventRow[] {
-  const rows = store.database.connection
+  const rows = connectionOf(store)
     .prepare(
       `SELECT e.event_seq AS seq, e.event_type AS type, e.resource_revision AS revision, e.actor_type AS actorType,
          e.actor_id AS actorId, e.lease_generation AS leaseGeneration, b.content AS content, e.recorded_at AS recordedAt
@@ -250,7 +251,7 @@ export function lastEvent(store: WorkflowStore, runId: string): EventRow {
 
 /** The run resource's revision. */
 export function resourceRevision(store: WorkflowStore, runId: string): number {
-  const row = store.database.connection
+  const row = connectionOf(store)
     .prepare('SELECT res.revision FROM resources res JOIN runs r ON r.resource_id = res.resource_id WHERE r.run_id = ?')
     .get(runId) as { revision: number } | undefined;
   if (row === undefined) throw new Error(`no resource for ${runId}`);
@@ -266,7 +267,7 @@ export interface ViewerRevisionRow {
 
 /** Every stored viewer delta of a run, grouped by revision, in order. */
 export function viewerRevisions(store: WorkflowStore, runId: string): ViewerRevisionRow[] {
-  const rows = store.database.connection
+  const rows = connectionOf(store)
     .prepare(
       `SELECT d.presentation_revision AS revision, d.delta_index AS deltaIndex, d.target_type AS targetType,
          d.target_key AS targetKey, b.content AS content
@@ -290,7 +291,7 @@ export function viewerRevisions(store: WorkflowStore, runId: string): ViewerRevi
 
 /** The run's viewer_runs row. */
 export function viewerHead(store: WorkflowStore, runId: string): { presentation: number; retainedFrom: number } {
-  const row = store.database.connection
+  const row = connectionOf(store)
     .prepare('SELECT presentation_revision AS presentation, retained_from_revision AS retainedFrom FROM viewer_runs WHERE run_id = ?')
     .get(runId) as { presentation: number; retainedFrom: number } | undefined;
   if (row === undefined) throw new Error(`no viewer row for ${runId}`);
@@ -322,7 +323,7 @@ export interface LeaseRow {
 
 /** Reads a run's lease row. */
 export function leaseOf(store: WorkflowStore, runId: string): LeaseRow {
-  const row = store.database.connection
+  const row = connectionOf(store)
     .prepare(
       `SELECT l.generation, l.owner_type, l.owner_id, l.token_hash, l.acquired_at, l.heartbeat_at, l.expires_at
        FROM leases l JOIN runs r ON r.resource_id = l.resource_id WHERE r.run_id = ?`,
@@ -347,7 +348,7 @@ export function freeLease(generation: number): LeaseRow {
 
 /** One row of a table, by its run id (runs, run_queue, run_bindings, viewer_runs). */
 export function rowOf(store: WorkflowStore, table: string, runId: string): Record<string, unknown> {
-  const row = store.database.connection.prepare(`SELECT * FROM ${table} WHERE run_id = ?`).get(runId) as
+  const row = connectionOf(store).prepare(`SELECT * FROM ${table} WHERE run_id = ?`).get(runId) as
     | Record<string, unknown>
     | undefined;
   if (row === undefined) throw new Error(`no ${table} row for ${runId}`);
@@ -356,7 +357,7 @@ export function rowOf(store: WorkflowStore, table: string, runId: string): Recor
 
 /** Runs raw SQL on the test store's connection (fixtures standing in for the host). */
 export function sql(store: WorkflowStore, text: string, ...params: unknown[]): void {
-  store.database.connection.prepare(text).run(...params);
+  connectionOf(store).prepare(text).run(...params);
 }
 
 /**
@@ -410,8 +411,8 @@ export function terminalRun(
  */
 export function ignoreUpdatesOf(store: WorkflowStore, table: string, when = '1'): () => void {
   const name = `test_ignore_${table}`;
-  store.database.connection.exec(
+  connectionOf(store).exec(
     `CREATE TEMP TRIGGER ${name} BEFORE UPDATE ON main.${table} WHEN ${when} BEGIN SELECT RAISE(IGNORE); END`,
   );
-  return () => store.database.connection.exec(`DROP TRIGGER ${name}`);
+  return () => connectionOf(store).exec(`DROP TRIGGER ${name}`);
 }

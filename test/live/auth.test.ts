@@ -80,7 +80,7 @@ describe('subscription auth', () => {
   });
 
   it('SSE with the header: served', async () => {
-    const head = fx.store.viewer.head(runId)?.currentRevision ?? 0;
+    const head = fx.store.viewerHead(runId)?.currentRevision ?? 0;
     const sse = subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: head }, AUTH);
     try {
       expect((await sse.response).status).toBe(200);

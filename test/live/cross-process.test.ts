@@ -72,7 +72,7 @@ describe('cross-process commits', () => {
   });
 
   it('pickup latency: one commit at a time, each awaited at the client', async () => {
-    const start = fx.store.viewer.head(runId)?.currentRevision ?? 0;
+    const start = fx.store.viewerHead(runId)?.currentRevision ?? 0;
     const live = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: start }, 'latency').collector;
     const latencies: number[] = [];
     for (let sample = 0; sample < SAMPLES; sample += 1) {

@@ -54,10 +54,10 @@ describe('change feed: commits of another connection inside the wait window', ()
     await untilRevision(collector, 2);
 
     // The next time the feed checks the head before waiting, another connection commits right after.
-    const viewer = fx.store.viewer;
-    const head = viewer.head.bind(viewer);
+    const store = fx.store;
+    const head = store.viewerHead.bind(store);
     let armed = true;
-    viewer.head = (id: string) => {
+    store.viewerHead = (id: string) => {
       const answer = head(id);
       if (armed && id === runId && (new Error().stack ?? '').includes('waitForRevision')) {
         armed = false;
@@ -66,7 +66,7 @@ describe('change feed: commits of another connection inside the wait window', ()
       return answer;
     };
     restore.push(() => {
-      viewer.head = head;
+      store.viewerHead = head;
     });
     commitMarker(fx.store, runId, 2); // 3: wakes the subscriber, which then waits after 3
     await untilRevision(collector, 4, PICKUP_MS);

@@ -61,7 +61,7 @@ describe('workflowRunLineageUpdated', () => {
         const run = result.data?.workflowRunLineageUpdated as LineageRun;
         return [run.runId, run.queueStatus, run.presentationRevision];
       });
-    const head = (runId: string): number => fx.store.viewer.head(runId)?.currentRevision ?? -1;
+    const head = (runId: string): number => fx.store.viewerHead(runId)?.currentRevision ?? -1;
 
     // A change of another chain: nothing. Then the root's claim: the root.
     commitMarker(fx.store, 'run-other-chain', 1);

@@ -66,7 +66,7 @@ describe('workflowRunUpdated', () => {
     runId: string,
     op: () => Promise<unknown>,
   ): Promise<LiveRun> {
-    const before = fx.store.viewer.head(runId)?.currentRevision ?? 0;
+    const before = fx.store.viewerHead(runId)?.currentRevision ?? 0;
     const seen = collector.events.length;
     await op();
     expect(summaryRevisionsAfter(fx.store, runId, before)).toBeGreaterThan(0);

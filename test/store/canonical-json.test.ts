@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BlobStore } from '../../src/store/blobs.js';
 import { canonicalJson, normalizeJson, StoreError } from '../../src/store/index.js';
 import { expectStoreError, openTestStore, sha256Hex, type TestStore } from '../helpers/store-fixtures.js';
+import { storeInternals, connectionOf } from '../helpers/store-internals.js';
 
 describe('canonical JSON (STORE.md §2.1)', () => {
   it('sorts keys by plain code-unit order at every depth, without whitespace', () => {
@@ -76,36 +77,36 @@ describe('content-addressed blobs (STORE.md §2.2)', () => {
   let blobs: BlobStore;
   beforeEach(() => {
     t = openTestStore();
-    blobs = new BlobStore(t.store.database);
+    blobs = new BlobStore(storeInternals(t.store).database);
   });
   afterEach(() => t.close());
 
-  const count = () => (t.store.database.connection.prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n;
+  const count = () => (connectionOf(t.store).prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n;
 
   it('keys JSON by SHA-256 of its canonical bytes and stores equal content once', () => {
     const before = count();
-    const hash = t.store.database.transaction(() => blobs.putJson({ b: 1, a: 2 }, t.clock.t));
+    const hash = t.store.transaction(() => blobs.putJson({ b: 1, a: 2 }, t.clock.t));
     expect(hash.toString('hex')).toBe(sha256Hex('{"a":2,"b":1}'));
-    expect(t.store.database.transaction(() => blobs.putJson({ a: 2, b: 1 }, t.clock.t)).equals(hash)).toBe(true);
+    expect(t.store.transaction(() => blobs.putJson({ a: 2, b: 1 }, t.clock.t)).equals(hash)).toBe(true);
     expect(count()).toBe(before + 1);
     expect(blobs.readJson(hash)).toEqual({ a: 2, b: 1 });
-    const row = t.store.database.connection.prepare('SELECT media_type, byte_length FROM blobs WHERE blob_hash = ?').get(hash);
+    const row = connectionOf(t.store).prepare('SELECT media_type, byte_length FROM blobs WHERE blob_hash = ?').get(hash);
     expect(row).toEqual({ media_type: 'application/json', byte_length: 13 });
   });
 
   it('keys text by SHA-256 of its UTF-8 bytes, as text/plain', () => {
-    const hash = t.store.database.transaction(() => blobs.putText('héllo', t.clock.t));
+    const hash = t.store.transaction(() => blobs.putText('héllo', t.clock.t));
     expect(hash.toString('hex')).toBe(sha256Hex(Buffer.from('héllo', 'utf8')));
     expect(blobs.readText(hash)).toBe('héllo');
   });
 
   it('Content-addressed blob conflict: the same bytes under the other media type', () => {
-    t.store.database.transaction(() => blobs.putJson(null, t.clock.t));
-    expectStoreError(() => t.store.database.transaction(() => blobs.putText('null', t.clock.t)), 'Content-addressed blob conflict', 'integrity');
+    t.store.transaction(() => blobs.putJson(null, t.clock.t));
+    expectStoreError(() => t.store.transaction(() => blobs.putText('null', t.clock.t)), 'Content-addressed blob conflict', 'integrity');
   });
 
   it('JSON blob is missing or has the wrong media type', () => {
-    const text = t.store.database.transaction(() => blobs.putText('{"a":1}', t.clock.t));
+    const text = t.store.transaction(() => blobs.putText('{"a":1}', t.clock.t));
     expectStoreError(() => blobs.readJson(text), 'JSON blob is missing or has the wrong media type', 'integrity');
     expectStoreError(() => blobs.readJson(Buffer.alloc(32)), 'JSON blob is missing or has the wrong media type', 'integrity');
   });

@@ -15,6 +15,7 @@ import {
   TestClock,
   type TestStore,
 } from '../helpers/store-fixtures.js';
+import { storeInternals } from '../helpers/store-internals.js';
 
 let t: TestStore;
 beforeEach(() => {
@@ -80,7 +81,7 @@ describe('claimNextWorkflowRun (STORE.md §6.4)', () => {
 
   it('excludes a run with a pending interactive request', () => {
     parkedRunning('run-1');
-    t.store.interactions.openInteraction(
+    storeInternals(t.store).interactions.openInteraction(
       { runId: 'run-1', nodeId: 'ask', attemptId: 'a1', requestId: 'q1', targetSessionId: 'session-run-1' },
       t.clock.t,
     );

@@ -23,6 +23,7 @@ import {
   viewerHead,
   type TestStore,
 } from '../helpers/store-fixtures.js';
+import { storeInternals } from '../helpers/store-internals.js';
 
 let t: TestStore;
 beforeEach(() => {
@@ -31,7 +32,7 @@ beforeEach(() => {
 afterEach(() => t.close());
 
 const open = (runId: string) =>
-  t.store.interactions.openInteraction(
+  storeInternals(t.store).interactions.openInteraction(
     { runId, nodeId: 'ask', attemptId: `attempt-${runId}`, requestId: `request-${runId}`, targetSessionId: `session-${runId}` },
     t.clock.t,
   );

@@ -15,6 +15,7 @@ import {
   viewerHead,
   type TestStore,
 } from '../helpers/store-fixtures.js';
+import { storeInternals, connectionOf } from '../helpers/store-internals.js';
 
 let t: TestStore;
 beforeEach(() => {
@@ -54,24 +55,24 @@ interface Setup {
 function setup(options: Setup = {}): void {
   parkedWaitingRun(t, 'run-1');
   const deadline = options.deadline === undefined ? t.clock.t + DEADLINE_MS : options.deadline;
-  t.store.interactions.openInteraction(
+  storeInternals(t.store).interactions.openInteraction(
     { runId: 'run-1', nodeId: 'ask', attemptId: 'attempt-1', requestId: 'request-1', targetSessionId: SESSION, deadlineAt: deadline },
     t.clock.t,
   );
   const kind = options.messageKind ?? 'step';
-  const message = t.store.messages.create(
+  const message = storeInternals(t.store).messages.create(
     { idempotencyKey: 'k1', runId: 'run-1', targetSessionId: SESSION, kind, sourceId: 'request-1', content: content(kind === 'step') },
     t.clock.t,
   );
   if (options.sendAndStartTurn !== false) {
-    t.store.messages.markSent(message.workflowMessageId, SESSION, 'entry-1', t.clock.t);
-    t.store.messages.startTurn(
+    storeInternals(t.store).messages.markSent(message.workflowMessageId, SESSION, 'entry-1', t.clock.t);
+    storeInternals(t.store).messages.startTurn(
       { workflowTurnId: 'turn-1', workflowMessageId: message.workflowMessageId, runId: 'run-1', targetSessionId: SESSION },
       t.clock.t,
     );
-    if (options.endTurn === true) t.store.messages.endTurn('turn-1', 'completed', 'entry-2', t.clock.t);
+    if (options.endTurn === true) storeInternals(t.store).messages.endTurn('turn-1', 'completed', 'entry-2', t.clock.t);
   }
-  t.store.interactions.addValidatingSubmission({ submissionId: 'sub-1', requestId: 'request-1', idempotencyKey: 'i1', payload: { a: 1 } }, t.clock.t);
+  storeInternals(t.store).interactions.addValidatingSubmission({ submissionId: 'sub-1', requestId: 'request-1', idempotencyKey: 'i1', payload: { a: 1 } }, t.clock.t);
   if (options.pause === true) expect(t.store.pauseParkedWorkflowRun({ runId: 'run-1' })).toBe(true);
   if (options.runStatus === 'running') hostSetRunStatus(t.store, 'run-1', 'running', t.clock.t);
   t.clock.advance(options.advance ?? DEADLINE_MS);
@@ -88,7 +89,7 @@ describe('beginWorkflowRunInteractionTimeout (STORE.md §6.9)', () => {
     const viewer = viewerHead(t.store, 'run-1').presentation;
     const revision = resourceRevision(t.store, 'run-1');
     expect(begin()).toBe(true);
-    const request = t.store.database.connection.prepare("SELECT * FROM interactive_requests WHERE request_id = 'request-1'").get();
+    const request = connectionOf(t.store).prepare("SELECT * FROM interactive_requests WHERE request_id = 'request-1'").get();
     expect(request).toMatchObject({ status: 'cancelled', revision: 2, updated_at: t.clock.t });
     expect(rowOf(t.store, 'runs', 'run-1')).toMatchObject({
       status: 'running',
@@ -97,7 +98,7 @@ describe('beginWorkflowRunInteractionTimeout (STORE.md §6.9)', () => {
       updated_at: t.clock.t,
     });
     expect(rowOf(t.store, 'run_queue', 'run-1')).toMatchObject({ status: 'starting', error_code: null, error_hash: null, finished_at: null });
-    const submission = t.store.database.connection
+    const submission = connectionOf(t.store)
       .prepare(
         "SELECT s.outcome, b.content FROM interactive_submissions s JOIN blobs b ON b.blob_hash = s.receipt_hash WHERE s.submission_id = 'sub-1'",
       )

@@ -10,6 +10,7 @@ import {
   snapshotTables,
   type TestStore,
 } from '../helpers/store-fixtures.js';
+import { storeInternals } from '../helpers/store-internals.js';
 
 let t: TestStore;
 beforeEach(() => {
@@ -31,7 +32,7 @@ function input(overrides: Partial<CreateWorkflowMessageInput> = {}): CreateWorkf
   return { idempotencyKey: 'key-1', runId: 'run-1', targetSessionId: 'S', kind: 'step', sourceId: 'request-1', content: content(true), ...overrides };
 }
 
-const create = (overrides: Partial<CreateWorkflowMessageInput> = {}) => t.store.messages.create(input(overrides), t.clock.t);
+const create = (overrides: Partial<CreateWorkflowMessageInput> = {}) => storeInternals(t.store).messages.create(input(overrides), t.clock.t);
 
 describe('workflow messages (STORE.md §9)', () => {
   it('derives the id from SHA-256 of canonical {idempotencyKey, kind, sourceId}', () => {
@@ -58,7 +59,7 @@ describe('workflow messages (STORE.md §9)', () => {
     expect(create().orderNumber).toBe(1);
     expect(create({ idempotencyKey: 'key-2', kind: 'notification', sourceId: 'n-1', content: content(false) }).orderNumber).toBe(2);
     expect(create({ idempotencyKey: 'key-3', targetSessionId: 'T', sourceId: 'other' }).orderNumber).toBe(1);
-    t.store.messages.cancelPendingForRun('run-1', t.clock.t);
+    storeInternals(t.store).messages.cancelPendingForRun('run-1', t.clock.t);
     expect(create({ idempotencyKey: 'key-4', sourceId: 'request-4' }).orderNumber).toBe(3);
   });
 
@@ -119,21 +120,21 @@ describe('workflow messages (STORE.md §9)', () => {
   describe('sent status (branch adoption)', () => {
     it('pending → sent with the entry id; again with the same entry is a no-op', () => {
       const message = create();
-      const sent = t.store.messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t);
+      const sent = storeInternals(t.store).messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t);
       expect(sent).toMatchObject({ status: 'sent', piSessionEntryId: 'entry-1' });
-      expect(expectNoWrite(t.store, () => t.store.messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t))).toEqual(sent);
+      expect(expectNoWrite(t.store, () => storeInternals(t.store).messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t))).toEqual(sent);
     });
 
     it('cancelled → sent', () => {
       const message = create();
-      t.store.messages.cancelPendingForRun('run-1', t.clock.t);
-      expect(t.store.messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t).status).toBe('sent');
+      storeInternals(t.store).messages.cancelPendingForRun('run-1', t.clock.t);
+      expect(storeInternals(t.store).messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t).status).toBe('sent');
     });
 
     it('Workflow branch report contains an unknown message: <id>', () => {
       expectRejectedUnchanged(
         t.store,
-        () => t.store.messages.markSent('nope', 'S', 'entry-1', t.clock.t),
+        () => storeInternals(t.store).messages.markSent('nope', 'S', 'entry-1', t.clock.t),
         'Workflow branch report contains an unknown message: nope',
         'not_found',
       );
@@ -143,7 +144,7 @@ describe('workflow messages (STORE.md §9)', () => {
       const message = create();
       expectRejectedUnchanged(
         t.store,
-        () => t.store.messages.markSent(message.workflowMessageId, 'T', 'entry-1', t.clock.t),
+        () => storeInternals(t.store).messages.markSent(message.workflowMessageId, 'T', 'entry-1', t.clock.t),
         'Workflow branch report targets the wrong origin session',
         'conflict',
       );
@@ -151,10 +152,10 @@ describe('workflow messages (STORE.md §9)', () => {
 
     it('Workflow message has conflicting Pi session entry evidence', () => {
       const message = create();
-      t.store.messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t);
+      storeInternals(t.store).messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t);
       expectRejectedUnchanged(
         t.store,
-        () => t.store.messages.markSent(message.workflowMessageId, 'S', 'entry-2', t.clock.t),
+        () => storeInternals(t.store).messages.markSent(message.workflowMessageId, 'S', 'entry-2', t.clock.t),
         'Workflow message has conflicting Pi session entry evidence',
         'conflict',
       );
@@ -164,7 +165,7 @@ describe('workflow messages (STORE.md §9)', () => {
   describe('turns', () => {
     let messageId: string;
     const start = (overrides: Record<string, string> = {}) =>
-      t.store.messages.startTurn({ workflowTurnId: 'turn-1', workflowMessageId: messageId, runId: 'run-1', targetSessionId: 'S', ...overrides }, t.clock.t);
+      storeInternals(t.store).messages.startTurn({ workflowTurnId: 'turn-1', workflowMessageId: messageId, runId: 'run-1', targetSessionId: 'S', ...overrides }, t.clock.t);
 
     beforeEach(() => {
       messageId = create().workflowMessageId;
@@ -175,7 +176,7 @@ describe('workflow messages (STORE.md §9)', () => {
     });
 
     it('starts idempotently on the turn id and ends with a stop reason', () => {
-      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
       const started = start();
       expect(started).toEqual({
         workflowTurnId: 'turn-1',
@@ -190,26 +191,26 @@ describe('workflow messages (STORE.md §9)', () => {
       });
       expect(expectNoWrite(t.store, () => start())).toEqual(started);
       t.clock.advance(5);
-      const ended = t.store.messages.endTurn('turn-1', 'completed', 'entry-9', t.clock.t);
+      const ended = storeInternals(t.store).messages.endTurn('turn-1', 'completed', 'entry-9', t.clock.t);
       expect(ended).toMatchObject({ state: 'ended', stopReason: 'completed', responseSessionEntryId: 'entry-9', endedAt: t.clock.iso() });
-      expect(expectNoWrite(t.store, () => t.store.messages.endTurn('turn-1', 'completed', 'entry-9', t.clock.t + 1))).toEqual(ended);
+      expect(expectNoWrite(t.store, () => storeInternals(t.store).messages.endTurn('turn-1', 'completed', 'entry-9', t.clock.t + 1))).toEqual(ended);
     });
 
     it('Workflow turn identity conflict: <id>', () => {
-      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
       start();
       expectRejectedUnchanged(t.store, () => start({ targetSessionId: 'T' }), 'Workflow turn identity conflict: turn-1', 'conflict');
     });
 
     it('Workflow turn does not match its message', () => {
-      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
       reserve(t.store, 'run-2');
       expectRejectedUnchanged(t.store, () => start({ runId: 'run-2' }), 'Workflow turn does not match its message', 'conflict');
       expectRejectedUnchanged(t.store, () => start({ targetSessionId: 'T' }), 'Workflow turn does not match its message', 'conflict');
     });
 
     it('Workflow message <id> already has open turn <turnId>', () => {
-      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
       start();
       expectRejectedUnchanged(
         t.store,
@@ -220,36 +221,36 @@ describe('workflow messages (STORE.md §9)', () => {
     });
 
     it('Workflow turn end report conflicts with its saved result', () => {
-      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
       start();
-      t.store.messages.endTurn('turn-1', 'completed', null, t.clock.t);
+      storeInternals(t.store).messages.endTurn('turn-1', 'completed', null, t.clock.t);
       expectRejectedUnchanged(
         t.store,
-        () => t.store.messages.endTurn('turn-1', 'aborted', null, t.clock.t),
+        () => storeInternals(t.store).messages.endTurn('turn-1', 'aborted', null, t.clock.t),
         'Workflow turn end report conflicts with its saved result',
         'conflict',
       );
     });
 
     it('Workflow turn changed before its end report', () => {
-      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
       start();
       ignoreUpdatesOf(t.store, 'workflow_turns');
       expectRejectedUnchanged(
         t.store,
-        () => t.store.messages.endTurn('turn-1', 'completed', null, t.clock.t),
+        () => storeInternals(t.store).messages.endTurn('turn-1', 'completed', null, t.clock.t),
         'Workflow turn changed before its end report',
         'conflict',
       );
     });
 
     it('settleOpenTurnsForRun ends open turns as lost and returns them; a second call returns none', () => {
-      t.store.messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
+      storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
       start();
-      const settled = t.store.database.transaction(() => t.store.messages.settleOpenTurnsForRun('run-1', 'lost', t.clock.t + 7));
+      const settled = t.store.transaction(() => storeInternals(t.store).messages.settleOpenTurnsForRun('run-1', 'lost', t.clock.t + 7));
       expect(settled).toEqual([expect.objectContaining({ workflowTurnId: 'turn-1', state: 'ended', stopReason: 'lost', endedAt: t.clock.iso(7) })]);
-      expect(t.store.messages.settleOpenTurnsForRun('run-1', 'lost', t.clock.t)).toEqual([]);
-      expect(t.store.messages.turnsForRun('run-1')[0]?.stopReason).toBe('lost');
+      expect(storeInternals(t.store).messages.settleOpenTurnsForRun('run-1', 'lost', t.clock.t)).toEqual([]);
+      expect(storeInternals(t.store).messages.turnsForRun('run-1')[0]?.stopReason).toBe('lost');
     });
   });
 
@@ -259,8 +260,8 @@ describe('workflow messages (STORE.md §9)', () => {
     create({ idempotencyKey: 'c', kind: 'followUp', sourceId: 'f' });
     create({ idempotencyKey: 'd', kind: 'notification', sourceId: 'n', content: content(false) });
     create({ idempotencyKey: 'e', kind: 'terminal', sourceId: 'terminal:run-1', content: content(false) });
-    expect(t.store.messages.cancelPendingForRun('run-1', t.clock.t)).toBe(3);
-    expect(t.store.messages.listForRun('run-1').map((message) => [message.kind, message.status])).toEqual([
+    expect(storeInternals(t.store).messages.cancelPendingForRun('run-1', t.clock.t)).toBe(3);
+    expect(storeInternals(t.store).messages.listForRun('run-1').map((message) => [message.kind, message.status])).toEqual([
       ['step', 'cancelled'],
       ['decision', 'cancelled'],
       ['followUp', 'cancelled'],
@@ -274,5 +275,40 @@ describe('workflow messages (STORE.md §9)', () => {
     const before = snapshotTables(t.store);
     expect(() => create({ idempotencyKey: 'other-key' })).toThrow('UNIQUE constraint failed: workflow_messages.source_id');
     expect(snapshotTables(t.store)).toEqual(before);
+  });
+});
+
+describe("the facade's message and turn operations (issue 11: a host needs no private parts)", () => {
+  it('joined in one store.transaction with a viewer delta: a failure leaves no message, turn or delta', () => {
+    const before = snapshotTables(t.store);
+    expect(() =>
+      t.store.transaction(() => {
+        const message = t.store.createWorkflowMessage(input());
+        t.store.markWorkflowMessageSent({ workflowMessageId: message.workflowMessageId, targetSessionId: 'S', piSessionEntryId: 'entry-1' });
+        t.store.startWorkflowTurn({ workflowTurnId: 'turn-1', workflowMessageId: message.workflowMessageId, runId: 'run-1', targetSessionId: 'S' });
+        t.store.recordViewerDeltas('run-1', [{ targetType: 'conversation' }]);
+        throw new Error('host stopped');
+      }),
+    ).toThrow('host stopped');
+    expect(snapshotTables(t.store)).toEqual(before);
+  });
+
+  it('committed: message sent and turn started, then ended, at the store clock', () => {
+    const revision = t.store.transaction(() => {
+      const message = t.store.createWorkflowMessage(input());
+      t.store.markWorkflowMessageSent({ workflowMessageId: message.workflowMessageId, targetSessionId: 'S', piSessionEntryId: 'entry-1' });
+      t.store.startWorkflowTurn({ workflowTurnId: 'turn-1', workflowMessageId: message.workflowMessageId, runId: 'run-1', targetSessionId: 'S' });
+      return t.store.recordViewerDeltas('run-1', [{ targetType: 'conversation' }]);
+    });
+    expect(revision).toBe(2);
+    t.clock.advance(1000);
+    const ended = t.store.endWorkflowTurn({ workflowTurnId: 'turn-1', stopReason: 'completed', responseSessionEntryId: 'entry-2' });
+    expect(ended).toEqual(t.store.listWorkflowTurns('run-1')[0]);
+    expect(t.store.listWorkflowTurns('run-1').map((turn) => [turn.workflowTurnId, turn.state, turn.stopReason, turn.endedAt])).toEqual([
+      ['turn-1', 'ended', 'completed', t.clock.iso()],
+    ]);
+    expect(t.store.listWorkflowMessages('run-1').map((message) => [message.status, message.piSessionEntryId, message.updatedAt])).toEqual([
+      ['sent', 'entry-1', t.clock.iso(-1000)],
+    ]);
   });
 });

@@ -14,6 +14,7 @@ import {
   tempDir,
   TestClock,
 } from '../helpers/store-fixtures.js';
+import { storeInternals, connectionOf } from '../helpers/store-internals.js';
 
 let dir: string;
 let path: string;
@@ -56,7 +57,7 @@ describe('migrations (STORE.md §13.9)', () => {
     open().close();
     const before = migrationRows();
     const store = open();
-    expect(applyMigrations(store.database)).toEqual([]);
+    expect(applyMigrations(storeInternals(store).database)).toEqual([]);
     store.close();
     expect(migrationRows()).toEqual(before);
   });
@@ -64,7 +65,7 @@ describe('migrations (STORE.md §13.9)', () => {
   it('opens with WAL, synchronous FULL, foreign keys and a 5000 ms busy timeout; every table is STRICT', () => {
     const store = open();
     try {
-      const connection = store.database.connection;
+      const connection = connectionOf(store);
       expect(connection.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(connection.pragma('synchronous', { simple: true })).toBe(2);
       expect(connection.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -226,22 +227,19 @@ describe('read-only store (STORE.md §1)', () => {
     ['recordRunEvent', (s) => s.recordRunEvent({ runId: 'run-1', type: 'x' })],
     ['recordViewerDeltas', (s) => s.recordViewerDeltas('run-1', [{ targetType: 'summary' }])],
     [
-      'messages.create',
+      'createWorkflowMessage',
       (s) =>
-        s.messages.create(
-          {
-            idempotencyKey: 'k',
-            runId: 'run-1',
-            targetSessionId: 'S',
-            kind: 'notification',
-            sourceId: 'n',
-            content: { schema: 'pi-workflows.workflow-message-content.v1', customType: 'c', content: '', display: true, details: null, triggerTurn: false },
-          },
-          0,
-        ),
+        s.createWorkflowMessage({
+          idempotencyKey: 'k',
+          runId: 'run-1',
+          targetSessionId: 'S',
+          kind: 'notification',
+          sourceId: 'n',
+          content: { schema: 'pi-workflows.workflow-message-content.v1', customType: 'c', content: '', display: true, details: null, triggerTurn: false },
+        }),
     ],
-    ['messages.markSent', (s) => s.messages.markSent('m', 'S', 'e', 0)],
-    ['interactions.openInteraction', (s) => s.interactions.openInteraction({ runId: 'run-1', nodeId: 'n', attemptId: 'a', requestId: 'q', targetSessionId: 'S' }, 0)],
+    ['markWorkflowMessageSent', (s) => s.markWorkflowMessageSent({ workflowMessageId: 'm', targetSessionId: 'S', piSessionEntryId: 'e' })],
+    ['openInteraction', (s) => s.openInteraction({ runId: 'run-1', nodeId: 'n', attemptId: 'a', requestId: 'q', targetSessionId: 'S' })],
   ])('%s: Controller store is read-only', (_name, write) => {
     const before = snapshotTables(store);
     expectStoreError(() => write(store), 'Controller store is read-only', 'forbidden');

@@ -16,6 +16,7 @@ import {
   viewerHead,
   type TestStore,
 } from '../helpers/store-fixtures.js';
+import { storeInternals } from '../helpers/store-internals.js';
 
 let t: TestStore;
 beforeEach(() => {
@@ -24,7 +25,7 @@ beforeEach(() => {
 afterEach(() => t.close());
 
 function openRequest(runId: string): void {
-  t.store.interactions.openInteraction(
+  storeInternals(t.store).interactions.openInteraction(
     { runId, nodeId: 'ask', attemptId: `attempt-${runId}`, requestId: `request-${runId}`, targetSessionId: `session-${runId}` },
     t.clock.t,
   );

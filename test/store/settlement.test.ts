@@ -19,6 +19,7 @@ import {
   viewerHead,
   type TestStore,
 } from '../helpers/store-fixtures.js';
+import { storeInternals, connectionOf } from '../helpers/store-internals.js';
 
 let t: TestStore;
 beforeEach(() => {
@@ -51,18 +52,18 @@ function seedMessages(runId: string): Record<string, string> {
     ['sentStep', 'step', true],
   ];
   for (const [label, kind, triggerTurn] of kinds) {
-    ids[label] = t.store.messages.create(
+    ids[label] = storeInternals(t.store).messages.create(
       { idempotencyKey: label, runId, targetSessionId: session, kind, sourceId: `source-${label}`, content: content(triggerTurn) },
       t.clock.t,
     ).workflowMessageId;
   }
-  t.store.messages.markSent(ids.sentStep as string, session, 'entry-1', t.clock.t);
-  t.store.messages.startTurn({ workflowTurnId: `turn-${runId}`, workflowMessageId: ids.sentStep as string, runId, targetSessionId: session }, t.clock.t);
+  storeInternals(t.store).messages.markSent(ids.sentStep as string, session, 'entry-1', t.clock.t);
+  storeInternals(t.store).messages.startTurn({ workflowTurnId: `turn-${runId}`, workflowMessageId: ids.sentStep as string, runId, targetSessionId: session }, t.clock.t);
   return ids;
 }
 
 function messageStatuses(runId: string): Record<string, string> {
-  return Object.fromEntries(t.store.messages.listForRun(runId).map((message) => [message.sourceId.replace('source-', ''), message.status]));
+  return Object.fromEntries(storeInternals(t.store).messages.listForRun(runId).map((message) => [message.sourceId.replace('source-', ''), message.status]));
 }
 
 const SETTLED_MESSAGES = {
@@ -102,7 +103,7 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
     expect(rowOf(t.store, 'run_queue', 'run-1')).toMatchObject({ status: 'done', finished_at: t.clock.t });
     expect(leaseOf(t.store, 'run-1')).toEqual(freeLease(1));
     expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
-    expect(t.store.messages.turnsForRun('run-1')).toEqual([
+    expect(storeInternals(t.store).messages.turnsForRun('run-1')).toEqual([
       expect.objectContaining({ workflowTurnId: 'turn-run-1', state: 'ended', stopReason: 'lost', endedAt: t.clock.iso() }),
     ]);
     expect(lastEvent(t.store, 'run-1')).toMatchObject({
@@ -151,16 +152,16 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
 
   it('CANCELLED: run and queue cancelled, code cancelled, dependents cancelled', () => {
     runningRun('run-1');
-    t.store.interactions.openInteraction(
+    storeInternals(t.store).interactions.openInteraction(
       { runId: 'run-1', nodeId: 'ask', attemptId: 'attempt-1', requestId: 'request-1', targetSessionId: 'session-run-1' },
       t.clock.t,
     );
-    t.store.interactions.addValidatingSubmission({ submissionId: 'sub-1', requestId: 'request-1', idempotencyKey: 'k', payload: 1 }, t.clock.t);
+    storeInternals(t.store).interactions.addValidatingSubmission({ submissionId: 'sub-1', requestId: 'request-1', idempotencyKey: 'k', payload: 1 }, t.clock.t);
     const record = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'cancelled' });
     expect(record).toMatchObject({ status: 'cancelled', runStateStatus: 'cancelled', errorCode: 'cancelled', errorMessage: 'Workflow run cancelled' });
     expect(lastEvent(t.store, 'run-1').payload).toEqual({ status: 'cancelled', code: 'cancelled', error: 'Workflow run cancelled' });
     expect(lastEvent(t.store, 'run-1').type).toBe('run.queue_cancelled');
-    const db = t.store.database.connection;
+    const db = connectionOf(t.store);
     expect(db.prepare("SELECT status FROM node_attempts WHERE attempt_id = 'attempt-1'").get()).toEqual({ status: 'cancelled' });
     expect(db.prepare("SELECT status, revision FROM interactive_requests WHERE request_id = 'request-1'").get()).toEqual({
       status: 'cancelled',
@@ -226,7 +227,7 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
 });
 
 function sqlDetail(runId: string): void {
-  t.store.database.connection.prepare("UPDATE runs SET paused = 0, status_detail = 'working' WHERE run_id = ?").run(runId);
+  connectionOf(t.store).prepare("UPDATE runs SET paused = 0, status_detail = 'working' WHERE run_id = ?").run(runId);
 }
 
 describe('failWorkflowRun and cancelWorkflowRun (STORE.md §6.10)', () => {
@@ -276,7 +277,7 @@ describe('failWorkflowRun and cancelWorkflowRun (STORE.md §6.10)', () => {
   it('stale cancel of a parked run: a 30 s system lease of the control id, released, stale-cancel event', () => {
     parkedWaitingRun(t, 'run-1');
     seedMessages('run-1');
-    t.store.interactions.openInteraction(
+    storeInternals(t.store).interactions.openInteraction(
       { runId: 'run-1', nodeId: 'ask', attemptId: 'attempt-1', requestId: 'request-1', targetSessionId: 'session-run-1' },
       t.clock.t,
     );
@@ -302,7 +303,7 @@ describe('failWorkflowRun and cancelWorkflowRun (STORE.md §6.10)', () => {
     });
     expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP, SUMMARY_REPLAY]);
     expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
-    expect(t.store.database.connection.prepare("SELECT status FROM interactive_requests").get()).toEqual({ status: 'cancelled' });
+    expect(connectionOf(t.store).prepare("SELECT status FROM interactive_requests").get()).toEqual({ status: 'cancelled' });
   });
 
   it('stale cancel defaults the control id to workflow-control and takes an expired lease', () => {

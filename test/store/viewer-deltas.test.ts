@@ -15,6 +15,7 @@ import {
   viewerRevisions,
   type TestStore,
 } from '../helpers/store-fixtures.js';
+import { storeInternals } from '../helpers/store-internals.js';
 
 let t: TestStore;
 beforeEach(() => {
@@ -129,15 +130,15 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
   it('Viewer changes must be recorded inside the durable state transaction', () => {
     expectRejectedUnchanged(
       t.store,
-      () => t.store.viewer.record('run-1', [{ targetType: 'summary' }], t.clock.t),
+      () => storeInternals(t.store).viewer.record('run-1', [{ targetType: 'summary' }], t.clock.t),
       'Viewer changes must be recorded inside the durable state transaction',
     );
   });
 
-  it('Viewer change must name at least one bounded target (store.viewer.record and the facade)', () => {
+  it('Viewer change must name at least one bounded target (storeInternals(store).viewer.record and the facade)', () => {
     expectRejectedUnchanged(
       t.store,
-      () => t.store.database.transaction(() => t.store.viewer.record('run-1', [], t.clock.t)),
+      () => t.store.transaction(() => storeInternals(t.store).viewer.record('run-1', [], t.clock.t)),
       'Viewer change must name at least one bounded target',
     );
     expectRejectedUnchanged(
@@ -151,7 +152,7 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
   it('Viewer projection does not exist for workflow run: <runId>; the facade says Workflow run not found', () => {
     expectRejectedUnchanged(
       t.store,
-      () => t.store.database.transaction(() => t.store.viewer.record('ghost', [{ targetType: 'summary' }], t.clock.t)),
+      () => t.store.transaction(() => storeInternals(t.store).viewer.record('ghost', [{ targetType: 'summary' }], t.clock.t)),
       'Viewer projection does not exist for workflow run: ghost',
       'integrity',
     );
@@ -170,10 +171,10 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
 
   it('a rolled-back operation leaves no delta and calls no listener; a committed one notifies after commit', () => {
     const heard: Array<[string, number]> = [];
-    const stop = t.store.viewer.onCommittedRevision((runId, revision) => heard.push([runId, revision]));
+    const stop = t.store.onCommit(() => heard.push(['run-1', t.store.viewerHead('run-1')?.currentRevision ?? -1]));
     expect(() =>
-      t.store.database.transaction(() => {
-        t.store.viewer.record('run-1', [{ targetType: 'summary' }], t.clock.t);
+      t.store.transaction(() => {
+        storeInternals(t.store).viewer.record('run-1', [{ targetType: 'summary' }], t.clock.t);
         throw new Error('abort');
       }),
     ).toThrow('abort');

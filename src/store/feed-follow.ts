@@ -1,0 +1,218 @@
+/**
+ * The delivery rules of the per-run and per-chain change feeds (docs/PROTOCOL.md, DESIGN.md
+ * "The change feed", issue 11): replay then live, exactly once and in order, snapshot
+ * required — each stream an async iterable that the subscription resolvers only call, through
+ * {@link ChangeFeed.followRunDeltas}, {@link ChangeFeed.followRunUpdates} and
+ * {@link ChangeFeed.followChainUpdates}.
+ *
+ * Every event is read from the durable log (or the store) after a wake-up of the
+ * {@link ChangeFeed}; nothing is delivered from memory. A stream pulls the next event only
+ * when its consumer asked for it, so a slow consumer holds only its cursor.
+ */
+import { Repeater } from '@repeaterjs/repeater';
+import type { ChangeFeed } from './change-feed.js';
+import { StoreError } from './errors.js';
+import type { WorkflowRunRecord } from './run-records.js';
+import { VIEWER_RETENTION, type ViewerDeltaBatch } from './viewer-deltas.js';
+import type { WorkflowStore } from './workflow-store.js';
+
+/** Revisions read from the log per step of a delta stream. */
+const READ_PAGE = 64;
+
+/**
+ * "Your cursor cannot be served: reload the run, then continue after `currentRevision`"
+ * (STORE.md §8 "Resume"; API.md `ViewerSnapshotRequired`). The stream goes on after
+ * `currentRevision` by itself.
+ */
+export interface ViewerSnapshotEvent {
+  kind: 'snapshot_required';
+  runId: string;
+  /** The revision the snapshot stands for; the next batch is `currentRevision + 1`. */
+  currentRevision: number;
+  /** The oldest revision the log still holds. */
+  retainedFromRevision: number;
+  /** The run as committed when the snapshot was decided. */
+  run: WorkflowRunRecord;
+}
+
+/**
+ * One event of {@link followRunDeltas}: a presentation revision (the same immutable batch
+ * object for every follower at that revision) or a snapshot request.
+ */
+export type RunDeltaEvent = ViewerDeltaBatch | ViewerSnapshotEvent;
+
+/** Options of every follow stream. */
+export interface FollowOptions {
+  /** Ends the stream (at once, also while it waits for a commit). */
+  signal?: AbortSignal;
+}
+
+function notFound(runId: string): StoreError {
+  return new StoreError('not_found', `Workflow run not found: ${runId}`);
+}
+
+/**
+ * A stream driven by `loop`, which must return once `aborted` fires. `aborted` fires when the
+ * consumer returns (unsubscribes), when `signal` aborts, or when `loop` ends; so a consumer
+ * that leaves while the loop waits on the feed frees its waiter at once.
+ */
+function stream<T>(
+  signal: AbortSignal | undefined,
+  loop: (push: (value: T) => Promise<unknown>, aborted: AbortSignal) => Promise<void>,
+): AsyncIterableIterator<T> {
+  return new Repeater<T>(async (push, stop) => {
+    const abort = new AbortController();
+    const onAbort = (): void => abort.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted === true) abort.abort();
+    void stop.then(onAbort);
+    abort.signal.addEventListener('abort', () => stop(), { once: true });
+    try {
+      await loop(push, abort.signal);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      stop();
+    }
+  });
+}
+
+/**
+ * The event stream of one run's delta log after a cursor (API.md `workflowRunDeltas`,
+ * docs/PROTOCOL.md): replay, then live; a {@link ViewerSnapshotEvent} when the cursor cannot
+ * be served (0, ahead of the run, older than the retained window, or passed by the window while
+ * the consumer was slow), then on after its `currentRevision`. Each revision is read from the
+ * durable log and yielded once, in order, without gaps.
+ *
+ * @param afterRevision the last revision the consumer applied; null = live only, from the
+ *   run's revision at this call (not at the first pull)
+ * @returns the stream (lazy: nothing is read before the first pull)
+ * @throws StoreError(validation) `Viewer cursor must be a non-negative integer`;
+ *   StoreError(not_found) `Workflow run not found: <runId>` — both at once, from this call
+ */
+export function followRunDeltas(
+  feed: ChangeFeed,
+  store: WorkflowStore,
+  runId: string,
+  afterRevision: number | null,
+  options: FollowOptions = {},
+): AsyncIterableIterator<RunDeltaEvent> {
+  if (afterRevision !== null && (!Number.isSafeInteger(afterRevision) || afterRevision < 0)) {
+    throw new StoreError('validation', 'Viewer cursor must be a non-negative integer', 'afterRevision');
+  }
+  const head = store.viewerHead(runId);
+  if (head === undefined) throw notFound(runId);
+  return stream<RunDeltaEvent>(options.signal, async (push, aborted) => {
+    let cursor = afterRevision ?? head.currentRevision;
+    let readNow = afterRevision !== null;
+    while (!aborted.aborted) {
+      let knownHead: number | undefined;
+      if (!readNow) {
+        knownHead = await feed.waitForRevision(runId, cursor, aborted);
+        if (knownHead === undefined) return;
+      }
+      readNow = false;
+      const read = feed.readDeltas(runId, cursor, READ_PAGE, knownHead);
+      if (read === undefined) return;
+      if (read.kind === 'snapshot_required') {
+        const run = store.getWorkflowRun(runId);
+        if (run === undefined) return;
+        const { currentRevision, retainedFromRevision } = read;
+        await push({ kind: 'snapshot_required', runId, currentRevision, retainedFromRevision, run });
+        cursor = currentRevision;
+        continue;
+      }
+      for (const batch of read.batches) {
+        if (aborted.aborted) return;
+        await push(batch);
+        cursor = batch.presentationRevision;
+      }
+      // A full page may mean more is already committed: read again without waiting.
+      readNow = read.batches.length === READ_PAGE;
+    }
+  });
+}
+
+/**
+ * The run after each committed change that touches its summary (or after a snapshot); live
+ * only (API.md `workflowRunUpdated`). The revisions of one transaction (a park records a bump
+ * and a summary revision) are read together and give one event; changes committed while the
+ * consumer was busy are coalesced into one event showing the latest state.
+ *
+ * @returns the stream of run records, each read after the change
+ * @throws StoreError(not_found) `Workflow run not found: <runId>`, at once
+ */
+export function followRunUpdates(
+  feed: ChangeFeed,
+  store: WorkflowStore,
+  runId: string,
+  options: FollowOptions = {},
+): AsyncIterableIterator<WorkflowRunRecord> {
+  const head = store.viewerHead(runId);
+  if (head === undefined) throw notFound(runId);
+  // Taken now, at subscribe time: every change after this moment is reported.
+  let cursor = head.currentRevision;
+  return stream<WorkflowRunRecord>(options.signal, async (push, aborted) => {
+    while (!aborted.aborted) {
+      const knownHead = await feed.waitForRevision(runId, cursor, aborted);
+      if (knownHead === undefined) return;
+      const read = feed.readDeltas(runId, cursor, VIEWER_RETENTION, knownHead);
+      if (read === undefined) return;
+      let changed = true;
+      if (read.kind === 'snapshot_required') {
+        cursor = read.currentRevision;
+      } else {
+        changed = read.batches.some((batch) => batch.deltas.some((delta) => delta.targetType === 'summary'));
+        cursor = read.batches.at(-1)?.presentationRevision ?? cursor;
+      }
+      if (!changed) continue;
+      const run = store.getWorkflowRun(runId);
+      if (run === undefined) return;
+      await push(run);
+    }
+  });
+}
+
+/**
+ * Every run of a chain that got a new revision or joined the chain (a continuation or
+ * restart), after each wake-up; oldest first (created at, then run id). Live only (API.md
+ * `workflowRunLineageUpdated`).
+ *
+ * @param rootRunId must name a root run
+ * @returns the stream of run records
+ * @throws StoreError(not_found) `Workflow run not found: <rootRunId>`;
+ *   StoreError(validation) `Workflow run is not a root run: <rootRunId>` — at once
+ */
+export function followChainUpdates(
+  feed: ChangeFeed,
+  store: WorkflowStore,
+  rootRunId: string,
+  options: FollowOptions = {},
+): AsyncIterableIterator<WorkflowRunRecord> {
+  const root = store.getWorkflowRun(rootRunId);
+  if (root === undefined) throw notFound(rootRunId);
+  if (root.rootRunId !== root.runId) {
+    throw new StoreError('validation', `Workflow run is not a root run: ${rootRunId}`, 'rootRunId');
+  }
+  // Taken now, at subscribe time: every change after this moment is reported.
+  let tick = feed.ticks;
+  let known = store.chainViewerHeads(rootRunId);
+  return stream<WorkflowRunRecord>(options.signal, async (push, aborted) => {
+    while (!aborted.aborted) {
+      // false once the feed closed (server shutdown): waiting again would return at once.
+      if (!(await feed.waitForChange(tick, aborted))) return;
+      tick = feed.ticks;
+      const heads = store.chainViewerHeads(rootRunId);
+      const changed = [...heads].filter(([runId, revision]) => known.get(runId) !== revision).map(([runId]) => runId);
+      known = heads;
+      if (changed.length === 0) continue;
+      const runs = store
+        .getWorkflowRuns(changed)
+        .filter((run): run is WorkflowRunRecord => run !== undefined)
+        .sort((a, b) => (a.createdAt === b.createdAt ? (a.runId < b.runId ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
+      for (const run of runs) {
+        if (aborted.aborted) return;
+        await push(run);
+      }
+    }
+  });
+}

@@ -1,0 +1,39 @@
+/**
+ * Test-only access to what the store facade keeps private (issue 11): its connection and the
+ * aggregates behind it. Store unit tests exercise those aggregates directly, and assertions
+ * read raw rows through the connection. Nothing outside test/ may do this; production code
+ * goes through `WorkflowStore`'s operations (the type check refuses anything else).
+ */
+import type { Database as SqliteDatabase } from 'better-sqlite3';
+import type { StateDatabase } from '../../src/store/database.js';
+import type { InteractionStore } from '../../src/store/interactions.js';
+import type { ViewerDeltaLog } from '../../src/store/viewer-deltas.js';
+import type { WorkflowMessageStore } from '../../src/store/workflow-messages.js';
+import type { WorkflowStore } from '../../src/store/index.js';
+
+/** The private parts of a store. */
+export interface StoreInternals {
+  /** The store's connection wrapper (statement counter, transactions, BEGIN retries). */
+  database: StateDatabase;
+  /** The viewer-delta log (STORE.md §8). */
+  viewer: ViewerDeltaLog;
+  /** Workflow messages and turns (STORE.md §9). */
+  messages: WorkflowMessageStore;
+  /** Node attempts and interactive requests (STORE.md §3.13–3.15). */
+  interactions: InteractionStore;
+}
+
+/** The private parts of `store` (TypeScript's `private` allows element access). */
+export function storeInternals(store: WorkflowStore): StoreInternals {
+  return {
+    database: store['database'],
+    viewer: store['viewer'],
+    messages: store['messages'],
+    interactions: store['interactions'],
+  };
+}
+
+/** The store's raw better-sqlite3 connection (its statements are not counted). */
+export function connectionOf(store: WorkflowStore): SqliteDatabase {
+  return store['database'].connection;
+}

@@ -1,0 +1,182 @@
+/**
+ * The change feed's follow streams on their own, without GraphQL (issue 11 item 1): the
+ * delivery rules of docs/PROTOCOL.md as async iterables of `ChangeFeed`. The subscriptions
+ * over real sockets are covered by test/live/.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ChangeFeed, type RunDeltaEvent, type WorkflowRunRecord } from '../../src/store/index.js';
+import { claim, expectStoreError, openTestStore, reserve, type TestStore } from '../helpers/store-fixtures.js';
+
+let t: TestStore;
+let feed: ChangeFeed;
+beforeEach(() => {
+  t = openTestStore();
+  feed = new ChangeFeed(t.store, { pollIntervalMs: 25 });
+  reserve(t.store, 'run-1');
+});
+afterEach(() => {
+  feed.close();
+  t.close();
+});
+
+/** One timeline revision of run-1 in its own transaction; returns the new revision. */
+const timeline = (): number => t.store.recordViewerDeltas('run-1', [{ targetType: 'timeline' }]);
+
+const label = (event: RunDeltaEvent): number | string =>
+  'deltas' in event ? event.presentationRevision : `snapshot@${event.currentRevision}/${event.retainedFromRevision}`;
+
+async function take<T>(stream: AsyncIterator<T>, count: number): Promise<T[]> {
+  const values: T[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const item = await stream.next();
+    if (item.done === true) throw new Error(`stream ended after ${index} events`);
+    values.push(item.value);
+  }
+  return values;
+}
+
+/**
+ * Lets the stream run until it waits: the store is synchronous, so once the microtasks queued
+ * before this macrotask ran, a stream that is going to wait has registered its waiter.
+ */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('ChangeFeed.followRunDeltas', () => {
+  it('replays after the cursor, then goes live: every revision once, in order', async () => {
+    timeline(); // 2
+    timeline(); // 3
+    const stream = feed.followRunDeltas('run-1', 1);
+    expect((await take(stream, 2)).map(label)).toEqual([2, 3]);
+    const next = stream.next();
+    await settle();
+    expect(feed.waiterCount).toBe(1);
+    timeline(); // 4
+    timeline(); // 5
+    expect(label((await next).value as RunDeltaEvent)).toBe(4);
+    expect((await take(stream, 1)).map(label)).toEqual([5]);
+    await stream.return?.();
+    expect(feed.waiterCount).toBe(0);
+  });
+
+  it('afterRevision null: live from the revision at the call, not at the first pull', async () => {
+    timeline(); // 2
+    const stream = feed.followRunDeltas('run-1', null);
+    timeline(); // 3: after the call, before the first pull
+    expect((await take(stream, 1)).map(label)).toEqual([3]);
+    await stream.return?.();
+  });
+
+  it('a cursor that cannot be served: a snapshot event with the plain run record first, then on after it', async () => {
+    timeline(); // 2
+    const stream = feed.followRunDeltas('run-1', 0);
+    const [snapshot] = await take(stream, 1);
+    expect(snapshot).toEqual({
+      kind: 'snapshot_required',
+      runId: 'run-1',
+      currentRevision: 2,
+      retainedFromRevision: 1,
+      run: t.store.getWorkflowRun('run-1'),
+    });
+    timeline(); // 3
+    expect((await take(stream, 1)).map(label)).toEqual([3]);
+    await stream.return?.();
+  });
+
+  it('every follower at the same revision gets the same batch object (results are shared per event)', async () => {
+    timeline(); // 2
+    const first = feed.followRunDeltas('run-1', 1);
+    const second = feed.followRunDeltas('run-1', 1);
+    const [a] = await take(first, 1);
+    const [b] = await take(second, 1);
+    expect(a).toBe(b);
+    await first.return?.();
+    await second.return?.();
+  });
+
+  it('refuses at the call, before any pull: a negative cursor first, then an unknown run', () => {
+    expectStoreError(() => feed.followRunDeltas('ghost', -1), 'Viewer cursor must be a non-negative integer', 'validation');
+    expectStoreError(() => feed.followRunDeltas('run-1', 1.5), 'Viewer cursor must be a non-negative integer', 'validation');
+    expectStoreError(() => feed.followRunDeltas('ghost', null), 'Workflow run not found: ghost', 'not_found');
+    expectStoreError(() => feed.followRunDeltas('ghost', 1), 'Workflow run not found: ghost', 'not_found');
+    expect(feed.waiterCount).toBe(0);
+  });
+
+  it('the signal ends a waiting stream at once and frees its waiter', async () => {
+    const abort = new AbortController();
+    const stream = feed.followRunDeltas('run-1', 1, { signal: abort.signal });
+    const next = stream.next();
+    await settle();
+    expect(feed.waiterCount).toBe(1);
+    abort.abort();
+    expect(await next).toEqual({ done: true, value: undefined });
+    expect(feed.waiterCount).toBe(0);
+    timeline();
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('an already aborted signal gives an empty stream that never waits', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    const stream = feed.followRunDeltas('run-1', 1, { signal: abort.signal });
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+    expect(feed.waiterCount).toBe(0);
+  });
+
+  it('closing the feed ends every waiting stream', async () => {
+    const stream = feed.followRunDeltas('run-1', 1);
+    const next = stream.next();
+    await settle();
+    feed.close();
+    expect(await next).toEqual({ done: true, value: undefined });
+    expect(feed.waiterCount).toBe(0);
+  });
+});
+
+describe('ChangeFeed.followRunUpdates', () => {
+  it('one run record per commit that touches the summary; other revisions give none', async () => {
+    const stream = feed.followRunUpdates('run-1');
+    const next = stream.next();
+    await settle();
+    timeline(); // 2: no summary
+    await settle();
+    expect(feed.waiterCount).toBe(1);
+    t.store.recordViewerDeltas('run-1', [{ targetType: 'summary' }]); // 3
+    const run = (await next).value as WorkflowRunRecord;
+    expect(run).toEqual(t.store.getWorkflowRun('run-1'));
+    expect(run.presentationRevision).toBe(3);
+    await stream.return?.();
+    expect(feed.waiterCount).toBe(0);
+  });
+
+  it('Workflow run not found: <runId>, at the call', () => {
+    expectStoreError(() => feed.followRunUpdates('ghost'), 'Workflow run not found: ghost', 'not_found');
+  });
+});
+
+describe('ChangeFeed.followChainUpdates', () => {
+  it('a run that joins the chain and the parent whose revision moved, oldest first (then by run id)', async () => {
+    reserve(t.store, 'parent', { originSessionId: 'session-parent' });
+    claim(t.store, 'parent');
+    expect(t.store.parkWorkflowRun({ runId: 'parent', claimToken: 'token-parent' })).toBe(true);
+    const stream = feed.followChainUpdates('parent');
+    const next = stream.next();
+    await settle();
+    reserve(t.store, 'parent-2', { parentRunId: 'parent', originSessionId: 'session-parent' });
+    const first = (await next).value as WorkflowRunRecord;
+    const [second] = await take(stream, 1);
+    expect([first.runId, second?.runId]).toEqual(['parent', 'parent-2']);
+    expect(second).toEqual(t.store.getWorkflowRun('parent-2'));
+    await stream.return?.();
+    expect(feed.waiterCount).toBe(0);
+  });
+
+  it('refuses at the call: an unknown run, a run that is not a root', () => {
+    reserve(t.store, 'parent', { originSessionId: 'session-parent' });
+    claim(t.store, 'parent');
+    t.store.parkWorkflowRun({ runId: 'parent', claimToken: 'token-parent' });
+    reserve(t.store, 'parent-2', { parentRunId: 'parent', originSessionId: 'session-parent' });
+    expectStoreError(() => feed.followChainUpdates('ghost'), 'Workflow run not found: ghost', 'not_found');
+    expectStoreError(() => feed.followChainUpdates('parent-2'), 'Workflow run is not a root run: parent-2', 'validation');
+    expect(feed.waiterCount).toBe(0);
+  });
+});
