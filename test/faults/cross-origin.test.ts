@@ -18,6 +18,7 @@ import { contentDigest } from '../helpers/fault-fixtures.js';
 import { closeAfterSse, subscribeWs, wsClient } from '../helpers/live-fixtures.js';
 import { httpRequest, tryUpgrade, type RawHttpResponse } from '../helpers/raw-http.js';
 import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { connectionOf } from '../helpers/store-internals.js';
 
 const RESERVE = 'mutation R($input: ReserveWorkflowRunInput!) { reserveWorkflowRun(input: $input) { __typename } }';
 const COUNT = '{ workflowRuns { totalCount } }';
@@ -67,7 +68,7 @@ describe('a default server (no token, no --cors-origin)', () => {
   });
 
   it('refuses a foreign Origin with 403 before anything runs, on every kind of request; nothing is written', async () => {
-    const before = contentDigest(fx.store.database.connection);
+    const before = contentDigest(connectionOf(fx.store));
     let refused = 0;
     for (const origin of FOREIGN_ORIGINS) {
       for (const [label, suffix, options] of browserRequests('xo-sneaked')) {
@@ -80,7 +81,7 @@ describe('a default server (no token, no --cors-origin)', () => {
       }
     }
     expect(refused).toBe(FOREIGN_ORIGINS.length * 7);
-    expect(contentDigest(fx.store.database.connection)).toBe(before);
+    expect(contentDigest(connectionOf(fx.store))).toBe(before);
     expect(fx.store.getWorkflowRun('xo-sneaked')).toBeUndefined();
   });
 
@@ -157,7 +158,7 @@ describe('a default server (no token, no --cors-origin)', () => {
   });
 
   it('refuses a Host it does not answer for with 421 on every path and on upgrades; nothing is written', async () => {
-    const before = contentDigest(fx.store.database.connection);
+    const before = contentDigest(connectionOf(fx.store));
     const hosts = ['evil.example', `evil.example:${fx.port}`, `localhost.evil.example:${fx.port}`, `127.0.0.1.nip.io:${fx.port}`, `[::2]:${fx.port}`, '0.0.0.0'];
     for (const host of hosts) {
       for (const [label, suffix, options] of browserRequests('xo-rebound')) {
@@ -170,7 +171,7 @@ describe('a default server (no token, no --cors-origin)', () => {
       }
       expect(await tryUpgrade(fx.url, { host })).toEqual({ opened: false, status: 421, text: JSON.parse(refusedHost(host)).errors[0].message });
     }
-    expect(contentDigest(fx.store.database.connection)).toBe(before);
+    expect(contentDigest(connectionOf(fx.store))).toBe(before);
     for (const host of [`localhost:${fx.port}`, `LocalHost:${fx.port}`, `127.0.0.1:${fx.port}`, `[::1]:${fx.port}`, 'localhost', '127.0.0.1']) {
       const response = await httpRequest(`${base}/graphql`, { method: 'POST', headers: { host, 'content-type': 'application/json' }, body: JSON.stringify({ query: COUNT }) });
       expect(response.status, host).toBe(200);
