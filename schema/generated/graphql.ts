@@ -277,6 +277,8 @@ export type WorkflowRunLineageQueryVariables = Exact<{
   runId: string;
   first?: number | null | undefined;
   after?: string | null | undefined;
+  last?: number | null | undefined;
+  before?: string | null | undefined;
 }>;
 
 
@@ -768,7 +770,7 @@ export const NodeDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<NodeQuery, NodeQueryVariables>;
 export const WorkflowRunLineageDocument = new TypedDocumentString(`
-    query WorkflowRunLineage($runId: String!, $first: Int, $after: String) {
+    query WorkflowRunLineage($runId: String!, $first: Int, $after: String, $last: Int, $before: String) {
   workflowRun(runId: $runId) {
     ...RunFields
     parent {
@@ -804,7 +806,7 @@ export const WorkflowRunLineageDocument = new TypedDocumentString(`
       id
       runId
     }
-    lineage(first: $first, after: $after) {
+    lineage(first: $first, after: $after, last: $last, before: $before) {
       totalCount
       edges {
         cursor

@@ -1,4 +1,5 @@
-import { MAX_PAGE_SIZE, type LineageKey, type RunKey } from '../store/index.js';
+import type { LineageKey, RunKey } from '../store/index.js';
+import type { CursorCodec } from './connections.js';
 import { badUserInput, quotedPrefix } from './bad-user-input.js';
 
 /**
@@ -53,16 +54,8 @@ function parse(cursor: string): unknown[] {
   throw badUserInput(`Invalid cursor: ${quotedPrefix(cursor)}`);
 }
 
-/**
- * Checks `first`/`last` against the page cap (API.md: above 100 is refused).
- *
- * @throws GraphQLError(BAD_USER_INPUT) `first must be between 0 and 100` (likewise `last`)
- */
-export function assertPageArgs(args: { first?: number | null; last?: number | null }, max = MAX_PAGE_SIZE): void {
-  for (const name of ['first', 'last'] as const) {
-    const value = args[name];
-    if (value !== null && value !== undefined && (value < 0 || value > max)) {
-      throw badUserInput(`${name} must be between 0 and ${max}`);
-    }
-  }
-}
+/** Cursors of `workflowRuns`. */
+export const RUN_CURSORS: CursorCodec<RunKey> = { encode: encodeRunCursor, decode: decodeRunCursor };
+
+/** Cursors of `WorkflowRun.lineage`. */
+export const LINEAGE_CURSORS: CursorCodec<LineageKey> = { encode: encodeLineageCursor, decode: decodeLineageCursor };

@@ -1,6 +1,7 @@
-import type { LineageKey, WorkflowRunRecord } from '../store/index.js';
+import type { WorkflowRunRecord } from '../store/index.js';
 import { builder } from './builder.js';
-import { assertPageArgs, decodeLineageCursor, encodeLineageCursor } from './cursors.js';
+import { planKeysetPage, type RunPage } from './connections.js';
+import { LINEAGE_CURSORS } from './cursors.js';
 import { LineageKindEnum } from './enums.js';
 import { WorkflowRunConnectionRef, WorkflowRunRef } from './workflow-run.js';
 import type { GraphQLContext } from './context.js';
@@ -53,23 +54,25 @@ builder.objectFields(WorkflowRunRef, (t) => ({
   }),
   lineage: t.field({
     type: WorkflowRunConnectionRef,
-    description: "Every run sharing this run's rootRunId: root first, then by creation. Pages forward; first at most 100 (default 20).",
-    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    description:
+      "Every run sharing this run's rootRunId: root first, then by creation. Page forward with first/after or backward with " +
+      'last/before (default first 20); first and last at most 100, and not both in one call.',
+    args: {
+      first: t.arg.int({ required: false, description: 'Page forward: at most this many runs after `after` (0 … 100).' }),
+      after: t.arg.string({ required: false, description: 'Cursor of the run the page starts after.' }),
+      last: t.arg.int({ required: false, description: 'Page backward: at most this many runs before `before` (0 … 100).' }),
+      before: t.arg.string({ required: false, description: 'Cursor of the run the page ends before.' }),
+    },
     resolve: (run, args, context) => {
-      assertPageArgs(args);
-      const first = args.first ?? 20;
-      const after = args.after == null ? undefined : decodeLineageCursor(args.after);
-      // The page is read only when edges or pageInfo are selected, so `lineage { totalCount }`
-      // over a page of runs stays one batched statement.
-      let page: { edges: Array<{ cursor: string; node: WorkflowRunRecord }>; hasNextPage: boolean } | undefined;
-      const read = () => {
+      // Arguments are checked now; the page is read only when edges or pageInfo are selected,
+      // so `lineage { totalCount }` over a page of runs stays one batched statement.
+      const plan = planKeysetPage(args, LINEAGE_CURSORS);
+      let page: RunPage | undefined;
+      const read = (): RunPage => {
         if (page === undefined) {
-          const result = context.store.lineagePage(run.rootRunId, first, after);
-          result.runs.forEach((member) => context.loaders.run.prime(member.runId, member));
-          page = {
-            edges: result.runs.map((node, index) => ({ cursor: encodeLineageCursor(result.keys[index] as LineageKey), node })),
-            hasNextPage: result.hasNextPage,
-          };
+          const rows = context.store.lineageSlice(run.rootRunId, plan.request);
+          for (const member of rows) context.loaders.run.prime(member.run.runId, member.run);
+          page = plan.page(rows);
         }
         return page;
       };
@@ -78,13 +81,7 @@ builder.objectFields(WorkflowRunRef, (t) => ({
           return read().edges;
         },
         get pageInfo() {
-          const { edges, hasNextPage } = read();
-          return {
-            hasNextPage,
-            hasPreviousPage: after !== undefined,
-            startCursor: edges[0]?.cursor ?? null,
-            endCursor: edges.at(-1)?.cursor ?? null,
-          };
+          return read().pageInfo;
         },
         totalCount: () => context.loaders.chainSize.load(run.rootRunId),
       };

@@ -1,7 +1,7 @@
-import { resolveCursorConnection } from '@pothos/plugin-relay';
-import { MAX_PAGE_SIZE, type RunKey, type WorkflowRunFilter, type WorkflowRunRecord } from '../store/index.js';
+import type { WorkflowRunFilter, WorkflowRunRecord } from '../store/index.js';
 import { builder } from './builder.js';
-import { assertPageArgs, decodeRunCursor, encodeRunCursor } from './cursors.js';
+import { planKeysetPage } from './connections.js';
+import { RUN_CURSORS } from './cursors.js';
 import { ExecutionModeEnum, LineageKindEnum, RunQueueStatusEnum, WorkflowRunStatusEnum } from './enums.js';
 
 /** The GraphQL object of a run; its shape is the store's run record. */
@@ -126,39 +126,16 @@ builder.queryFields((t) => ({
   workflowRuns: t.connection(
     {
       type: WorkflowRunRef,
-      description: 'Runs, newest first. Cursors are keyset positions: stable under concurrent inserts. first/last at most 100.',
+      description:
+        'Runs, newest first. Cursors are keyset positions: stable under concurrent inserts. Page forward with first/after or ' +
+        'backward with last/before (default first 20); first and last at most 100, and not both in one call.',
       args: { filter: t.arg({ type: WorkflowRunFilterRef, required: false }) },
-      resolve: async (_root, args, context) => {
-        assertPageArgs(args);
+      resolve: (_root, args, context) => {
         const filter = storeFilter(args.filter);
-        const keys = new Map<WorkflowRunRecord, RunKey>();
-        const connection = await resolveCursorConnection(
-          { args, toCursor: (run) => encodeRunCursor(keys.get(run as WorkflowRunRecord) as RunKey), defaultSize: 20, maxSize: MAX_PAGE_SIZE },
-          ({ before, after, limit, inverted }): WorkflowRunRecord[] => {
-            const slice = context.store.listWorkflowRunSlice(filter, {
-              ...(before === undefined ? {} : { before: decodeRunCursor(before) }),
-              ...(after === undefined ? {} : { after: decodeRunCursor(after) }),
-              limit,
-              inverted,
-            });
-            slice.runs.forEach((run, index) => {
-              keys.set(run, slice.keys[index] as RunKey);
-              context.loaders.run.prime(run.runId, run);
-            });
-            return slice.runs;
-          },
-        );
-        if (connection === null) throw new Error('Run listing returned no connection');
-        return {
-          edges: connection.edges as Array<{ cursor: string; node: WorkflowRunRecord }>,
-          // An empty first page has no cursors: null, as the Relay spec has it, not ''.
-          pageInfo: {
-            ...connection.pageInfo,
-            startCursor: connection.pageInfo.startCursor || null,
-            endCursor: connection.pageInfo.endCursor || null,
-          },
-          totalCount: () => context.store.countWorkflowRuns(filter),
-        };
+        const plan = planKeysetPage(args, RUN_CURSORS);
+        const rows = context.store.listWorkflowRunSlice(filter, plan.request);
+        for (const { run } of rows) context.loaders.run.prime(run.runId, run);
+        return { ...plan.page(rows), totalCount: () => context.store.countWorkflowRuns(filter) };
       },
     },
     WorkflowRunConnectionRef,

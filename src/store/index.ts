@@ -31,8 +31,9 @@ export {
 } from './run-transitions.js';
 export {
   MAX_PAGE_SIZE,
+  type KeyedRun,
   type LineageKey,
-  type LineagePage,
+  type LineageSliceRequest,
   type RunKey,
   type RunSlice,
   type RunSliceRequest,

@@ -1,4 +1,3 @@
-import { StoreError } from './errors.js';
 import {
   RUN_ROW_SELECT,
   toRunRecords,
@@ -41,11 +40,14 @@ export interface RunSliceRequest {
   inverted: boolean;
 }
 
-/** Rows of a slice with their keyset keys. */
-export interface RunSlice {
-  runs: WorkflowRunRecord[];
-  keys: RunKey[];
+/** A run of a keyset page with its position in the list (from which a cursor is made). */
+export interface KeyedRun<Key> {
+  run: WorkflowRunRecord;
+  key: Key;
 }
+
+/** The runs of a slice, each with its keyset key, in the order the request reads them. */
+export type RunSlice = Array<KeyedRun<RunKey>>;
 
 /** Largest page any list returns (API.md). */
 export const MAX_PAGE_SIZE = 100;
@@ -106,19 +108,12 @@ function filterClause(filter: WorkflowRunFilter | undefined): { sql: string[]; p
   return { sql, params };
 }
 
-function assertPageSize(value: number | undefined, field: 'first' | 'last'): void {
-  if (value === undefined) return;
-  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_PAGE_SIZE) {
-    throw new StoreError('validation', `${field} must be an integer from 0 to ${MAX_PAGE_SIZE}`, field);
-  }
-}
-
 /**
  * Reads a slice of runs in newest-first order (created_at DESC, run_id DESC) by keyset, so
  * cursors stay stable under concurrent inserts (API.md `workflowRuns`).
  *
  * @param request keys and limit (at most {@link MAX_PAGE_SIZE} + 1 rows)
- * @returns the rows newest first, or oldest first when `inverted`
+ * @returns the runs with their keys, newest first, or oldest first when `inverted`
  */
 export function listWorkflowRunSlice(
   context: StoreContext,
@@ -138,7 +133,12 @@ export function listWorkflowRunSlice(
   const order = request.inverted ? 'ORDER BY r.created_at ASC, r.run_id ASC' : 'ORDER BY r.created_at DESC, r.run_id DESC';
   const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
   const rows = context.database.all<RunRow>(`${RUN_ROW_SELECT} ${whereSql} ${order} LIMIT ?`, ...params, limit);
-  return { runs: toRunRecords(context, rows, context.clock()), keys: rows.map(keyOf) };
+  return keyed(context, rows, keyOf);
+}
+
+/** Records of `rows` (one batch) paired with their keys, in the rows' order. */
+function keyed<Key>(context: StoreContext, rows: RunRow[], keyOfRow: (row: RunRow) => Key): Array<KeyedRun<Key>> {
+  return toRunRecords(context, rows, context.clock()).map((run, index) => ({ run, key: keyOfRow(rows[index] as RunRow) }));
 }
 
 /** Number of runs matching `filter` (API.md `totalCount`). */
@@ -208,45 +208,67 @@ export function chainSizes(context: StoreContext, rootRunIds: readonly string[])
 /** A position in a chain's lineage order: the root, then (created_at, run id). */
 export type LineageKey = { root: true } | { root: false; createdAt: number; runId: string };
 
-/** A page of a chain: root first, then by creation (API.md `lineage`). */
-export interface LineagePage {
-  runs: WorkflowRunRecord[];
-  keys: LineageKey[];
-  hasNextPage: boolean;
+/**
+ * One slice of a chain's lineage order (root first, then by created_at, run id), as a Relay
+ * cursor connection asks for it: runs strictly after `after` and before `before`, at most
+ * `limit`, read from the root end (or, `inverted`, from the newest end).
+ */
+export interface LineageSliceRequest {
+  after?: LineageKey;
+  before?: LineageKey;
+  /** Rows to read (page size + 1, so the caller can tell whether more exist). */
+  limit: number;
+  inverted: boolean;
 }
 
 /**
- * One forward page of a chain's lineage: the root first, then every other run of the chain
- * by (created_at, run id). Index-ordered: no recursion, no sort of the whole chain.
+ * Reads a slice of a chain in lineage order by keyset (API.md `lineage`, both directions): the
+ * root, then every other run of the chain by (created_at, run id). Index-ordered (the root by
+ * its key, the others by `runs_root_created_idx`): no recursion, no sort of the whole chain.
  *
- * @param first page size, 0 … {@link MAX_PAGE_SIZE}
- * @param after the key of the last run already seen
- * @throws StoreError(validation) `first must be an integer from 0 to 100`
+ * @param rootRunId the chain's root run id
+ * @param request keys and limit (at most {@link MAX_PAGE_SIZE} + 1 rows)
+ * @returns the runs with their keys in lineage order, or in reverse lineage order when `inverted`
  */
-export function lineagePage(context: StoreContext, rootRunId: string, first: number, after?: LineageKey): LineagePage {
-  assertPageSize(first, 'first');
-  const rows: RunRow[] = [];
-  if (after === undefined && first > 0) {
-    rows.push(...context.database.all<RunRow>(`${RUN_ROW_SELECT} WHERE r.run_id = ? AND r.root_run_id = r.run_id`, rootRunId));
+export function lineageSlice(context: StoreContext, rootRunId: string, request: LineageSliceRequest): Array<KeyedRun<LineageKey>> {
+  const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
+  const { after, before } = request;
+  // The root comes before every other run: it is in the slice unless a cursor excludes it.
+  const rootInSlice = after === undefined && !(before !== undefined && before.root);
+  // Nothing of the chain comes before the root.
+  const tailInSlice = !(before !== undefined && before.root);
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (after !== undefined && !after.root) {
+    conditions.push('(r.created_at > ? OR (r.created_at = ? AND r.run_id > ?))');
+    params.push(after.createdAt, after.createdAt, after.runId);
   }
-  const remaining = first - rows.length;
-  let more = false;
-  const afterKey = after === undefined || after.root ? undefined : after;
-  const tail = context.database.all<RunRow>(
-    `${RUN_ROW_SELECT} WHERE r.root_run_id = ? AND r.run_id <> r.root_run_id
-       ${afterKey === undefined ? '' : 'AND (r.created_at > ? OR (r.created_at = ? AND r.run_id > ?))'}
-     ORDER BY r.created_at, r.run_id LIMIT ?`,
-    rootRunId,
-    ...(afterKey === undefined ? [] : [afterKey.createdAt, afterKey.createdAt, afterKey.runId]),
-    remaining + 1,
+  if (before !== undefined && !before.root) {
+    conditions.push('(r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))');
+    params.push(before.createdAt, before.createdAt, before.runId);
+  }
+  const readRoot = () =>
+    context.database.all<RunRow>(`${RUN_ROW_SELECT} WHERE r.run_id = ? AND r.root_run_id = r.run_id`, rootRunId);
+  const readTail = (count: number) =>
+    !tailInSlice || count <= 0
+      ? []
+      : context.database.all<RunRow>(
+          `${RUN_ROW_SELECT} WHERE r.root_run_id = ? AND r.run_id <> r.root_run_id
+             ${conditions.map((condition) => `AND ${condition}`).join(' ')}
+           ORDER BY r.created_at ${request.inverted ? 'DESC' : 'ASC'}, r.run_id ${request.inverted ? 'DESC' : 'ASC'} LIMIT ?`,
+          rootRunId,
+          ...params,
+          count,
+        );
+  let rows: RunRow[];
+  if (!request.inverted) {
+    const root = rootInSlice && limit > 0 ? readRoot() : [];
+    rows = [...root, ...readTail(limit - root.length)];
+  } else {
+    const tail = readTail(limit);
+    rows = rootInSlice && tail.length < limit ? [...tail, ...readRoot()] : tail;
+  }
+  return keyed(context, rows, (row): LineageKey =>
+    row.run_id === rootRunId ? { root: true } : { root: false, createdAt: row.run_created_at, runId: row.run_id },
   );
-  more = tail.length > remaining;
-  rows.push(...tail.slice(0, Math.max(0, remaining)));
-  return {
-    runs: toRunRecords(context, rows, context.clock()),
-    keys: rows.map((row): LineageKey =>
-      row.run_id === rootRunId ? { root: true } : { root: false, createdAt: row.run_created_at, runId: row.run_id },
-    ),
-    hasNextPage: more,
-  };
 }

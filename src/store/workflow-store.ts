@@ -18,10 +18,11 @@ import {
   countWorkflowRuns,
   getWorkflowRuns,
   latestRunIdsOfChains,
-  lineagePage,
+  lineageSlice,
   listWorkflowRunSlice,
+  type KeyedRun,
   type LineageKey,
-  type LineagePage,
+  type LineageSliceRequest,
   type RunSlice,
   type RunSliceRequest,
   type WorkflowRunFilter,
@@ -357,9 +358,9 @@ export class WorkflowStore {
     return chainSizes(this.context, rootRunIds);
   }
 
-  /** One forward page of a chain, root first. */
-  lineagePage(rootRunId: string, first: number, after?: LineageKey): LineagePage {
-    return lineagePage(this.context, rootRunId, first, after);
+  /** A keyset slice of a chain in lineage order, root first (API.md `lineage`). See {@link lineageSlice}. */
+  lineageSlice(rootRunId: string, request: LineageSliceRequest): Array<KeyedRun<LineageKey>> {
+    return lineageSlice(this.context, rootRunId, request);
   }
 
   /**

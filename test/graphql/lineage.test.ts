@@ -21,7 +21,10 @@ let restart1: string;
 let restart2: string;
 let firstRestart: Awaited<ReturnType<typeof restart>>;
 
-async function lineageOf(runId: string, variables: { first?: number; after?: string | null } = {}): Promise<LineageRun> {
+async function lineageOf(
+  runId: string,
+  variables: { first?: number; after?: string | null; last?: number; before?: string | null } = {},
+): Promise<LineageRun> {
   const { workflowRun } = await fx.data(WorkflowRunLineageDocument, { runId, ...variables });
   expect(workflowRun).not.toBeNull();
   return workflowRun as LineageRun;
@@ -229,6 +232,80 @@ describe('lineage', () => {
       [true, true],
       [true, false],
     ]);
+  });
+
+  /** Cursor of a chain member, as the lineage connection gives it. */
+  async function cursorOf(runId: string): Promise<string> {
+    const { lineage } = await lineageOf('root', { first: 5 });
+    const edge = lineage.edges.find((candidate) => candidate.node.runId === runId);
+    expect(edge, runId).toBeDefined();
+    return edge?.cursor as string;
+  }
+
+  it('pages the lineage backward with last/before: exact edges and pageInfo', async () => {
+    const all = (await lineageOf('root', { first: 5 })).lineage.edges.map((edge) => edge.cursor);
+    const pages: Array<{ runIds: string[]; cursors: string[]; pageInfo: LineageRun['lineage']['pageInfo'] }> = [];
+    let before: string | null = null;
+    for (;;) {
+      const { lineage }: LineageRun = await lineageOf('cont-1', { last: 2, before });
+      expect(lineage.totalCount).toBe(5);
+      pages.push({ runIds: runIds(lineage.edges.map((edge) => edge.node)), cursors: lineage.edges.map((edge) => edge.cursor), pageInfo: lineage.pageInfo });
+      if (!lineage.pageInfo.hasPreviousPage) break;
+      before = lineage.pageInfo.startCursor;
+    }
+    // Each page in lineage order; the cursors are the same as paging forward gives.
+    expect(pages).toEqual([
+      {
+        runIds: [restart2, 'cont-2'],
+        cursors: [all[3], all[4]],
+        pageInfo: { hasPreviousPage: true, hasNextPage: false, startCursor: all[3], endCursor: all[4] },
+      },
+      {
+        runIds: ['cont-1', restart1],
+        cursors: [all[1], all[2]],
+        pageInfo: { hasPreviousPage: true, hasNextPage: true, startCursor: all[1], endCursor: all[2] },
+      },
+      {
+        runIds: ['root'],
+        cursors: [all[0]],
+        pageInfo: { hasPreviousPage: false, hasNextPage: true, startCursor: all[0], endCursor: all[0] },
+      },
+    ]);
+  });
+
+  it('pages both ways from one cursor, and to the ends of the chain', async () => {
+    const cursor = await cursorOf(restart1);
+    const back = (await lineageOf('root', { last: 10, before: cursor })).lineage;
+    expect(runIds(back.edges.map((edge) => edge.node))).toEqual(['root', 'cont-1']);
+    expect(back.pageInfo).toMatchObject({ hasPreviousPage: false, hasNextPage: true });
+    const forward = (await lineageOf('root', { first: 10, after: cursor })).lineage;
+    expect(runIds(forward.edges.map((edge) => edge.node))).toEqual([restart2, 'cont-2']);
+    expect(forward.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
+    // The last two of the chain without a cursor; the whole chain with a large `last`.
+    const tail = (await lineageOf('root', { last: 2 })).lineage;
+    expect(runIds(tail.edges.map((edge) => edge.node))).toEqual([restart2, 'cont-2']);
+    expect(tail.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
+    const whole = (await lineageOf('root', { last: 100 })).lineage;
+    expect(runIds(whole.edges.map((edge) => edge.node))).toEqual(['root', 'cont-1', restart1, restart2, 'cont-2']);
+    expect(whole.pageInfo).toMatchObject({ hasPreviousPage: false, hasNextPage: false });
+    // Nothing comes before the root; a window between two cursors.
+    const beforeRoot = (await lineageOf('root', { last: 2, before: await cursorOf('root') })).lineage;
+    expect(beforeRoot.edges).toEqual([]);
+    expect(beforeRoot.pageInfo).toEqual({ hasPreviousPage: false, hasNextPage: true, startCursor: null, endCursor: null });
+    const window = (await lineageOf('root', { after: await cursorOf('root'), before: await cursorOf('cont-2') })).lineage;
+    expect(runIds(window.edges.map((edge) => edge.node))).toEqual(['cont-1', restart1, restart2]);
+  });
+
+  it('refuses first together with last, on lineage and workflowRuns, even when only totalCount is selected', async () => {
+    const message = 'first and last cannot be used together: page forward with first/after or backward with last/before';
+    const lineage = await fx.gql(WorkflowRunLineageDocument, { runId: 'root', first: 2, last: 1 });
+    expect(lineage.data).toEqual({ workflowRun: null });
+    expect(lineage.errors).toEqual([expect.objectContaining({ message, path: ['workflowRun', 'lineage'], extensions: { code: 'BAD_USER_INPUT' } })]);
+    const countOnly = await fx.gql('query Count { workflowRun(runId: "root") { lineage(first: 2, last: 1) { totalCount } } }');
+    expect(countOnly.errors?.map((error) => error.message)).toEqual([message]);
+    const runs = await fx.gql('query Runs { workflowRuns(first: 2, last: 1) { edges { node { runId } } } }');
+    expect(runs.data).toBeNull();
+    expect(runs.errors).toEqual([expect.objectContaining({ message, path: ['workflowRuns'], extensions: { code: 'BAD_USER_INPUT' } })]);
   });
 
   it('refuses lineage pages above 100 and cursors of another list', async () => {
