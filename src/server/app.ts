@@ -8,6 +8,7 @@ import { createContext, schema, type GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
+import { graphqlSsePlugin } from './graphql-sse.js';
 import { attachGraphQLWs } from './graphql-ws.js';
 import { queryLimitPlugins } from './query-limits.js';
 import { redactErrorsPlugin } from './redact-errors.js';
@@ -76,6 +77,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       requestLogPlugin(logger),
       redactErrorsPlugin(),
       ...queryLimitPlugins(),
+      graphqlSsePlugin('/graphql', logger),
     ],
   });
 
