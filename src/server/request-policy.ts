@@ -151,7 +151,8 @@ export function createRequestPolicy(options: RequestPolicyOptions): RequestPolic
       const origin = request.headers.get('origin');
       if (origin === null || !isAllowedOrigin(origin, request.headers.get('host') ?? undefined)) return false;
       // No `origin` list: yoga reflects the request's Origin (checked just above) with `Vary: Origin`.
-      return { credentials: false, methods: ['GET', 'POST', 'OPTIONS'], maxAge: 600 };
+      // PUT and DELETE: graphql-sse's single-connection mode reserves a stream and stops operations with them.
+      return { credentials: false, methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'], maxAge: 600 };
     },
     verifyWebSocketClient(onRefused) {
       return (info, callback) => {

@@ -21,7 +21,7 @@ import { seedRuns } from './client-fixtures.js';
 const running: Array<() => void> = [];
 
 /** Subscribes through a graphql-sse client; every result is collected. */
-function subscribeSseClient<TData>(client: SseClient, query: string, variables: Record<string, unknown>, label: string) {
+function subscribeSseClient<TData>(client: SseClient<boolean>, query: string, variables: Record<string, unknown>, label: string) {
   const collector = new EventCollector<StreamResult<TData>>(label);
   const unsubscribe = client.subscribe<TData>(
     { query, variables },
@@ -43,7 +43,7 @@ function subscribeWsUntilEnd<TData>(client: WsClient, query: string, variables: 
 }
 
 /** Runs one operation to completion through a graphql-sse client. */
-async function once<TData>(client: SseClient, query: string, variables: Record<string, unknown> = {}): Promise<Array<StreamResult<TData>>> {
+async function once<TData>(client: SseClient<boolean>, query: string, variables: Record<string, unknown> = {}): Promise<Array<StreamResult<TData>>> {
   const { collector } = subscribeSseClient<TData>(client, query, variables, 'once');
   await collector.ended();
   if (collector.error !== undefined) throw collector.error instanceof Error ? collector.error : new Error(JSON.stringify(collector.error));
@@ -66,7 +66,7 @@ const MODES = [
 describe('graphql-sse client', () => {
   let fx: TestServer;
   let ws: WsClient;
-  const clients: SseClient[] = [];
+  const clients: Array<SseClient<boolean>> = [];
 
   beforeAll(async () => {
     fx = await startTestServer();
@@ -83,7 +83,7 @@ describe('graphql-sse client', () => {
     await closeAfterSse(fx);
   });
 
-  function sseClient(singleConnection: boolean, headers?: Record<string, string>): SseClient {
+  function sseClient(singleConnection: boolean, headers?: Record<string, string>): SseClient<boolean> {
     const client = createClient({ url: fx.url, singleConnection, retryAttempts: 0, ...(headers === undefined ? {} : { headers }) });
     clients.push(client);
     return client;
@@ -229,6 +229,31 @@ describe('graphql-sse client', () => {
       refused.dispose();
       allowed.dispose();
       await closeAfterSse(secured);
+    }
+  });
+
+  it('single-connection mode from an allowed cross-origin page: the preflight allows PUT, DELETE and the stream token header', async () => {
+    const page = 'http://localhost:5173';
+    const cors = await startTestServer({ corsOrigins: [page] });
+    try {
+      for (const method of ['PUT', 'DELETE', 'GET', 'POST']) {
+        const preflight = await fetch(cors.url, {
+          method: 'OPTIONS',
+          headers: { origin: page, 'access-control-request-method': method, 'access-control-request-headers': 'x-graphql-event-stream-token' },
+        });
+        expect(preflight.status).toBe(204);
+        expect(preflight.headers.get('access-control-allow-origin')).toBe(page);
+        expect(preflight.headers.get('access-control-allow-methods')?.split(', ')).toContain(method);
+        expect(preflight.headers.get('access-control-allow-headers')).toBe('x-graphql-event-stream-token');
+      }
+      const client = createClient({ url: cors.url, singleConnection: true, retryAttempts: 0, headers: { origin: page } });
+      try {
+        expect(await once(client, 'query { workflowRuns(first: 1) { totalCount } }')).toEqual([{ data: { workflowRuns: { totalCount: 0 } } }]);
+      } finally {
+        client.dispose();
+      }
+    } finally {
+      await closeAfterSse(cors);
     }
   });
 

@@ -114,7 +114,7 @@ describe('a default server (no token, no --cors-origin)', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers).toMatchObject({
       'access-control-allow-origin': own,
-      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
       'access-control-allow-headers': 'content-type, authorization',
       'access-control-max-age': '600',
     });
