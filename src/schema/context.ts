@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { ChangeFeed, LineageKind, WorkflowRunRecord, WorkflowStore } from '../store/index.js';
+import { readOnlyMessage } from './errors.js';
 
 /** Per-request DataLoaders over the store: each batch is one SQL statement (API.md). */
 export interface RunLoaders {
@@ -18,8 +19,11 @@ export interface GraphQLContext {
   store: WorkflowStore;
   /** Loaders; subscriptions replace them for every event so each event shows committed state. */
   loaders: RunLoaders;
-  /** True when the server was started read-only: every mutation answers ForbiddenError. */
-  readOnly: boolean;
+  /**
+   * Null when mutations are allowed; else the `ForbiddenError` text every mutation answers (a
+   * server started read-only, or one serving a pi-workflows state file).
+   */
+  readOnly: string | null;
   /** Wakes subscriptions when the delta log may have changed. */
   feed: ChangeFeed;
 }
@@ -76,9 +80,11 @@ export function createRunLoaders(store: WorkflowStore): RunLoaders {
 /**
  * Builds the context of a request.
  *
- * @param readOnly the server's read-only flag
+ * @param readOnly the server's read-only flag; a store opened read-only (a pi-workflows state
+ *   file is, whatever the flag) refuses mutations too, with its reason
  * @param feed the server's change feed
  */
 export function createContext(store: WorkflowStore, readOnly: boolean, feed: ChangeFeed): GraphQLContext {
-  return { store, loaders: createRunLoaders(store), readOnly, feed };
+  const refusal = readOnly || store.database.readOnly ? readOnlyMessage(store.file) : null;
+  return { store, loaders: createRunLoaders(store), readOnly: refusal, feed };
 }

@@ -1,4 +1,4 @@
-import { isStoreError, type StoreErrorKind } from '../store/index.js';
+import { isStoreError, type StateFile, type StoreErrorKind } from '../store/index.js';
 import { builder } from './builder.js';
 
 /** Base of every typed mutation error (API.md "Typed errors"): a stable `code` and the store's message. */
@@ -73,13 +73,27 @@ export function toApiError(error: unknown): unknown {
 }
 
 /**
+ * The `ForbiddenError` text every mutation of a read-only server answers (API.md "Access"):
+ * `The server is read-only`, and for a pi-workflows state file (always served read-only,
+ * issue 12) the reason.
+ *
+ * @param file the kind of database file the server opened
+ */
+export function readOnlyMessage(file: StateFile): string {
+  return file.kind === 'pi-workflows'
+    ? 'The server is read-only: the database is a pi-workflows state file, served read-only so that pi-workflows keeps accepting it'
+    : 'The server is read-only';
+}
+
+/**
  * Runs a store call for a mutation: refuses on a read-only server, maps store errors to typed
  * errors. Use in every mutation resolver.
  *
- * @throws ForbiddenError `The server is read-only` when `readOnly`; typed errors from the store
+ * @param readOnly null when mutations are allowed, else the refusal text (see {@link readOnlyMessage})
+ * @throws ForbiddenError with the `readOnly` text; typed errors from the store
  */
-export function runMutation<T>(readOnly: boolean, call: () => T): T {
-  if (readOnly) throw new ForbiddenError('The server is read-only');
+export function runMutation<T>(readOnly: string | null, call: () => T): T {
+  if (readOnly !== null) throw new ForbiddenError(readOnly);
   try {
     return call();
   } catch (error) {

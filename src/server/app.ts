@@ -14,6 +14,7 @@ import { queryLimitPlugins } from './query-limits.js';
 import { redactErrorsPlugin } from './redact-errors.js';
 import { createRequestPolicy } from './request-policy.js';
 import { serveStaticFile } from './static-files.js';
+import { databaseKindHealth } from './state-file.js';
 
 /** How long close() lets WebSocket peers answer the close and HTTP requests finish before cutting them, in ms. */
 const CLOSE_GRACE_MS = 2_000;
@@ -148,7 +149,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       const quickCheck = store.quickCheck();
       body = {
         status: quickCheck === 'ok' ? 'ok' : 'degraded',
-        database: { path: config.dbPath, readOnly: config.readOnly, quickCheck },
+        database: { path: config.dbPath, ...databaseKindHealth(store), quickCheck },
       };
     } catch (error) {
       status = 503;

@@ -15,6 +15,7 @@ import { startServer, type RunningServer } from './app.js';
 import { DEFAULT_DB_PATH, parseServerConfig } from './config.js';
 import { prepareDatabaseDirectory } from './database-directory.js';
 import { describeStartError } from './start-errors.js';
+import { databaseKindHealth, describeDatabase } from './state-file.js';
 
 const config = parseServerConfig(process.argv);
 
@@ -68,13 +69,13 @@ try {
   process.exit(1);
 }
 const runs = server.store.countWorkflowRuns();
-server.logger.info({ url: server.url, database: config.dbPath, runs, readOnly: config.readOnly }, 'listening');
+server.logger.info({ url: server.url, database: config.dbPath, runs, ...databaseKindHealth(server.store) }, 'listening');
 process.stderr.write(
   `\npi-workflows-graphql listening on ${server.url}\n` +
     `  GraphiQL:  open ${server.url} in a browser\n` +
     `  Live page: ${server.url.replace(/\/graphql$/, '/')}\n` +
     `  WebSocket: ${server.url.replace(/^http/, 'ws')} (graphql-transport-ws)\n` +
-    `  Database:  ${config.dbPath} (${runs} runs${config.readOnly ? ', read-only' : ''})\n` +
+    `  Database:  ${config.dbPath} (${describeDatabase(server.store, runs)})\n` +
     `  Health:    ${server.url.replace(/\/graphql$/, '/health')}\n\n`,
 );
 if (stopSignal !== undefined) closeAndExit(server, stopSignal);

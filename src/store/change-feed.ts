@@ -233,6 +233,7 @@ export class ChangeFeed {
     if (this.watcher === undefined && path !== ':memory:' && path !== '') {
       try {
         this.watcher = new Database(path, { readonly: true, fileMustExist: true });
+        this.watcher.pragma('query_only = ON'); // it only ever reads data_version (issue 12 item 2)
       } catch {
         this.watcher = undefined; // in-process notifications still work
       }

@@ -2,6 +2,8 @@ import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { StoreError } from './errors.js';
 import { applyMigrations, checkMigrations, refuseNewerDatabase } from './migrations.js';
+import { checkPiWorkflowsReadSide } from './read-side-schema.js';
+import { detectStateFile, headerApplicationId, PI_WORKFLOWS_APPLICATION_ID, walHasFrames, type StateFile } from './state-file.js';
 
 /**
  * Rounds of `BEGIN IMMEDIATE`, each waiting up to the busy timeout, before `SQLITE_BUSY`
@@ -12,6 +14,30 @@ export const BEGIN_ATTEMPTS = 3;
 function isBusyError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/**
+ * Opens one connection and makes its first real read (a file that is not a database fails
+ * there). Sets only the busy timeout, which writes nothing.
+ *
+ * @throws StoreError(integrity) `Cannot open workflow state database <path>: …`,
+ *   `Not a workflow state database: <path> (…)`
+ */
+function connect(options: StateDatabaseOptions, readOnly: boolean): SqliteDatabase {
+  let connection: SqliteDatabase;
+  try {
+    connection = new Database(options.path, { readonly: readOnly, fileMustExist: readOnly });
+  } catch (error) {
+    throw new StoreError('integrity', `Cannot open workflow state database ${options.path}: ${(error as Error).message}`);
+  }
+  try {
+    connection.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+    connection.prepare('SELECT count(*) AS n FROM sqlite_master').get();
+  } catch (error) {
+    connection.close();
+    throw new StoreError('integrity', `Not a workflow state database: ${options.path} (${(error as Error).message})`);
+  }
+  return connection;
 }
 
 /** Parameters bound to a statement: positional values. */
@@ -39,8 +65,10 @@ export class StateDatabase {
   readonly connection: SqliteDatabase;
   /** Path the database was opened at. */
   readonly path: string;
-  /** True when opened read-only. */
+  /** True when opened read-only (asked for, or a pi-workflows state file). */
   readonly readOnly: boolean;
+  /** What kind of file this is: our own, or a pi-workflows state file (issue 12). */
+  readonly file: StateFile;
   /** Number of SQL statements executed through this object since open (or {@link resetStatementCount}). */
   statementCount = 0;
   /** Rounds of `BEGIN IMMEDIATE` tried again after `SQLITE_BUSY` since open (see {@link transaction}). */
@@ -48,45 +76,81 @@ export class StateDatabase {
   private readonly cache = new Map<string, Statement>();
   private readonly commitListeners = new Set<() => void>();
 
-  private constructor(connection: SqliteDatabase, path: string, readOnly: boolean) {
+  private constructor(connection: SqliteDatabase, path: string, readOnly: boolean, file: StateFile) {
     this.connection = connection;
     this.path = path;
     this.readOnly = readOnly;
+    this.file = file;
   }
 
   /**
-   * Opens (and for read-write opens, migrates) a state database: WAL, `synchronous=FULL`,
-   * `foreign_keys=ON`, busy timeout (STORE.md §1).
+   * Opens a state database after deciding what kind of file it is (issue 12 item 1):
    *
-   * @throws StoreError(integrity) when the file is not a SQLite database, when its recorded
-   *   migrations are newer than this code, or (read-only) when it has never been migrated
+   * - this server's own file (or a new one): read-write opens migrate it and set WAL,
+   *   `synchronous=FULL`, `foreign_keys=ON` and the busy timeout (STORE.md §1); read-only opens
+   *   require it to be fully migrated;
+   * - a pi-workflows state file: opened read-only whatever `readOnly` says, with `query_only`
+   *   on, no migration and no pragma that writes; every table and column the read side uses
+   *   is checked first (`read-side-schema.ts`);
+   * - anything else: refused before anything is written.
+   *
+   * A read-write request on a file whose header carries the pi-workflows application id (or
+   * whose WAL holds frames the header may not show yet) first looks with a read-only
+   * connection: closing a read-write connection would checkpoint someone else's WAL into it.
+   *
+   * @throws StoreError(integrity) when the file is not a SQLite database, is of neither kind,
+   *   is a pi-workflows file of an unknown schema version or lacking a column the read side
+   *   uses, when its recorded migrations are newer than this code, or (read-only) when it has
+   *   never been migrated
    */
   static open(options: StateDatabaseOptions): StateDatabase {
-    const readOnly = options.readOnly === true;
-    let connection: SqliteDatabase;
+    const requestedReadOnly = options.readOnly === true;
+    const path = options.path;
+    const onDisk = path !== ':memory:' && path !== '';
+    const lookFirst =
+      !requestedReadOnly && onDisk && (headerApplicationId(path) === PI_WORKFLOWS_APPLICATION_ID || walHasFrames(path));
+    let readOnly = requestedReadOnly || lookFirst;
+    let connection = connect(options, readOnly);
+    let file: StateFile;
     try {
-      connection = new Database(options.path, { readonly: readOnly, fileMustExist: readOnly });
-    } catch (error) {
-      throw new StoreError('integrity', `Cannot open workflow state database ${options.path}: ${(error as Error).message}`);
-    }
-    try {
-      connection.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
-      // The first real read: a file that is not a database fails here.
-      connection.prepare('SELECT count(*) AS n FROM sqlite_master').get();
+      const detected = detectStateFile(connection, path);
+      if (detected.kind === 'pi-workflows') {
+        if (!readOnly) {
+          // Only a stale header gets here: look again through a read-only connection.
+          connection.close();
+          readOnly = true;
+          connection = connect(options, true);
+          const again = detectStateFile(connection, path);
+          if (again.kind !== 'pi-workflows') throw new StoreError('integrity', `Workflow state database ${path} changed kind while it was opened`);
+        }
+        connection.pragma('query_only = ON');
+        connection.pragma('foreign_keys = ON');
+        return new StateDatabase(connection, path, true, checkPiWorkflowsReadSide(connection, path, detected));
+      }
+      file = { kind: 'own' };
+      if (readOnly && !requestedReadOnly) {
+        // Our own file behind a WAL with frames: now open it as asked.
+        connection.close();
+        readOnly = false;
+        connection = connect(options, false);
+      }
     } catch (error) {
       connection.close();
-      const message = (error as Error).message;
-      throw new StoreError('integrity', `Not a workflow state database: ${options.path} (${message})`);
+      throw error;
     }
-    const database = new StateDatabase(connection, options.path, readOnly);
+    const database = new StateDatabase(connection, path, readOnly, file);
     try {
       // Nothing is written before we know the file is not newer than this code.
       refuseNewerDatabase(database);
       if (!readOnly) connection.pragma('journal_mode = WAL');
       connection.pragma('synchronous = FULL');
       connection.pragma('foreign_keys = ON');
-      if (readOnly) checkMigrations(database);
-      else applyMigrations(database);
+      if (readOnly) {
+        connection.pragma('query_only = ON');
+        checkMigrations(database);
+      } else {
+        applyMigrations(database);
+      }
     } catch (error) {
       connection.close();
       throw error;

@@ -63,3 +63,12 @@ export type { OpenInteractionInput } from './interactions.js';
 export { MAX_LEASE_MS, systemClock, type Clock } from './values.js';
 export { ChangeFeed, type ChangeFeedOptions } from './change-feed.js';
 export type { FollowOptions, RunDeltaEvent, ViewerSnapshotEvent } from './feed-follow.js';
+export {
+  PI_WORKFLOWS_APPLICATION_ID,
+  PI_WORKFLOWS_SCHEMA_NAME,
+  PI_WORKFLOWS_SCHEMA_VERSIONS,
+  type OwnStateFile,
+  type PiWorkflowsStateFile,
+  type StateFile,
+} from './state-file.js';
+export { READ_SIDE_COLUMNS, VERSION_DEPENDENT_COLUMNS } from './read-side-schema.js';

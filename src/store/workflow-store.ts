@@ -54,6 +54,7 @@ import {
   resumePausedInteraction,
   type RunEventRecord,
 } from './run-transitions.js';
+import type { StateFile } from './state-file.js';
 import type { StoreContext } from './store-context.js';
 import { resolveNow, sha256Hex, systemClock, type Clock } from './values.js';
 import {
@@ -107,6 +108,8 @@ export class WorkflowStore {
   private readonly interactions: InteractionStore;
   /** The registered project id, or null for a global store. */
   readonly projectId: string | null;
+  /** What kind of file is open: our own, or a pi-workflows state file served read-only (issue 12). */
+  readonly file: StateFile;
   private readonly context: StoreContext;
 
   private constructor(context: StoreContext) {
@@ -116,12 +119,16 @@ export class WorkflowStore {
     this.viewer = context.viewer;
     this.interactions = new InteractionStore(context.database, context.blobs);
     this.projectId = context.projectId;
+    this.file = context.database.file;
   }
 
   /**
    * Opens a store: migrations (read-write), blob pruning (read-write), project registration.
+   * A pi-workflows state file is opened read-only whatever `readOnly` says: no migration, no
+   * pruning, no project row (see `StateDatabase.open`, issue 12).
    *
-   * @throws StoreError(integrity) for a file that is not a database or a newer schema
+   * @throws StoreError(integrity) for a file that is not a database, a file of neither kind, a
+   *   newer schema, or a pi-workflows file this server cannot read
    */
   static open(options: WorkflowStoreOptions): WorkflowStore {
     const database = StateDatabase.open({

@@ -15,7 +15,7 @@ describe('/health', () => {
     const response = await fetch(fx.healthUrl);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = (await response.json()) as { status: string; database: { path: string; readOnly: boolean; quickCheck: string } };
-    expect(body).toEqual({ status: 'ok', database: { path: fx.dbPath, readOnly: false, quickCheck: 'ok' } });
+    const body = (await response.json()) as { status: string; database: { path: string; readOnly: boolean; kind: string; quickCheck: string } };
+    expect(body).toEqual({ status: 'ok', database: { path: fx.dbPath, readOnly: false, kind: 'own', quickCheck: 'ok' } });
   });
 });

@@ -1,0 +1,632 @@
+/**
+ * Builds pi-workflows state files for the tests (issue 12 item 6), the way pi-workflows builds
+ * them (facts from its `src/state/database.ts`): WAL, `synchronous=FULL`, foreign keys on,
+ * busy timeout 5 s, `journal_size_limit` 64 MiB, the schema of `pi-workflows-schema.ts`,
+ * `PRAGMA application_id` 0x50495746 and `user_version` 1, and the one `schema_meta` row with
+ * the SHA-256 of the DDL text as `schema_digest`.
+ *
+ * {@link PiWorkflowsWriter} writes rows with plain SQL as pi-workflows' host does: runs with
+ * their resource, lease, binding, sources, queue row, viewer row and `run.queued` event;
+ * resource bumps with events; viewer revisions (deltas with their patch blobs, 256 retained);
+ * node attempts, effects, host commands and workers whose blobs only those tables reference.
+ * {@link seedPiWorkflowsRuns} fills a file with a realistic set of runs.
+ *
+ * {@link piWorkflowsOpenCheck} checks a file the way pi-workflows checks its own at open.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { canonicalJson, terminalFingerprint, type JsonValue, type LineageKind, type RunStatus } from '../../src/store/index.js';
+import { columnsOf, schemaModel, schemaSql, type SchemaModel, type SchemaVariant } from './pi-workflows-schema.js';
+
+/** `PRAGMA application_id` of a pi-workflows state file. */
+export const PIWF_APPLICATION_ID = 0x50495746;
+
+/** Options of {@link createPiWorkflowsFile}. */
+export interface PiWorkflowsFileOptions extends SchemaVariant {
+  /** `schema_meta.app_version`; default `0.16.2` (`0.14.0` for line `0.14`). */
+  appVersion?: string;
+  /** `schema_meta.schema_version`; default 1. */
+  schemaVersion?: number;
+  /** `PRAGMA user_version`; default the schema version. */
+  userVersion?: number;
+  /** `PRAGMA application_id`; default 0x50495746. */
+  applicationId?: number;
+  /** `schema_meta.schema_name`; default `pi-workflows-state`. */
+  schemaName?: string;
+  /** Epoch ms of `schema_meta.created_at`. */
+  now?: number;
+}
+
+/** What a built file is made of (to check it later as pi-workflows does). */
+export interface PiWorkflowsFileFacts {
+  path: string;
+  model: SchemaModel;
+  /** The DDL the file was built with. */
+  ddl: string;
+  /** SHA-256 of the DDL text (the file's `schema_digest`). */
+  digest: Buffer;
+  appVersion: string;
+  schemaVersion: number;
+}
+
+/** The connection settings pi-workflows uses for a read-write open. */
+export function openLikePiWorkflows(path: string): Database.Database {
+  const connection = new Database(path, { timeout: 5_000 });
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('busy_timeout = 5000');
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = FULL');
+  connection.pragma('wal_autocheckpoint = 1000');
+  connection.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  return connection;
+}
+
+/**
+ * Creates a pi-workflows state file (schema, pragmas, `schema_meta`) and returns a writer on
+ * it; close the writer to get a file as pi-workflows leaves it (WAL checkpointed).
+ */
+export function createPiWorkflowsFile(path: string, options: PiWorkflowsFileOptions = {}): PiWorkflowsWriter {
+  const model = schemaModel(options);
+  const ddl = schemaSql(model);
+  const digest = createHash('sha256').update(ddl).digest();
+  const schemaVersion = options.schemaVersion ?? 1;
+  const appVersion = options.appVersion ?? ((options.line ?? '0.16') === '0.14' ? '0.14.0' : '0.16.2');
+  const connection = openLikePiWorkflows(path);
+  const now = options.now ?? Date.parse('2026-01-01T00:00:00.000Z');
+  connection.exec('BEGIN EXCLUSIVE');
+  connection.exec(ddl);
+  connection.pragma(`application_id = ${options.applicationId ?? PIWF_APPLICATION_ID}`);
+  connection.pragma(`user_version = ${options.userVersion ?? schemaVersion}`);
+  if (model.tables.some((entry) => entry.name === 'schema_meta')) {
+    connection
+      .prepare(
+        'INSERT INTO schema_meta(id, schema_name, schema_version, schema_digest, app_version, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(options.schemaName ?? 'pi-workflows-state', schemaVersion, digest, appVersion, now, now);
+  }
+  connection.exec('COMMIT');
+  return new PiWorkflowsWriter(connection, { path, model, ddl, digest, appVersion, schemaVersion });
+}
+
+/** A run as {@link PiWorkflowsWriter.reserveRun} writes it. */
+export interface RunSpec {
+  runId: string;
+  originSessionId: string;
+  /** Epoch ms (runs and queue `created_at`). */
+  at: number;
+  executionMode?: 'interactive' | 'headless';
+  workflowName?: string;
+  workflowRef?: string;
+  definition?: JsonValue;
+  input?: JsonValue;
+  launchOptions?: JsonValue;
+  parentRunId?: string;
+  lineageKind?: LineageKind;
+  /** Default 0 for a root; the parent's (+1 for a restart) otherwise. */
+  restartNumber?: number;
+  /** 64 hex (restarts only). */
+  parentTerminalFingerprint?: string;
+  title?: string;
+  projectId?: string | null;
+}
+
+/** A viewer delta draft (target, key, own ops). */
+export interface DeltaDraft {
+  targetType: 'summary' | 'graph' | 'replay' | 'timeline' | 'conversation' | 'inspector';
+  targetKey?: string;
+  ops?: JsonValue[];
+}
+
+/** The four targets of a run bump. */
+export const BUMP: DeltaDraft[] = [{ targetType: 'summary' }, { targetType: 'graph' }, { targetType: 'replay' }, { targetType: 'inspector', targetKey: 'run' }];
+
+/** A terminal or intermediate run state, as the host records it. */
+export interface RunStateChange {
+  status: RunStatus;
+  queueStatus: 'queued' | 'starting' | 'running' | 'parked' | 'done' | 'failed' | 'cancelled';
+  finalOutput?: JsonValue;
+  /** Error text (stored as a text/plain blob on the run and the queue). */
+  error?: string;
+  errorCode?: string;
+  statusDetail?: string;
+}
+
+const DEFINITION = { name: 'review', steps: [{ id: 'plan', type: 'agent' }, { id: 'apply', type: 'agent' }] };
+
+function sha256(bytes: Buffer | string): Buffer {
+  return createHash('sha256').update(bytes).digest();
+}
+
+/** `run-` + first 40 hex of SHA-256(`run` NUL run id) (STORE.md §3.3). */
+export function runResourceId(runId: string): string {
+  return `run-${sha256(`run\u0000${runId}`).toString('hex').slice(0, 40)}`;
+}
+
+/** Writes rows into a pi-workflows state file with plain SQL, as its host does. */
+export class PiWorkflowsWriter {
+  constructor(
+    readonly connection: Database.Database,
+    readonly facts: PiWorkflowsFileFacts,
+  ) {}
+
+  /** Runs `fn` in one `BEGIN IMMEDIATE` transaction. */
+  transaction<T>(fn: () => T): T {
+    return this.connection.transaction(fn).immediate();
+  }
+
+  /** Inserts a row (`INSERT OR IGNORE` with `orIgnore`), leaving out columns this file's layout does not have. */
+  insert(tableName: string, row: Record<string, unknown>, orIgnore = false): void {
+    const columns = columnsOf(this.facts.model, tableName);
+    if (columns.size === 0) return;
+    const names = Object.keys(row).filter((name) => columns.has(name));
+    this.connection
+      .prepare(`INSERT${orIgnore ? ' OR IGNORE' : ''} INTO ${tableName}(${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`)
+      .run(...names.map((name) => row[name]));
+  }
+
+  /** Updates rows matching `where` (SQL with `?` for `params`), leaving out columns this file's layout does not have. */
+  update(tableName: string, values: Record<string, unknown>, where: string, ...params: unknown[]): void {
+    const columns = columnsOf(this.facts.model, tableName);
+    const names = Object.keys(values).filter((name) => columns.has(name));
+    if (names.length === 0) return;
+    this.connection
+      .prepare(`UPDATE ${tableName} SET ${names.map((name) => `${name} = ?`).join(', ')} WHERE ${where}`)
+      .run(...names.map((name) => values[name]), ...params);
+  }
+
+  /** Runs a statement with parameters. */
+  run(sql: string, ...params: unknown[]): void {
+    this.connection.prepare(sql).run(...params);
+  }
+
+  /** Stores bytes once under their SHA-256. */
+  putBlob(bytes: Buffer, mediaType: string, now: number): Buffer {
+    const hash = sha256(bytes);
+    this.insert('blobs', { blob_hash: hash, media_type: mediaType, byte_length: bytes.length, content: bytes, created_at: now }, true);
+    return hash;
+  }
+
+  /** Stores canonical JSON (`application/json`). */
+  putJson(value: unknown, now: number): Buffer {
+    return this.putBlob(Buffer.from(canonicalJson(value), 'utf8'), 'application/json', now);
+  }
+
+  /** Stores text (`text/plain`). */
+  putText(text: string, now: number): Buffer {
+    return this.putBlob(Buffer.from(text, 'utf8'), 'text/plain', now);
+  }
+
+  /** A run's current resource revision. */
+  revision(runId: string): number {
+    return (this.connection.prepare('SELECT revision FROM resources WHERE resource_id = ?').get(runResourceId(runId)) as { revision: number }).revision;
+  }
+
+  /** Inserts a resource event at `revision` with a JSON payload. */
+  private event(resourceId: string, revision: number, type: string, actorType: string, actorId: string | null, payload: JsonValue, now: number): void {
+    this.insert('events', {
+      event_id: `event-${randomUUID()}`,
+      resource_id: resourceId,
+      resource_revision: revision,
+      event_type: type,
+      actor_type: actorType,
+      actor_id: actorId,
+      lease_generation: null,
+      payload_hash: this.putJson(payload, now),
+      recorded_at: now,
+    });
+  }
+
+  /**
+   * Reserves a run: definition, blobs, resource (revision 1), lease (generation 0), runs row
+   * (`queued`), sources, binding, queue row (`queued`), viewer row (revision 1) and the
+   * `run.queued` event. Lineage (root, restart number) follows the parent.
+   */
+  reserveRun(spec: RunSpec): void {
+    const now = spec.at;
+    const definition = spec.definition ?? DEFINITION;
+    const digest = sha256(canonicalJson(definition));
+    const workflowRef = spec.workflowRef ?? 'workflows/review.ts';
+    const parent = spec.parentRunId === undefined
+      ? undefined
+      : (this.connection.prepare('SELECT root_run_id, restart_number FROM runs WHERE run_id = ?').get(spec.parentRunId) as {
+          root_run_id: string;
+          restart_number: number;
+        });
+    const lineageKind = spec.parentRunId === undefined ? null : (spec.lineageKind ?? 'continuation');
+    const restartNumber = spec.restartNumber ?? (parent === undefined ? 0 : parent.restart_number + (lineageKind === 'restart' ? 1 : 0));
+    const resourceId = runResourceId(spec.runId);
+    this.insert(
+      'workflow_definitions',
+      { definition_digest: digest, workflow_name: spec.workflowName ?? 'review', definition_hash: this.putJson(definition, now), created_at: now },
+      true,
+    );
+    this.insert('resources', { resource_id: resourceId, resource_type: 'run', aggregate_key: spec.runId, revision: 1, created_at: now, updated_at: now });
+    this.insert('leases', { resource_id: resourceId, generation: 0 });
+    this.insert('runs', {
+      run_id: spec.runId,
+      resource_id: resourceId,
+      project_id: spec.projectId ?? null,
+      parent_run_id: spec.parentRunId ?? null,
+      root_run_id: parent?.root_run_id ?? spec.runId,
+      lineage_kind: lineageKind,
+      restart_number: restartNumber,
+      parent_terminal_fingerprint: spec.parentTerminalFingerprint === undefined ? null : Buffer.from(spec.parentTerminalFingerprint, 'hex'),
+      definition_digest: digest,
+      workflow_ref: workflowRef,
+      launch_options_hash: this.putJson(spec.launchOptions ?? {}, now),
+      title: spec.title ?? null,
+      status: 'queued',
+      paused: 0,
+      input_hash: this.putJson(spec.input ?? null, now),
+      created_at: now,
+      updated_at: now,
+    });
+    this.insert('run_sources', { run_id: spec.runId, mount_path: '', source_type: 'file', source_ref: workflowRef, source_revision: digest.toString('hex') });
+    this.insert('run_bindings', { run_id: spec.runId, origin_session_id: spec.originSessionId, execution_mode: spec.executionMode ?? 'interactive', created_at: now });
+    this.insert('run_queue', {
+      run_id: spec.runId,
+      status: 'queued',
+      available_at: now,
+      affinity_runner_id: null,
+      origin_session_id: spec.originSessionId,
+      created_at: now,
+      updated_at: now,
+    });
+    this.insert('viewer_runs', { run_id: spec.runId, presentation_revision: 1, retained_from_revision: 1, updated_at: now });
+    this.event(resourceId, 1, 'run.queued', 'session', spec.originSessionId, {}, now);
+  }
+
+  /** Bumps a run's resource revision by one and records the event (STORE.md §5). */
+  bump(runId: string, eventType: string, payload: JsonValue, now: number, actor: { type: string; id: string | null } = { type: 'host', id: 'host-1' }): number {
+    const resourceId = runResourceId(runId);
+    const revision = this.revision(runId) + 1;
+    this.update('resources', { revision, updated_at: now }, 'resource_id = ?', resourceId);
+    this.event(resourceId, revision, eventType, actor.type, actor.id, payload, now);
+    return revision;
+  }
+
+  /**
+   * Records one viewer revision R = current + 1: one delta per draft with the patch
+   * `[replace /presentationRevision R]` (+ `/graphRevision` for graph) and the draft's ops;
+   * keeps 256 revisions.
+   *
+   * @returns R
+   */
+  recordViewerRevision(runId: string, drafts: readonly DeltaDraft[], now: number): number {
+    const current = this.connection.prepare('SELECT presentation_revision FROM viewer_runs WHERE run_id = ?').get(runId) as { presentation_revision: number };
+    const revision = current.presentation_revision + 1;
+    drafts.forEach((draft, index) => {
+      const patch: JsonValue[] = [{ op: 'replace', path: '/presentationRevision', value: revision }];
+      if (draft.targetType === 'graph') patch.push({ op: 'replace', path: '/graphRevision', value: revision });
+      patch.push(...(draft.ops ?? []));
+      this.insert('viewer_deltas', {
+        run_id: runId,
+        presentation_revision: revision,
+        delta_index: index,
+        target_type: draft.targetType,
+        target_key: draft.targetKey ?? '',
+        patch_hash: this.putJson(patch, now),
+        recorded_at: now,
+      });
+    });
+    const retainedFrom = Math.max(1, revision - 256 + 1);
+    this.update('viewer_runs', { presentation_revision: revision, retained_from_revision: retainedFrom, updated_at: now }, 'run_id = ?', runId);
+    this.run('DELETE FROM viewer_deltas WHERE run_id = ? AND presentation_revision < ?', runId, retainedFrom);
+    return revision;
+  }
+
+  /** Claims a run for `ownerId` until `expiresAt` (lease generation +1, queue `starting`), with its bump. */
+  claim(runId: string, ownerId: string, token: string, expiresAt: number, now: number): void {
+    const resourceId = runResourceId(runId);
+    const { generation } = this.connection.prepare('SELECT generation FROM leases WHERE resource_id = ?').get(resourceId) as { generation: number };
+    this.update(
+      'leases',
+      {
+        generation: generation + 1,
+        owner_type: ownerId.startsWith('host-') ? 'host' : 'session',
+        owner_id: ownerId,
+        token_hash: sha256(token),
+        acquired_at: now,
+        heartbeat_at: now,
+        expires_at: expiresAt,
+      },
+      'resource_id = ?',
+      resourceId,
+    );
+    this.update('run_queue', { status: 'starting', updated_at: now }, 'run_id = ?', runId);
+    this.bump(runId, 'lease.claimed', { expiresAt: new Date(expiresAt).toISOString() }, now);
+    this.recordViewerRevision(runId, BUMP, now);
+  }
+
+  /** Releases a run's lease (all owner fields cleared, generation kept). */
+  release(runId: string): void {
+    this.update(
+      'leases',
+      { owner_type: null, owner_id: null, token_hash: null, acquired_at: null, heartbeat_at: null, expires_at: null },
+      'resource_id = ?',
+      runResourceId(runId),
+    );
+  }
+
+  /** Moves a run to a new state (runs and queue rows), with its bump and a summary revision. */
+  setState(runId: string, change: RunStateChange, now: number): void {
+    const finished = change.status === 'queued' || change.status === 'running' ? null : now;
+    const errorHash = change.error === undefined ? null : this.putText(change.error, now);
+    this.update(
+      'runs',
+      {
+        status: change.status,
+        status_detail: change.statusDetail ?? null,
+        final_output_hash: change.finalOutput === undefined ? null : this.putJson(change.finalOutput, now),
+        error_hash: errorHash,
+        updated_at: now,
+        finished_at: finished,
+      },
+      'run_id = ?',
+      runId,
+    );
+    const queue = this.connection.prepare('SELECT started_at FROM run_queue WHERE run_id = ?').get(runId) as { started_at: number | null };
+    const started = queue.started_at ?? (['running', 'parked', 'done', 'failed'].includes(change.queueStatus) ? now : null);
+    this.update(
+      'run_queue',
+      {
+        status: change.queueStatus,
+        error_code: change.errorCode ?? null,
+        error_hash: errorHash,
+        updated_at: now,
+        finished_at: ['done', 'failed', 'cancelled'].includes(change.queueStatus) ? now : null,
+        started_at: started,
+      },
+      'run_id = ?',
+      runId,
+    );
+    this.bump(runId, `run.queue_${change.queueStatus}`, { status: change.queueStatus }, now);
+    this.recordViewerRevision(runId, BUMP, now);
+    this.recordViewerRevision(runId, [{ targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: change.status }] }, { targetType: 'replay' }], now);
+  }
+
+  /** The terminal fingerprint of a run as stored (STORE.md §7.1, §13.2), 64 hex. */
+  fingerprintOf(runId: string): string {
+    const row = this.connection
+      .prepare(
+        `SELECT r.workflow_ref, r.status, r.status_detail, bi.content AS input, bo.content AS output, be.content AS error
+         FROM runs r JOIN blobs bi ON bi.blob_hash = r.input_hash
+         LEFT JOIN blobs bo ON bo.blob_hash = r.final_output_hash LEFT JOIN blobs be ON be.blob_hash = r.error_hash
+         WHERE r.run_id = ?`,
+      )
+      .get(runId) as { workflow_ref: string; status: RunStatus; status_detail: string | null; input: Buffer; output: Buffer | null; error: Buffer | null };
+    return terminalFingerprint({
+      workflowRef: row.workflow_ref,
+      input: JSON.parse(row.input.toString('utf8')) as JsonValue,
+      status: row.status,
+      finalOutput: row.output === null ? null : (JSON.parse(row.output.toString('utf8')) as JsonValue),
+      error: row.error === null ? null : row.error.toString('utf8'),
+      reason: row.status_detail,
+    });
+  }
+
+  /** A node attempt whose prompt and output blobs only `node_attempts` references. */
+  addNodeAttempt(runId: string, nodeId: string, attemptNumber: number, prompt: string, output: JsonValue, now: number): string {
+    const attemptId = `attempt-${runId}-${nodeId}-${attemptNumber}`;
+    this.insert('node_attempts', {
+      attempt_id: attemptId,
+      run_id: runId,
+      node_id: nodeId,
+      attempt_number: attemptNumber,
+      node_type: 'agent',
+      status: 'completed',
+      prompt_hash: this.putText(prompt, now),
+      output_hash: this.putJson(output, now),
+      started_at: now,
+      finished_at: now,
+      created_at: now,
+      updated_at: now,
+    });
+    return attemptId;
+  }
+
+  /** An effect of the run (its own resource) with a payload blob only `effects` references. */
+  addEffect(runId: string, effectId: string, payload: JsonValue, now: number): void {
+    const resourceId = `effect-${sha256(`effect\u0000${effectId}`).toString('hex').slice(0, 40)}`;
+    this.insert('resources', { resource_id: resourceId, resource_type: 'effect', aggregate_key: effectId, revision: 1, created_at: now, updated_at: now });
+    this.insert('effects', {
+      effect_id: effectId,
+      resource_id: resourceId,
+      source_resource_id: runResourceId(runId),
+      source_revision: 1,
+      effect_type: 'http.post',
+      idempotency_key: effectId,
+      payload_hash: this.putJson(payload, now),
+      owner_scope: 'run',
+      status: 'applied',
+      attempt_count: 1,
+      created_at: now,
+      updated_at: now,
+      settled_at: now,
+    });
+  }
+
+  /** A host command about the run with a receipt blob only `host_commands` references. */
+  addHostCommand(runId: string, requestId: string, receipt: JsonValue, now: number): void {
+    this.insert('host_commands', {
+      request_id: requestId,
+      client_id: 'pi-session-1',
+      operation: 'run.start',
+      idempotency_key: requestId,
+      request_fingerprint: sha256(requestId),
+      run_id: runId,
+      accepted_revision: 1,
+      outcome: 'accepted',
+      receipt_hash: this.putJson(receipt, now),
+      host_epoch: 1,
+      created_at: now,
+      completed_at: now,
+    });
+  }
+
+  /** A worker process of the run with a launch envelope blob only `run_workers` references. */
+  addWorker(runId: string, workerEpoch: string, envelope: JsonValue, now: number): void {
+    this.insert('run_workers', {
+      worker_epoch: workerEpoch,
+      run_id: runId,
+      generation: 1,
+      host_epoch: 1,
+      launch_envelope_hash: this.putJson(envelope, now),
+      pid: 4242,
+      process_start_identity: 'boot-1:4242',
+      status: 'exited',
+      started_at: now,
+      ready_at: now,
+      finished_at: now,
+      exit_code: 0,
+    });
+  }
+
+  /** Closes the connection (the last one checkpoints the WAL into the file, as pi-workflows leaves it). */
+  close(): void {
+    this.connection.close();
+  }
+}
+
+/** What {@link seedPiWorkflowsRuns} wrote, for assertions. */
+export interface SeededRuns {
+  /** Root with two continuations (the last one claimed by `host-1`, with viewer deltas). */
+  chainA: string[];
+  /** Failed root, its failed restart, and that one's completed restart. */
+  chainB: string[];
+  /** Terminal fingerprints of the failed runs of chain B (64 hex), in order. */
+  fingerprintsB: string[];
+  /** A headless root, still queued. */
+  headless: string;
+  /** A cancelled root. */
+  cancelled: string;
+  /** Blob hashes (hex) referenced only from tables this server's schema does not have. */
+  foreignOnlyBlobs: string[];
+  /** Epoch ms after the last write. */
+  end: number;
+}
+
+/**
+ * Fills a pi-workflows file with a realistic set of runs (issue 12 item 6): roots,
+ * continuations, failed runs and their restarts with fingerprints, a headless run, a
+ * cancelled run, viewer deltas, events, node attempts, and blobs referenced only from tables
+ * this server's schema lacks (node attempt prompts and outputs, an effect, a host command, a
+ * worker). One minute between writes, from `t0`.
+ */
+export function seedPiWorkflowsRuns(writer: PiWorkflowsWriter, t0: number): SeededRuns {
+  let t = t0;
+  const tick = (): number => (t += 60_000);
+  const foreign: Buffer[] = [];
+  const hex = (buffer: Buffer): string => buffer.toString('hex');
+  writer.transaction(() => {
+    // Chain A: root, continuation, continuation (claimed and running).
+    writer.reserveRun({ runId: 'run-a', originSessionId: 'session-1', at: tick(), input: { topic: 'alpha' }, title: 'Alpha' });
+    writer.claim('run-a', 'host-1', 'token-a', t + 3_600_000, tick());
+    writer.setState('run-a', { status: 'waiting', queueStatus: 'parked' }, tick());
+    writer.release('run-a');
+    writer.reserveRun({ runId: 'run-a2', originSessionId: 'session-1', at: tick(), parentRunId: 'run-a', input: { topic: 'alpha', step: 2 } });
+    writer.update('run_queue', { status: 'done', finished_at: t, updated_at: t }, 'run_id = ?', 'run-a');
+    writer.bump('run-a', 'run.queue_done_for_continuation', { continuationRunId: 'run-a2' }, t, { type: 'session', id: 'session-1' });
+    writer.recordViewerRevision('run-a', BUMP, t);
+    writer.claim('run-a2', 'host-1', 'token-a2', t + 3_600_000, tick());
+    writer.setState('run-a2', { status: 'waiting', queueStatus: 'parked' }, tick());
+    writer.release('run-a2');
+    writer.reserveRun({ runId: 'run-a3', originSessionId: 'session-1', at: tick(), parentRunId: 'run-a2', input: { topic: 'alpha', step: 3 } });
+    writer.update('run_queue', { status: 'done', finished_at: t, updated_at: t }, 'run_id = ?', 'run-a2');
+    writer.bump('run-a2', 'run.queue_done_for_continuation', { continuationRunId: 'run-a3' }, t, { type: 'session', id: 'session-1' });
+    writer.recordViewerRevision('run-a2', BUMP, t);
+    writer.claim('run-a3', 'host-1', 'token-a3', t0 + 400 * 86_400_000, tick());
+    writer.setState('run-a3', { status: 'running', queueStatus: 'running' }, tick());
+    for (let step = 1; step <= 3; step += 1) {
+      writer.recordViewerRevision('run-a3', [{ targetType: 'timeline', targetKey: `step-${step}`, ops: [{ op: 'append', path: '/items', value: [{ step }] }] }], tick());
+    }
+    const attempt = writer.addNodeAttempt('run-a3', 'plan', 1, 'Plan the alpha change', { plan: ['one', 'two'] }, tick());
+    void attempt;
+
+    // Chain B: failed root, failed restart, completed restart.
+    writer.reserveRun({ runId: 'run-b', originSessionId: 'session-2', at: tick(), input: { topic: 'beta' } });
+    writer.claim('run-b', 'host-1', 'token-b', t + 3_600_000, tick());
+    writer.setState('run-b', { status: 'failed', queueStatus: 'failed', error: 'beta broke', errorCode: 'failed' }, tick());
+    writer.release('run-b');
+    const fpB = writer.fingerprintOf('run-b');
+    writer.reserveRun({ runId: 'restart-b1', originSessionId: 'session-2', at: tick(), parentRunId: 'run-b', lineageKind: 'restart', parentTerminalFingerprint: fpB, input: { topic: 'beta' } });
+    writer.claim('restart-b1', 'host-1', 'token-b1', t + 3_600_000, tick());
+    writer.setState('restart-b1', { status: 'failed', queueStatus: 'failed', error: 'beta broke again', errorCode: 'failed' }, tick());
+    writer.release('restart-b1');
+    const fpB1 = writer.fingerprintOf('restart-b1');
+    writer.reserveRun({ runId: 'restart-b2', originSessionId: 'session-2', at: tick(), parentRunId: 'restart-b1', lineageKind: 'restart', parentTerminalFingerprint: fpB1, input: { topic: 'beta' } });
+    writer.claim('restart-b2', 'host-1', 'token-b2', t + 3_600_000, tick());
+    writer.setState('restart-b2', { status: 'completed', queueStatus: 'done', finalOutput: { merged: true } }, tick());
+    writer.release('restart-b2');
+
+    // A headless run (queued) and a cancelled run.
+    writer.reserveRun({ runId: 'run-h', originSessionId: 'session-h', at: tick(), executionMode: 'headless', input: { topic: 'nightly' } });
+    writer.reserveRun({ runId: 'run-c', originSessionId: 'session-3', at: tick(), input: { topic: 'gamma' } });
+    writer.setState('run-c', { status: 'cancelled', queueStatus: 'cancelled', errorCode: 'cancelled', error: 'Workflow run cancelled' }, tick());
+
+    // Blobs only tables of pi-workflows (not of this server) reference.
+    const now = tick();
+    const before = new Set((writer.connection.prepare('SELECT blob_hash FROM blobs').all() as Array<{ blob_hash: Buffer }>).map((row) => hex(row.blob_hash)));
+    writer.addNodeAttempt('run-b', 'plan', 1, 'Plan the beta change (only node_attempts references this prompt)', { onlyIn: 'node_attempts.output_hash' }, now);
+    writer.addEffect('restart-b2', 'effect-1', { url: 'https://example.test/hook', onlyIn: 'effects' }, now);
+    writer.addHostCommand('run-a', 'request-1', { accepted: 'run-a', onlyIn: 'host_commands' }, now);
+    writer.addWorker('run-a3', 'worker-1', { argv: ['pi', 'worker'], onlyIn: 'run_workers' }, now);
+    for (const row of writer.connection.prepare('SELECT blob_hash FROM blobs').all() as Array<{ blob_hash: Buffer }>) {
+      if (!before.has(hex(row.blob_hash))) foreign.push(row.blob_hash);
+    }
+  });
+  return {
+    chainA: ['run-a', 'run-a2', 'run-a3'],
+    chainB: ['run-b', 'restart-b1', 'restart-b2'],
+    fingerprintsB: [writer.fingerprintOf('run-b'), writer.fingerprintOf('restart-b1')],
+    headless: 'run-h',
+    cancelled: 'run-c',
+    foreignOnlyBlobs: foreign.map(hex).sort(),
+    end: t,
+  };
+}
+
+/** What {@link piWorkflowsOpenCheck} found wrong (empty: the file passes). */
+export type OpenCheckProblems = string[];
+
+function schemaShape(connection: Database.Database): string {
+  const rows = connection
+    .prepare("SELECT type, name, tbl_name AS tableName, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+    .all();
+  return createHash('sha256').update(canonicalJson(rows)).digest('hex');
+}
+
+/**
+ * Checks a file the way pi-workflows checks its own at open (its `verifySchema`): application id
+ * and user version, the `schema_meta` row (name, version, digest, app version as built), and the
+ * shape of every schema object (type, name, table, SQL) against the same DDL applied to an
+ * empty database. Opens read-only.
+ *
+ * @returns the problems found; empty when pi-workflows would accept the file
+ */
+export function piWorkflowsOpenCheck(facts: PiWorkflowsFileFacts): OpenCheckProblems {
+  const problems: string[] = [];
+  const connection = new Database(facts.path, { readonly: true, fileMustExist: true });
+  const expected = new Database(':memory:');
+  try {
+    if (connection.pragma('application_id', { simple: true }) !== PIWF_APPLICATION_ID) problems.push('application_id');
+    if (connection.pragma('user_version', { simple: true }) !== facts.schemaVersion) problems.push('user_version');
+    const meta = connection.prepare('SELECT schema_name, schema_version, schema_digest, app_version FROM schema_meta WHERE id = 1').get() as
+      | { schema_name: string; schema_version: number; schema_digest: Buffer; app_version: string }
+      | undefined;
+    if (meta === undefined) problems.push('schema_meta row');
+    else {
+      if (meta.schema_name !== 'pi-workflows-state') problems.push('schema_name');
+      if (meta.schema_version !== facts.schemaVersion) problems.push('schema_version');
+      if (!Buffer.isBuffer(meta.schema_digest) || !meta.schema_digest.equals(facts.digest)) problems.push('schema_digest');
+      if (meta.app_version !== facts.appVersion) problems.push('app_version');
+    }
+    expected.pragma('foreign_keys = ON');
+    expected.exec(facts.ddl);
+    if (schemaShape(connection) !== schemaShape(expected)) problems.push('schema shape');
+  } finally {
+    connection.close();
+    expected.close();
+  }
+  return problems;
+}
