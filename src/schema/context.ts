@@ -85,6 +85,6 @@ export function createRunLoaders(store: WorkflowStore): RunLoaders {
  * @param feed the server's change feed
  */
 export function createContext(store: WorkflowStore, readOnly: boolean, feed: ChangeFeed): GraphQLContext {
-  const refusal = readOnly || store.database.readOnly ? readOnlyMessage(store.file) : null;
+  const refusal = readOnly || store.readOnly ? readOnlyMessage(store.file) : null;
   return { store, loaders: createRunLoaders(store), readOnly: refusal, feed };
 }

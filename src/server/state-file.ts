@@ -16,7 +16,7 @@ export function describeDatabase(store: WorkflowStore, runs: number): string {
   if (file.kind === 'pi-workflows') {
     return `pi-workflows state file: schema ${file.schemaVersion}, pi-workflows ${file.appVersion}; served read-only; ${runs} runs`;
   }
-  return `${runs} runs${store.database.readOnly ? ', read-only' : ''}`;
+  return `${runs} runs${store.readOnly ? ', read-only' : ''}`;
 }
 
 /** The `/health` fields describing the open file (merged into its `database` object). */
@@ -38,7 +38,7 @@ export interface DatabaseKindHealth {
 /** The `/health` description of the open file. */
 export function databaseKindHealth(store: WorkflowStore): DatabaseKindHealth {
   const file = store.file;
-  if (file.kind === 'own') return { readOnly: store.database.readOnly, kind: 'own' };
+  if (file.kind === 'own') return { readOnly: store.readOnly, kind: 'own' };
   const { schemaVersion, appVersion, schemaDigest, optionalColumns } = file;
   return { readOnly: true, kind: 'pi-workflows', piWorkflows: { schemaVersion, appVersion, schemaDigest, optionalColumns } };
 }

@@ -166,6 +166,14 @@ export class WorkflowStore {
   }
 
   /**
+   * True when every write is refused (`Controller store is read-only`): opened read-only, or a
+   * pi-workflows state file, which is always read-only (issue 12; see {@link file}).
+   */
+  get readOnly(): boolean {
+    return this.database.readOnly;
+  }
+
+  /**
    * Runs `fn` in one `BEGIN IMMEDIATE` transaction; every store operation it calls joins it
    * (STORE.md §13.8), so a host records a change together with its viewer deltas, all or
    * nothing. Called inside an open transaction, `fn` joins that one.

@@ -20,6 +20,7 @@ import {
   type SeededRuns,
 } from '../helpers/pi-workflows-file.js';
 import { expectStoreError, reserveInput, T0, tempDir } from '../helpers/store-fixtures.js';
+import { connectionOf } from '../helpers/store-internals.js';
 
 let dir: string;
 let path: string;
@@ -67,9 +68,9 @@ describe('a pi-workflows state file', () => {
           tableCount: 47,
           optionalColumns: { 'workflow_messages.trigger_turn': triggerTurn },
         });
-        expect(store.database.readOnly).toBe(true);
-        expect(store.database.connection.readonly).toBe(true);
-        expect(store.database.connection.pragma('query_only', { simple: true })).toBe(1);
+        expect(store.readOnly).toBe(true);
+        expect(connectionOf(store).readonly).toBe(true);
+        expect(connectionOf(store).pragma('query_only', { simple: true })).toBe(1);
         expect(store.projectId).toBeNull();
       } finally {
         store.close();
@@ -84,7 +85,7 @@ describe('a pi-workflows state file', () => {
     expect(piWorkflowsOpenCheck(facts)).toEqual([]);
     for (const readOnly of [false, true]) {
       const store = open({ readOnly });
-      expect(store.listWorkflowRunSlice(undefined, { limit: 101, inverted: false }).runs).toHaveLength(8);
+      expect(store.listWorkflowRunSlice(undefined, { limit: 101, inverted: false })).toHaveLength(8);
       expect(store.readViewerDeltas('run-a3', 1)?.kind).toBe('deltas');
       store.close();
       expect(fileHash(path)).toBe(before);
@@ -113,7 +114,7 @@ describe('a pi-workflows state file', () => {
       const store = open();
       try {
         expect(store.file.kind).toBe('pi-workflows');
-        expect(store.database.readOnly).toBe(true);
+        expect(store.readOnly).toBe(true);
         expect(store.getWorkflowRun('restart-b2')?.runStateStatus).toBe('completed');
       } finally {
         store.close();
@@ -173,7 +174,7 @@ describe('a pi-workflows state file', () => {
       expect(runs.get('run-b')?.terminalFingerprint).toBe(seeded.fingerprintsB[0]);
       expect(runs.get('restart-b2')).toMatchObject({ restartNumber: 2, parentTerminalFingerprint: seeded.fingerprintsB[1], finalOutput: { merged: true } });
       expect(runs.get('run-h')).toMatchObject({ executionMode: 'headless', originSessionId: null, status: 'queued' });
-      expect(store.lineagePage('run-b', 10).runs.map((run) => run.runId)).toEqual(seeded.chainB);
+      expect(store.lineageSlice('run-b', { limit: 10, inverted: false }).map(({ run }) => run.runId)).toEqual(seeded.chainB);
       expect(store.childrenOfRuns(['run-b', 'restart-b1'], 'restart').map((list) => list.map((run) => run.runId))).toEqual([['restart-b1'], ['restart-b2']]);
       expect(store.latestRunIdsOfChains(['run-a', 'run-b', 'run-h'])).toEqual(['run-a3', 'restart-b2', 'run-h']);
       expect(store.chainSizes(['run-a', 'run-b', 'run-h'])).toEqual([3, 3, 1]);
@@ -211,11 +212,11 @@ describe('a pi-workflows state file', () => {
         store.countWorkflowRuns(filter);
       }
       expect(store.countWorkflowRuns()).toBe(8);
-      expect(store.lineagePage('run-a', 2).runs.map((run) => run.runId)).toEqual(['run-a', 'run-a2']);
+      expect(store.lineageSlice('run-a', { limit: 2, inverted: false }).map(({ run }) => run.runId)).toEqual(['run-a', 'run-a2']);
       expect(store.childrenOfRuns(['run-a'])[0]?.map((run) => run.runId)).toEqual(['run-a2']);
       expect(store.latestRunIdsOfChains(['run-a'])).toEqual(['run-a3']);
       expect(store.chainSizes(['run-b'])).toEqual([3]);
-      expect(store.viewer.chainHeads('run-a').size).toBe(3);
+      expect(store.chainViewerHeads('run-a').size).toBe(3);
       expect(store.readViewerDeltas('run-a3', 1)?.kind).toBe('deltas');
       expect(store.getWorkflowRun('restart-b2')?.terminalFingerprint).toMatch(/^[0-9a-f]{64}$/);
     } finally {
@@ -295,7 +296,7 @@ describe('our own file behind a WAL with frames (a writer still has it open)', (
       const store = open();
       try {
         expect(store.file).toEqual({ kind: 'own' });
-        expect(store.database.readOnly).toBe(false);
+        expect(store.readOnly).toBe(false);
         expect(store.reserveWorkflowRun(reserveInput('run-1')).runId).toBe('run-1');
       } finally {
         store.close();
