@@ -21,7 +21,9 @@ const config: CodegenConfig = {
   generates: {
     [GENERATED_DIR]: {
       preset: 'client',
-      presetConfig: { fragmentMasking: false },
+      // persistedDocuments: also writes persisted-documents.json (sha256 hash → document), the
+      // manifest of `--persisted-operations`; each document carries its hash in `__meta__.hash`.
+      presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: 'sha256' } },
       config: {
         documentMode: 'string',
         useTypeImports: true,

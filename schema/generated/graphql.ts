@@ -453,7 +453,7 @@ fragment ErrorFields on Error {
   ... on ValidationError {
     field
   }
-}`) as unknown as TypedDocumentString<ReserveWorkflowRunMutation, ReserveWorkflowRunMutationVariables>;
+}`, {"hash":"sha256:d1b986235764b9980624cbc9327c9d92d2f945a520a8dce6c85d145d620a0fd1"}) as unknown as TypedDocumentString<ReserveWorkflowRunMutation, ReserveWorkflowRunMutationVariables>;
 export const RestartWorkflowRunDocument = new TypedDocumentString(`
     mutation RestartWorkflowRun($input: RestartWorkflowRunInput!) {
   restartWorkflowRun(input: $input) {
@@ -505,7 +505,7 @@ fragment ErrorFields on Error {
   ... on ValidationError {
     field
   }
-}`) as unknown as TypedDocumentString<RestartWorkflowRunMutation, RestartWorkflowRunMutationVariables>;
+}`, {"hash":"sha256:8a152046b4b6178f40a037ac5673b31302b1a6147954c343535b3c6478697a55"}) as unknown as TypedDocumentString<RestartWorkflowRunMutation, RestartWorkflowRunMutationVariables>;
 export const ClaimWorkflowRunDocument = new TypedDocumentString(`
     mutation ClaimWorkflowRun($input: ClaimWorkflowRunInput!) {
   claimWorkflowRun(input: $input) {
@@ -556,7 +556,7 @@ fragment ErrorFields on Error {
   ... on ValidationError {
     field
   }
-}`) as unknown as TypedDocumentString<ClaimWorkflowRunMutation, ClaimWorkflowRunMutationVariables>;
+}`, {"hash":"sha256:fed8287a8c2b70e469fa2683e536046fc886ad396a5afb60135368a3212e1741"}) as unknown as TypedDocumentString<ClaimWorkflowRunMutation, ClaimWorkflowRunMutationVariables>;
 export const ParkWorkflowRunDocument = new TypedDocumentString(`
     mutation ParkWorkflowRun($input: ParkWorkflowRunInput!) {
   parkWorkflowRun(input: $input) {
@@ -607,7 +607,7 @@ fragment ErrorFields on Error {
   ... on ValidationError {
     field
   }
-}`) as unknown as TypedDocumentString<ParkWorkflowRunMutation, ParkWorkflowRunMutationVariables>;
+}`, {"hash":"sha256:4097d5936e726a6c4d8ea36b0a7862e34745fdfbcc3767471fd3dd40b0f79ea2"}) as unknown as TypedDocumentString<ParkWorkflowRunMutation, ParkWorkflowRunMutationVariables>;
 export const SettleWorkflowRunDocument = new TypedDocumentString(`
     mutation SettleWorkflowRun($input: SettleWorkflowRunInput!) {
   settleWorkflowRun(input: $input) {
@@ -658,7 +658,7 @@ fragment ErrorFields on Error {
   ... on ValidationError {
     field
   }
-}`) as unknown as TypedDocumentString<SettleWorkflowRunMutation, SettleWorkflowRunMutationVariables>;
+}`, {"hash":"sha256:4b1962db723d6d16392b3c33eb26f3dad58a350c180a5249c42c93f5160d9014"}) as unknown as TypedDocumentString<SettleWorkflowRunMutation, SettleWorkflowRunMutationVariables>;
 export const WorkflowRunDocument = new TypedDocumentString(`
     query WorkflowRun($runId: String!) {
   workflowRun(runId: $runId) {
@@ -696,7 +696,7 @@ export const WorkflowRunDocument = new TypedDocumentString(`
     leaseGeneration
     expiresAt
   }
-}`) as unknown as TypedDocumentString<WorkflowRunQuery, WorkflowRunQueryVariables>;
+}`, {"hash":"sha256:8a242c5b92dfcbf6872452b3d9c7a1d22b26321748547b5e1ad01722ade95490"}) as unknown as TypedDocumentString<WorkflowRunQuery, WorkflowRunQueryVariables>;
 export const WorkflowRunsDocument = new TypedDocumentString(`
     query WorkflowRuns($first: Int, $after: String, $last: Int, $before: String, $filter: WorkflowRunFilter) {
   workflowRuns(
@@ -755,7 +755,7 @@ fragment PageInfoFields on PageInfo {
   hasPreviousPage
   startCursor
   endCursor
-}`) as unknown as TypedDocumentString<WorkflowRunsQuery, WorkflowRunsQueryVariables>;
+}`, {"hash":"sha256:b55fbb06de574a8cedcfb5b0ccaaaccccdf7b1c9bbceb42bba2f3780df995098"}) as unknown as TypedDocumentString<WorkflowRunsQuery, WorkflowRunsQueryVariables>;
 export const NodeDocument = new TypedDocumentString(`
     query Node($id: ID!) {
   node(id: $id) {
@@ -768,7 +768,7 @@ export const NodeDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<NodeQuery, NodeQueryVariables>;
+    `, {"hash":"sha256:988b8d860819e15730e911be26e8232860878f25b4fee9ae6a14d7ce8980eb73"}) as unknown as TypedDocumentString<NodeQuery, NodeQueryVariables>;
 export const WorkflowRunLineageDocument = new TypedDocumentString(`
     query WorkflowRunLineage($runId: String!, $first: Int, $after: String, $last: Int, $before: String) {
   workflowRun(runId: $runId) {
@@ -861,7 +861,7 @@ fragment PageInfoFields on PageInfo {
   hasPreviousPage
   startCursor
   endCursor
-}`) as unknown as TypedDocumentString<WorkflowRunLineageQuery, WorkflowRunLineageQueryVariables>;
+}`, {"hash":"sha256:c1c51f66790b85d20d9514b0ffda8c026e07f89d6bce4c6439854b944141c058"}) as unknown as TypedDocumentString<WorkflowRunLineageQuery, WorkflowRunLineageQueryVariables>;
 export const WorkflowRunsLineageOverviewDocument = new TypedDocumentString(`
     query WorkflowRunsLineageOverview($first: Int) {
   workflowRuns(first: $first) {
@@ -892,7 +892,7 @@ export const WorkflowRunsLineageOverviewDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<WorkflowRunsLineageOverviewQuery, WorkflowRunsLineageOverviewQueryVariables>;
+    `, {"hash":"sha256:c594d44ae6439560af6e1b271ff9538db9139025f718e4c7c8c8beb1763f8a0d"}) as unknown as TypedDocumentString<WorkflowRunsLineageOverviewQuery, WorkflowRunsLineageOverviewQueryVariables>;
 export const ViewerDeltasDocument = new TypedDocumentString(`
     query ViewerDeltas($runId: String!, $afterRevision: Int!) {
   workflowRun(runId: $runId) {
@@ -921,7 +921,7 @@ export const ViewerDeltasDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<ViewerDeltasQuery, ViewerDeltasQueryVariables>;
+    `, {"hash":"sha256:83c4046deea3d343f4bb44dce54a3de0480b601d69c0efc88bfebd2780d49aaa"}) as unknown as TypedDocumentString<ViewerDeltasQuery, ViewerDeltasQueryVariables>;
 export const RunChainDocument = new TypedDocumentString(`
     query RunChain($runId: String!, $first: Int, $after: String) {
   workflowRun(runId: $runId) {
@@ -963,7 +963,7 @@ export const RunChainDocument = new TypedDocumentString(`
   hasPreviousPage
   startCursor
   endCursor
-}`) as unknown as TypedDocumentString<RunChainQuery, RunChainQueryVariables>;
+}`, {"hash":"sha256:ed718a8a559ed4701d37e2608cc3e6c94e3942bd7b30990bc651dba712cb8286"}) as unknown as TypedDocumentString<RunChainQuery, RunChainQueryVariables>;
 export const WorkflowRunDeltasDocument = new TypedDocumentString(`
     subscription WorkflowRunDeltas($runId: String!, $afterRevision: Int) {
   workflowRunDeltas(runId: $runId, afterRevision: $afterRevision) {
@@ -1024,7 +1024,7 @@ export const WorkflowRunDeltasDocument = new TypedDocumentString(`
     leaseGeneration
     expiresAt
   }
-}`) as unknown as TypedDocumentString<WorkflowRunDeltasSubscription, WorkflowRunDeltasSubscriptionVariables>;
+}`, {"hash":"sha256:414b5109d6e674e5410cfb69703ffd9bb95675b4b0c5808e97d882c7d73dc158"}) as unknown as TypedDocumentString<WorkflowRunDeltasSubscription, WorkflowRunDeltasSubscriptionVariables>;
 export const WorkflowRunUpdatedDocument = new TypedDocumentString(`
     subscription WorkflowRunUpdated($runId: String!) {
   workflowRunUpdated(runId: $runId) {
@@ -1062,7 +1062,7 @@ export const WorkflowRunUpdatedDocument = new TypedDocumentString(`
     leaseGeneration
     expiresAt
   }
-}`) as unknown as TypedDocumentString<WorkflowRunUpdatedSubscription, WorkflowRunUpdatedSubscriptionVariables>;
+}`, {"hash":"sha256:1795e226b374bc9a18c009e1abe91a89cff15114d3c105c742b56bda3d5337af"}) as unknown as TypedDocumentString<WorkflowRunUpdatedSubscription, WorkflowRunUpdatedSubscriptionVariables>;
 export const WorkflowRunLineageUpdatedDocument = new TypedDocumentString(`
     subscription WorkflowRunLineageUpdated($rootRunId: String!) {
   workflowRunLineageUpdated(rootRunId: $rootRunId) {
@@ -1077,4 +1077,4 @@ export const WorkflowRunLineageUpdatedDocument = new TypedDocumentString(`
     presentationRevision
   }
 }
-    `) as unknown as TypedDocumentString<WorkflowRunLineageUpdatedSubscription, WorkflowRunLineageUpdatedSubscriptionVariables>;
+    `, {"hash":"sha256:3afb317ec4c5424b843cf3404a2063d06e0ecae66ba4ecd90db1b71778ca9c46"}) as unknown as TypedDocumentString<WorkflowRunLineageUpdatedSubscription, WorkflowRunLineageUpdatedSubscriptionVariables>;

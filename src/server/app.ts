@@ -9,6 +9,7 @@ import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
 import { graphqlSsePlugin } from './graphql-sse.js';
+import { loadPersistedOperations } from './persisted-operations.js';
 import { attachGraphQLWs } from './graphql-ws.js';
 import { queryLimitPlugins } from './query-limits.js';
 import { redactErrorsPlugin } from './redact-errors.js';
@@ -51,10 +52,14 @@ export interface StartOptions {
  * Opens the store and starts the HTTP + WebSocket server on `config.host:config.port`.
  *
  * @returns the running server once it listens
- * @throws StoreError(integrity) when the database cannot be opened; listen errors (EADDRINUSE)
+ * @throws StoreError(integrity) when the database cannot be opened; listen errors (EADDRINUSE);
+ *   Error for a persisted-operations manifest that cannot be used (see `loadPersistedOperations`)
  */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  // Read before the database opens: a bad manifest stops the start with nothing to clean up.
+  const persisted =
+    config.persistedOperations == null ? undefined : loadPersistedOperations(config.persistedOperations, schema, { onlyPersisted: config.onlyPersisted === true });
   const store = WorkflowStore.open({
     path: config.dbPath,
     readOnly: config.readOnly,
@@ -74,11 +79,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // Only allowed origins reach yoga (the gate in `handle` refuses the others); this sets their headers.
     cors: (request) => policy.corsOptions(request),
     context: () => createContext(store, config.readOnly, feed),
+    // GraphQL over HTTP's persisted-document id (yoga refuses unknown body keys otherwise).
+    ...(persisted === undefined ? {} : { extraParamNames: ['documentId'] }),
     plugins: [
       requestLogPlugin(logger),
       redactErrorsPlugin(),
       ...queryLimitPlugins(),
-      graphqlSsePlugin('/graphql', logger),
+      ...(persisted === undefined ? [] : [persisted.plugin()]),
+      graphqlSsePlugin('/graphql', logger, persisted),
     ],
   });
 
@@ -169,6 +177,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // graphql-ws is attached once the port is ours, so a listen error (EADDRINUSE) is reported
   // once, by the caller, and not also by the WebSocket server.
   const graphqlWs = attachGraphQLWs(httpServer, yoga, config, {
+    ...(persisted === undefined ? {} : { persisted }),
     // A foreign Host or Origin gets its HTTP status before the upgrade (issue 10.1).
     verifyClient: policy.verifyWebSocketClient((request, refused) => logRefusal(request, refused.status, refused.message)),
   });

@@ -26,6 +26,13 @@ export interface ServerConfig {
   keepAliveMs: number;
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
+  /**
+   * Manifest of persisted operations (`--persisted-operations`, issue 14 item 4): a JSON object
+   * of `sha256:<hex>` id → document, as `npm run codegen` writes it; null/absent = none.
+   */
+  persistedOperations?: string | null;
+  /** Refuse every operation that is not in the manifest (`--only-persisted`); needs {@link persistedOperations}. */
+  onlyPersisted?: boolean;
   /** pino log level. */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -113,16 +120,24 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     .addOption(new Option('--keep-alive-ms <ms>', 'graphql-ws ping interval (SSE sends keep-alive comments every 12 s)').env('PI_WORKFLOWS_KEEP_ALIVE_MS').default(12_000).argParser(integer(100, 600_000)))
     .addOption(new Option('--max-body-bytes <bytes>', 'largest accepted request body').env('PI_WORKFLOWS_MAX_BODY_BYTES').default(2_097_152).argParser(integer(1024, 1_073_741_824)))
     .addOption(
+      new Option('--persisted-operations <manifest.json>', 'serve the operations of this manifest by id (npm run codegen writes schema/generated/persisted-documents.json)').env(
+        'PI_WORKFLOWS_PERSISTED_OPERATIONS',
+      ),
+    )
+    .addOption(new Option('--only-persisted', 'run only the operations of the manifest, refuse any other query (env PI_WORKFLOWS_ONLY_PERSISTED=true|false)'))
+    .addOption(
       new Option('--log-level <level>', 'log level').env('LOG_LEVEL').default('info').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     )
     .addHelpText(
       'after',
       '\nEnvironment variables: PI_WORKFLOWS_DB, PORT, HOST, PI_WORKFLOWS_READ_ONLY, PI_WORKFLOWS_TOKEN,\n' +
         'PI_WORKFLOWS_CORS_ORIGINS, PI_WORKFLOWS_ALLOWED_HOSTS, PI_WORKFLOWS_PROJECT, PI_WORKFLOWS_POLL_INTERVAL_MS,\n' +
-        'PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, LOG_LEVEL.\n\n' +
+        'PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, PI_WORKFLOWS_PERSISTED_OPERATIONS, PI_WORKFLOWS_ONLY_PERSISTED,\n' +
+        'LOG_LEVEL.\n\n' +
         'Browsers: only pages from the server\'s own origin may call it, and only for the host names it answers\n' +
         '(see README "Security").\n\n' +
         'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret\n' +
+        '  npm start -- --persisted-operations schema/generated/persisted-documents.json --only-persisted\n' +
         '  npm start -- --cors-origin http://localhost:5173\n  npm start -- --host 0.0.0.0 --allowed-host my-box.local --token s3cret',
     );
   program.parse(argv);
@@ -139,7 +154,14 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     keepAliveMs: number;
     maxBodyBytes: number;
     logLevel: ServerConfig['logLevel'];
+    persistedOperations?: string;
+    onlyPersisted?: boolean;
   }>();
+  const onlyPersisted = options.onlyPersisted === true || envFlag('PI_WORKFLOWS_ONLY_PERSISTED', program);
+  const persistedOperations = options.persistedOperations === undefined || options.persistedOperations === '' ? null : resolve(options.persistedOperations);
+  if (onlyPersisted && persistedOperations === null) {
+    program.error('error: --only-persisted needs --persisted-operations <manifest.json> (the operations to allow)');
+  }
   const readOnly = options.readOnly === true || envFlag('PI_WORKFLOWS_READ_ONLY', program);
   return {
     dbPath: options.db === ':memory:' ? options.db : resolve(options.db),
@@ -154,5 +176,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     keepAliveMs: options.keepAliveMs,
     maxBodyBytes: options.maxBodyBytes,
     logLevel: options.logLevel,
+    persistedOperations,
+    onlyPersisted,
   };
 }

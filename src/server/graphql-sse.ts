@@ -2,6 +2,7 @@ import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, t
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { PersistedOperations } from './persisted-operations.js';
 
 /** The header graphql-sse's single-connection mode sends its stream token in. */
 export const SSE_TOKEN_HEADER = 'x-graphql-event-stream-token';
@@ -71,8 +72,10 @@ export function withoutHttpExtensions(result: ExecutionResult): ExecutionResult 
  *
  * @param endpoint the GraphQL path (requests whose path ends in it, as yoga matches)
  * @param logger where internal errors of the handler are logged (the client gets a plain 500)
+ * @param persisted persisted operations (`--persisted-operations`): ids resolve to their
+ *   documents, `--only-persisted` refuses other queries, as over HTTP
  */
-export function graphqlSsePlugin(endpoint: string, logger: Logger): Plugin {
+export function graphqlSsePlugin(endpoint: string, logger: Logger, persisted?: PersistedOperations): Plugin {
   const serverContexts = new WeakMap<Request, Record<string, unknown>>();
   let handler: ((request: Request) => Promise<Response>) | undefined;
   return {
@@ -82,9 +85,11 @@ export function graphqlSsePlugin(endpoint: string, logger: Logger): Plugin {
         {
           async onSubscribe(request, params) {
             const enveloped = server.getEnveloped({ ...serverContexts.get(request.raw), request: request.raw, params });
+            const text = persisted === undefined ? params.query : persisted.resolve(params);
+            if (text instanceof GraphQLError) return errorResult([text]);
             let document: DocumentNode;
             try {
-              document = enveloped.parse(params.query);
+              document = enveloped.parse(text);
             } catch (error) {
               if (error instanceof GraphQLError) return errorResult([error]);
               throw error;

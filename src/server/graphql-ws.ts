@@ -7,6 +7,7 @@ import type { GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { redactResult } from './redact-errors.js';
+import type { PersistedOperations } from './persisted-operations.js';
 import { sharedSubscribe } from './shared-subscribe.js';
 
 /** The graphql-ws (graphql-transport-ws) endpoint attached to the HTTP server. */
@@ -25,6 +26,8 @@ export interface GraphQLWsEndpoint {
 export interface GraphQLWsOptions {
   /** `ws`'s `verifyClient`: decides, before the upgrade, whether a handshake may proceed (issue 10.1). */
   verifyClient?: VerifyClientCallbackAsync;
+  /** Persisted operations (`--persisted-operations`): ids resolve to their documents, `--only-persisted` refuses other queries. */
+  persisted?: PersistedOperations;
 }
 
 /**
@@ -69,9 +72,11 @@ export function attachGraphQLWs(
         });
         // A document that does not parse (syntax, token limit, nesting) fails this subscription
         // only; thrown, graphql-ws would close the whole socket with 4500.
+        const text = options.persisted === undefined ? params.query : options.persisted.resolve(params);
+        if (text instanceof GraphQLError) return [text];
         let document: DocumentNode;
         try {
-          document = parse(params.query);
+          document = parse(text);
         } catch (error) {
           if (error instanceof GraphQLError) return [error];
           throw error;

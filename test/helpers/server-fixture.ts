@@ -70,6 +70,10 @@ export interface TestServerOptions {
   corsOrigins?: string[];
   /** `--allowed-host` values. */
   allowedHosts?: string[];
+  /** `--persisted-operations` manifest path. */
+  persistedOperations?: string;
+  /** `--only-persisted`. */
+  onlyPersisted?: boolean;
   maxBodyBytes?: number;
   /** Default `pino({ level: 'silent' })`. */
   logger?: Logger;
@@ -130,6 +134,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     keepAliveMs: 12_000,
     maxBodyBytes: options.maxBodyBytes ?? 2_097_152,
     logLevel: 'silent',
+    persistedOperations: options.persistedOperations ?? null,
+    onlyPersisted: options.onlyPersisted ?? false,
   };
   let server: RunningServer;
   try {
