@@ -13,6 +13,7 @@ import { loadPersistedOperations } from './persisted-operations.js';
 import { attachGraphQLWs } from './graphql-ws.js';
 import { queryLimitPlugins } from './query-limits.js';
 import { redactErrorsPlugin } from './redact-errors.js';
+import { answerThenClose, declaredBodyLength, LINGER_MAX_BYTES, readBodyUpTo, setPreReadBody } from './request-body.js';
 import { createRequestPolicy } from './request-policy.js';
 import { serveStaticFile } from './static-files.js';
 import { databaseKindHealth } from './state-file.js';
@@ -99,6 +100,29 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       refuse(request, response, verdict.status, verdict.message);
       return;
     }
+    // No body is read past the cap, on any path (issue 10.5).
+    const length = declaredBodyLength(request);
+    if (length === 'chunked') {
+      void readBodyUpTo(request, config.maxBodyBytes).then((body) => {
+        if (body === 'aborted') return;
+        if (body === 'too-large') {
+          refuse(request, response, 413, `Request body larger than ${config.maxBodyBytes} bytes`, {}, 0);
+          return;
+        }
+        setPreReadBody(request, body);
+        route(request, response);
+      });
+      return;
+    }
+    if (length > config.maxBodyBytes) {
+      refuse(request, response, 413, `Request body larger than ${config.maxBodyBytes} bytes`, {}, Math.min(length, LINGER_MAX_BYTES));
+      return;
+    }
+    route(request, response);
+  }
+
+  /** Serves a request whose body is within the cap (announced, or already read). */
+  function route(request: IncomingMessage, response: ServerResponse): void {
     const path = (request.url ?? '/').split('?')[0];
     if (path === '/health' && request.method === 'GET') {
       health(response, isAuthorized(config.token, request.headers.authorization));
@@ -109,36 +133,40 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // /graphql but on /graphql/, //graphql and any URL ending in /graphql (query string included).
     // Only the GraphiQL page (a GET asking for HTML, which yoga answers without executing) is open.
     // A CORS preflight carries no credentials and runs nothing (yoga's CORS plugin answers it).
-    if (!isGraphiQLPage(request) && request.method !== 'OPTIONS') {
-      if (!isAuthorized(config.token, request.headers.authorization)) {
-        refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
-        return;
-      }
-      const length = Number(request.headers['content-length'] ?? '0');
-      if (length > config.maxBodyBytes) {
-        refuse(request, response, 413, `Request body larger than ${config.maxBodyBytes} bytes`, { connection: 'close' });
-        return;
-      }
-      if (request.method === 'POST' && request.headers['content-length'] === undefined) {
-        refuse(request, response, 411, 'POST requests need a Content-Length header');
-        return;
-      }
+    if (!isGraphiQLPage(request) && request.method !== 'OPTIONS' && !isAuthorized(config.token, request.headers.authorization)) {
+      refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+      return;
     }
     void yoga.requestListener(request, response);
   }
 
-  /** Answers a request refused before GraphQL (host, origin, auth, size) with a JSON error, and logs it. */
+  /**
+   * Answers a request refused before GraphQL (host, origin, auth, size) with a JSON error, and
+   * logs it. A body within the cap is read and discarded, keeping the connection; a larger or
+   * unread one is answered first, then drained up to `drainBytes` and the connection closed
+   * (see {@link answerThenClose}).
+   *
+   * @param drainBytes for a body over the cap or of unknown length: how much of it may still be
+   *   read; default the cap
+   */
   function refuse(
     request: IncomingMessage,
     response: ServerResponse,
     status: number,
     message: string,
     headers: Record<string, string> = {},
+    drainBytes = config.maxBodyBytes,
   ): void {
-    response.writeHead(status, { 'content-type': 'application/json', ...headers });
-    response.end(JSON.stringify({ errors: [{ message }] }));
-    request.resume();
+    const body = JSON.stringify({ errors: [{ message }] });
+    const length = declaredBodyLength(request);
     logRefusal(request, status, message);
+    if (request.complete || (length !== 'chunked' && length <= config.maxBodyBytes)) {
+      response.writeHead(status, { 'content-type': 'application/json', ...headers });
+      response.end(body);
+      request.resume();
+      return;
+    }
+    answerThenClose(request, response, status, { 'content-type': 'application/json', ...headers }, body, drainBytes);
   }
 
   function logRefusal(request: IncomingMessage, status: number, reason: string): void {

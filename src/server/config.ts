@@ -118,7 +118,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
       new Option('--poll-interval-ms <ms>', 'how often to look for commits by other processes').env('PI_WORKFLOWS_POLL_INTERVAL_MS').default(25).argParser(integer(1, 60_000)),
     )
     .addOption(new Option('--keep-alive-ms <ms>', 'graphql-ws ping interval (SSE sends keep-alive comments every 12 s)').env('PI_WORKFLOWS_KEEP_ALIVE_MS').default(12_000).argParser(integer(100, 600_000)))
-    .addOption(new Option('--max-body-bytes <bytes>', 'largest accepted request body').env('PI_WORKFLOWS_MAX_BODY_BYTES').default(2_097_152).argParser(integer(1024, 1_073_741_824)))
+    .addOption(new Option('--max-body-bytes <bytes>', 'largest accepted request body, with a Content-Length or chunked; larger ones get 413').env('PI_WORKFLOWS_MAX_BODY_BYTES').default(2_097_152).argParser(integer(1024, 1_073_741_824)))
     .addOption(
       new Option('--persisted-operations <manifest.json>', 'serve the operations of this manifest by id (npm run codegen writes schema/generated/persisted-documents.json)').env(
         'PI_WORKFLOWS_PERSISTED_OPERATIONS',

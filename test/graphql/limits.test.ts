@@ -148,20 +148,27 @@ describe('limits', () => {
     expect(fits.status).toBe(200);
   });
 
-  it('refuses a POST without Content-Length (a chunked body cannot slip past the size limit)', async () => {
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode(JSON.stringify({ query: '{ workflowRuns { totalCount } }', variables: { p: 'x'.repeat(MAX_BODY_BYTES) } })));
-        controller.close();
-      },
-    });
-    const response = await fetch(fx.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-      duplex: 'half',
-    } as RequestInit & { duplex: 'half' });
-    expect(response.status).toBe(411);
-    expect(await response.json()).toEqual({ errors: [{ message: 'POST requests need a Content-Length header' }] });
+  it('a chunked POST (no Content-Length, e.g. fetch with a stream body) counts against the same limit', async () => {
+    const send = (padding: number) =>
+      fetch(fx.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(JSON.stringify({ query: '{ workflowRuns { totalCount } }', variables: { p: 'x'.repeat(padding) } })));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit & { duplex: 'half' });
+    fx.store.database.resetStatementCount();
+    const over = await send(MAX_BODY_BYTES);
+    expect(over.status).toBe(413);
+    expect(await over.json()).toEqual({ errors: [{ message: `Request body larger than ${MAX_BODY_BYTES} bytes` }] });
+    expect(fx.store.database.statementCount).toBe(0);
+    const fits = await send(MAX_BODY_BYTES - 200);
+    expect(fits.status).toBe(200);
+    expect(await fits.json()).toEqual({ data: { workflowRuns: { totalCount: expect.any(Number) } } });
   });
+
 });
