@@ -16,6 +16,7 @@ import { LINGER_MAX_BYTES } from '../../src/server/request-body.js';
 import { contentDigest } from '../helpers/fault-fixtures.js';
 import { chunkedEncoding, rawExchange, repeatedChunks } from '../helpers/raw-http.js';
 import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { connectionOf } from '../helpers/store-internals.js';
 
 const CAP = 65_536;
 const RESERVE = 'mutation R($input: ReserveWorkflowRunInput!) { reserveWorkflowRun(input: $input) { __typename } }';
@@ -69,19 +70,19 @@ describe('request bodies and the cap', () => {
     expect(bodyOf(ran.received)).toBe('{"data":{"reserveWorkflowRun":{"__typename":"ReserveWorkflowRunSuccess"}}}');
     expect(fx.store.getWorkflowRun('chunked-at-cap')?.status).toBe('queued');
 
-    const before = contentDigest(fx.store.database.connection);
+    const before = contentDigest(connectionOf(fx.store));
     const over = reserveBody('chunked-over-cap', CAP + 1);
     const refused = await rawExchange(fx.port, head({ 'transfer-encoding': 'chunked' }), chunkedEncoding([over.subarray(0, 1000), over.subarray(1000)]));
     expect(refused.status, refused.received).toBe(413);
     expect(refused.received.toLowerCase()).toContain('connection: close');
     expect(bodyOf(refused.received)).toBe(TOO_LARGE);
-    expect(contentDigest(fx.store.database.connection)).toBe(before);
+    expect(contentDigest(connectionOf(fx.store))).toBe(before);
     await serverBytesRead();
   });
 
   it('a chunked upload far over the cap: 413 as it crosses, the connection closes, nothing read past the cap', async () => {
     sockets = [];
-    const before = contentDigest(fx.store.database.connection);
+    const before = contentDigest(connectionOf(fx.store));
     const prefix = `{"query":${JSON.stringify(RESERVE)},"variables":{"input":${JSON.stringify(reserveInput('chunked-huge'))},"pad":"`;
     const outcome = await rawExchange(fx.port, head({ 'transfer-encoding': 'chunked' }), chunkedEncoding([prefix, ...repeatedChunks(2_048, 16_384)]));
     expect(outcome.status, outcome.received.slice(0, 300)).toBe(413);
@@ -89,7 +90,7 @@ describe('request bodies and the cap', () => {
     const [read] = await serverBytesRead();
     expect(read).toBeLessThanOrEqual(CAP + SLACK);
     expect(outcome.bodyBytesWritten).toBeLessThan(32 * 1024 * 1024); // it stopped: the server closed
-    expect(contentDigest(fx.store.database.connection)).toBe(before);
+    expect(contentDigest(connectionOf(fx.store))).toBe(before);
   });
 
   it('20 chunked uploads over the cap at once: each gets 413 and is closed having read at most the cap', async () => {
@@ -105,7 +106,7 @@ describe('request bodies and the cap', () => {
 
   it('an oversized Content-Length: a client that writes the whole body before reading reads the 413 (5 of 5), then the connection closes', async () => {
     sockets = [];
-    const before = contentDigest(fx.store.database.connection);
+    const before = contentDigest(connectionOf(fx.store));
     const size = 16 * 1024 * 1024;
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const outcome = await rawExchange(fx.port, head({ 'content-length': String(size) }), repeatedChunks(size / 65_536, 65_536), { readAfterWriting: true });
@@ -117,7 +118,7 @@ describe('request bodies and the cap', () => {
     }
     const read = await serverBytesRead();
     expect(read).toHaveLength(5);
-    expect(contentDigest(fx.store.database.connection)).toBe(before);
+    expect(contentDigest(connectionOf(fx.store))).toBe(before);
   });
 
   it('what the server reads of a refused body is bounded: a 1 GiB Content-Length is cut after LINGER_MAX_BYTES', async () => {

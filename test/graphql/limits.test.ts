@@ -161,11 +161,11 @@ describe('limits', () => {
         }),
         duplex: 'half',
       } as RequestInit & { duplex: 'half' });
-    fx.store.database.resetStatementCount();
+    fx.store.resetStatementCount();
     const over = await send(MAX_BODY_BYTES);
     expect(over.status).toBe(413);
     expect(await over.json()).toEqual({ errors: [{ message: `Request body larger than ${MAX_BODY_BYTES} bytes` }] });
-    expect(fx.store.database.statementCount).toBe(0);
+    expect(fx.store.statementCount).toBe(0);
     const fits = await send(MAX_BODY_BYTES - 200);
     expect(fits.status).toBe(200);
     expect(await fits.json()).toEqual({ data: { workflowRuns: { totalCount: expect.any(Number) } } });
