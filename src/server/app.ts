@@ -9,6 +9,7 @@ import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
 import { graphqlSsePlugin } from './graphql-sse.js';
+import { createMetrics } from './metrics.js';
 import { loadPersistedOperations } from './persisted-operations.js';
 import { attachGraphQLWs } from './graphql-ws.js';
 import { queryLimitPlugins } from './query-limits.js';
@@ -68,6 +69,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const feed = new ChangeFeed(store, { pollIntervalMs: config.pollIntervalMs });
+  const metrics = createMetrics(store, feed);
   const policy = createRequestPolicy({ bindHost: config.host, allowedHosts: config.allowedHosts ?? [], corsOrigins: config.corsOrigins ?? [] });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
@@ -83,6 +85,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // GraphQL over HTTP's persisted-document id (yoga refuses unknown body keys otherwise).
     ...(persisted === undefined ? {} : { extraParamNames: ['documentId'] }),
     plugins: [
+      metrics.plugin(),
       requestLogPlugin(logger),
       redactErrorsPlugin(),
       ...queryLimitPlugins(),
@@ -126,6 +129,17 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     const path = (request.url ?? '/').split('?')[0];
     if (path === '/health' && request.method === 'GET') {
       health(response, isAuthorized(config.token, request.headers.authorization));
+      return;
+    }
+    if (path === '/metrics' && request.method === 'GET') {
+      if (!isAuthorized(config.token, request.headers.authorization)) {
+        refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+        return;
+      }
+      void metrics.render().then(({ body, contentType }) => {
+        response.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
+        response.end(body);
+      });
       return;
     }
     if (serveStaticFile(request, response)) return; // the live lineage page: GET / and /app/*
@@ -206,6 +220,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // once, by the caller, and not also by the WebSocket server.
   const graphqlWs = attachGraphQLWs(httpServer, yoga, config, {
     ...(persisted === undefined ? {} : { persisted }),
+    trackLive: (stream) => metrics.trackLive('graphql-ws', stream),
     // A foreign Host or Origin gets its HTTP status before the upgrade (issue 10.1).
     verifyClient: policy.verifyWebSocketClient((request, refused) => logRefusal(request, refused.status, refused.message)),
   });
@@ -217,6 +232,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const close = (): Promise<void> => {
     closing ??= (async () => {
       feed.close();
+      metrics.close();
       await graphqlWs.close(CLOSE_GRACE_MS);
       await new Promise<void>((resolve) => {
         // close() also closes idle keep-alive connections (Node >= 19); a connection still busy

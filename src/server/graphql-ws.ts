@@ -28,6 +28,8 @@ export interface GraphQLWsOptions {
   verifyClient?: VerifyClientCallbackAsync;
   /** Persisted operations (`--persisted-operations`): ids resolve to their documents, `--only-persisted` refuses other queries. */
   persisted?: PersistedOperations;
+  /** Wraps each subscription's event stream (the `/metrics` count of live subscriptions). */
+  trackLive?: <T>(stream: AsyncIterable<T>) => AsyncIterable<T>;
 }
 
 /**
@@ -63,6 +65,8 @@ export function attachGraphQLWs(
       execute: (args) => (args.rootValue as { execute: typeof import('graphql').execute }).execute(args),
       // Each event executes once per operation and variables; every subscriber running it shares the result.
       subscribe: (args) => sharedSubscribe(args, (result) => redactResult(result) ?? result),
+      onOperation: (_ctx, _id, _payload, _args, result) =>
+        options.trackLive !== undefined && Symbol.asyncIterator in result ? options.trackLive(result) : undefined,
       onSubscribe: async (ctx, _id, params) => {
         const { schema: envelopedSchema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,

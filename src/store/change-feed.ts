@@ -46,6 +46,11 @@ export class ChangeFeed {
   private tickScheduled = false;
   private closed = false;
   private readonly cache: DeltaReadCache;
+  /** `performance.now()` when the commits of the scheduled wake-up were first noticed. */
+  private pendingNoticedAt = 0;
+  /** `performance.now()` when the commits of the latest processed wake-up were first noticed. */
+  private noticedAt = 0;
+  private readonly deliveryListeners = new Set<(lagMs: number) => void>();
   /** Number of wake-ups processed (for tests and benchmarks). */
   ticks = 0;
 
@@ -68,7 +73,7 @@ export class ChangeFeed {
    * @param afterRevision the last revision the consumer applied; null = live only
    */
   followRunDeltas(runId: string, afterRevision: number | null, options?: FollowOptions): AsyncIterableIterator<RunDeltaEvent> {
-    return follow.followRunDeltas(this, this.store, runId, afterRevision, options);
+    return this.measured(follow.followRunDeltas(this, this.store, runId, afterRevision, options));
   }
 
   /**
@@ -76,7 +81,7 @@ export class ChangeFeed {
    * `workflowRunUpdated`). See {@link follow.followRunUpdates}.
    */
   followRunUpdates(runId: string, options?: FollowOptions): AsyncIterableIterator<WorkflowRunRecord> {
-    return follow.followRunUpdates(this, this.store, runId, options);
+    return this.measured(follow.followRunUpdates(this, this.store, runId, options));
   }
 
   /**
@@ -84,7 +89,43 @@ export class ChangeFeed {
    * `workflowRunLineageUpdated`). See {@link follow.followChainUpdates}.
    */
   followChainUpdates(rootRunId: string, options?: FollowOptions): AsyncIterableIterator<WorkflowRunRecord> {
-    return follow.followChainUpdates(this, this.store, rootRunId, options);
+    return this.measured(follow.followChainUpdates(this, this.store, rootRunId, options));
+  }
+
+  /**
+   * Calls `listener` with the change-feed lag of every event a follow stream delivers after a
+   * wake-up: the ms from the moment the feed noticed the commit (this process's own commits at
+   * once, through the commit hook; other processes' at the next `data_version` poll) to the
+   * moment the subscriber took the event. Replayed events, read without waiting, are not
+   * reported. (The `/metrics` histogram of issue 14 item 4.)
+   *
+   * @returns a function that removes the listener
+   */
+  onDelivery(listener: (lagMs: number) => void): () => void {
+    this.deliveryListeners.add(listener);
+    return () => this.deliveryListeners.delete(listener);
+  }
+
+  /** A follow stream that reports the lag of each event delivered after a wake-up to {@link onDelivery}'s listeners. */
+  private measured<T>(source: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
+    const measuredStream: AsyncIterableIterator<T> = {
+      [Symbol.asyncIterator]: () => measuredStream,
+      next: async () => {
+        const ticksBefore = this.ticks;
+        const item = await source.next();
+        if (item.done !== true && this.ticks > ticksBefore && this.deliveryListeners.size > 0) {
+          const lagMs = performance.now() - this.noticedAt;
+          for (const listener of this.deliveryListeners) listener(lagMs);
+        }
+        return item;
+      },
+      return: async (value?: unknown) => (source.return === undefined ? { done: true, value: value as T } : source.return(value)),
+      throw: async (error?: unknown) => {
+        if (source.throw === undefined) throw error;
+        return source.throw(error);
+      },
+    };
+    return measuredStream;
   }
 
   /**
@@ -190,6 +231,7 @@ export class ChangeFeed {
   private scheduleTick(): void {
     if (this.tickScheduled || this.closed) return;
     this.tickScheduled = true;
+    this.pendingNoticedAt = performance.now();
     setImmediate(() => {
       this.tickScheduled = false;
       this.tick();
@@ -198,6 +240,7 @@ export class ChangeFeed {
 
   private tick(): void {
     if (this.closed) return;
+    this.noticedAt = this.pendingNoticedAt;
     this.ticks += 1;
     if (this.revisionWaiters.size > 0) {
       const heads = this.store.viewerHeads([...this.revisionWaiters.keys()]);

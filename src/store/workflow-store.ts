@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BlobStore } from './blobs.js';
 import { StateDatabase } from './database.js';
@@ -195,6 +195,28 @@ export class WorkflowStore {
    */
   onCommit(listener: () => void): () => void {
     return this.database.onCommit(listener);
+  }
+
+  /**
+   * Rounds of `BEGIN IMMEDIATE` tried again after `SQLITE_BUSY` since open (writers waiting on
+   * other connections' write locks; the `/metrics` counter of issue 14 item 4).
+   */
+  get busyRetries(): number {
+    return this.database.beginRetries;
+  }
+
+  /**
+   * Size of the write-ahead log file (`<path>-wal`) in bytes: 0 for an in-memory store or when
+   * the file does not exist (no write since the last checkpoint that truncated it).
+   */
+  walSizeBytes(): number {
+    const path = this.database.path;
+    if (path === '' || path === ':memory:') return 0;
+    try {
+      return statSync(`${path}-wal`).size;
+    } catch {
+      return 0;
+    }
   }
 
   /** SQL statements run through this store since open or {@link resetStatementCount} (N+1 checks, benchmarks). */

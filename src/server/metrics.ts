@@ -1,0 +1,196 @@
+/**
+ * `GET /metrics` in the Prometheus text format (issue 14 item 4), with prom-client. Behind the
+ * token when one is set (app.ts). What it holds, all prefixed `pi_workflows_`:
+ *
+ * - `graphql_requests_total{operation, type, status}` and
+ *   `graphql_request_duration_seconds{operation, type}`: GraphQL HTTP requests (queries,
+ *   mutations, SSE subscriptions until the response starts, graphql-sse single-connection
+ *   requests) by operation name (the executed operation's own name when the request has no
+ *   `operationName`; `(anonymous)`; `(none)` when nothing was executed, e.g. a syntax error)
+ *   and type (`query`, `mutation`, `subscription`, `(none)`). Operation names come from
+ *   clients, so at most {@link MAX_OPERATION_NAMES} distinct names get a label; the rest count
+ *   as `(other)`.
+ * - `live_subscriptions{transport}`: subscriptions streaming now, by transport (`graphql-ws`,
+ *   `sse` for yoga's distinct connections, `graphql-sse-single`).
+ * - `change_feed_lag_seconds`: from the moment the change feed noticed a commit to the moment a
+ *   subscription took the event it caused (see `ChangeFeed.onDelivery`).
+ * - `sqlite_busy_retries_total`: `BEGIN IMMEDIATE` rounds retried after `SQLITE_BUSY`.
+ * - `sqlite_wal_bytes`: size of the database's write-ahead log file.
+ * - prom-client's default process metrics (CPU, memory, event-loop lag, handles), unprefixed.
+ */
+import { getOperationAST, type DocumentNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ChangeFeed, WorkflowStore } from '../store/index.js';
+import { SSE_TOKEN_HEADER } from './graphql-sse.js';
+
+/** Distinct operation names given their own label value; later names count as `(other)`. */
+export const MAX_OPERATION_NAMES = 200;
+
+/** The transports a subscription streams over. */
+export type LiveTransport = 'graphql-ws' | 'sse' | 'graphql-sse-single';
+
+/** The metrics of one server. */
+export interface ServerMetrics {
+  /** The registry `/metrics` renders. */
+  readonly registry: Registry;
+  /** The yoga plugin measuring HTTP requests and SSE subscriptions. */
+  plugin(): Plugin;
+  /**
+   * Counts `stream` in `live_subscriptions{transport}` until it ends (completes, fails, or is
+   * returned by its consumer).
+   *
+   * @returns a stream yielding what `stream` yields
+   */
+  trackLive<T>(transport: LiveTransport, stream: AsyncIterable<T>): AsyncIterableIterator<T>;
+  /** Renders the registry: the body and content type of `GET /metrics`. */
+  render(): Promise<{ body: string; contentType: string }>;
+  /** Stops listening to the change feed. */
+  close(): void;
+}
+
+/** The transport of a subscription started through yoga's envelop, from its context's request. */
+function sseTransportOf(context: { request?: Request }): LiveTransport {
+  return context.request?.headers.has(SSE_TOKEN_HEADER) === true ? 'graphql-sse-single' : 'sse';
+}
+
+/**
+ * Creates the metrics of a server over its store and change feed.
+ *
+ * @returns the metrics; `close()` them with the server
+ */
+export function createMetrics(store: WorkflowStore, feed: ChangeFeed): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'pi_workflows_graphql_requests_total',
+    help: 'GraphQL HTTP requests by operation name, operation type and HTTP status.',
+    labelNames: ['operation', 'type', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'pi_workflows_graphql_request_duration_seconds',
+    help: 'Time from a GraphQL HTTP request to the start of its response, in seconds, by operation name and type.',
+    labelNames: ['operation', 'type'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const live = new Gauge({
+    name: 'pi_workflows_live_subscriptions',
+    help: 'Subscriptions streaming now, by transport (graphql-ws, sse, graphql-sse-single).',
+    labelNames: ['transport'] as const,
+    registers: [registry],
+  });
+  for (const transport of ['graphql-ws', 'sse', 'graphql-sse-single'] as const) live.set({ transport }, 0);
+  const feedLag = new Histogram({
+    name: 'pi_workflows_change_feed_lag_seconds',
+    help: 'From the change feed noticing a commit to a subscription taking the event it caused, in seconds.',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  new Counter({
+    name: 'pi_workflows_sqlite_busy_retries_total',
+    help: 'BEGIN IMMEDIATE rounds retried after SQLITE_BUSY (the database stayed locked by another connection for the busy timeout).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(store.busyRetries);
+    },
+  });
+  new Gauge({
+    name: 'pi_workflows_sqlite_wal_bytes',
+    help: 'Size of the SQLite write-ahead log file, in bytes.',
+    registers: [registry],
+    collect() {
+      this.set(store.walSizeBytes());
+    },
+  });
+  const stopFeedLag = feed.onDelivery((lagMs) => feedLag.observe(lagMs / 1000));
+
+  const names = new Set<string>();
+  const operationLabel = (name: string): string => {
+    if (names.has(name)) return name;
+    if (names.size >= MAX_OPERATION_NAMES) return '(other)';
+    names.add(name);
+    return name;
+  };
+
+  function trackLive<T>(transport: LiveTransport, stream: AsyncIterable<T>): AsyncIterableIterator<T> {
+    const iterator = stream[Symbol.asyncIterator]();
+    let open = true;
+    live.inc({ transport });
+    const end = (): void => {
+      if (!open) return;
+      open = false;
+      live.dec({ transport });
+    };
+    const tracked: AsyncIterableIterator<T> = {
+      [Symbol.asyncIterator]: () => tracked,
+      async next() {
+        try {
+          const item = await iterator.next();
+          if (item.done === true) end();
+          return item;
+        } catch (error) {
+          end();
+          throw error;
+        }
+      },
+      async return(value?: unknown) {
+        end();
+        return iterator.return === undefined ? { done: true, value: value as T } : iterator.return(value);
+      },
+      async throw(error?: unknown) {
+        end();
+        if (iterator.throw === undefined) throw error;
+        return iterator.throw(error);
+      },
+    };
+    return tracked;
+  }
+
+  return {
+    registry,
+    trackLive,
+    plugin() {
+      const started = new WeakMap<Request, number>();
+      const operations = new WeakMap<Request, { name: string; type: string }>();
+      const remember = (request: Request | undefined, document: DocumentNode, operationName: string | null | undefined): void => {
+        if (request === undefined) return;
+        const operation = getOperationAST(document, operationName);
+        operations.set(request, { name: operation?.name?.value ?? '(anonymous)', type: operation?.operation ?? '(none)' });
+      };
+      return {
+        onRequest({ request }) {
+          started.set(request, performance.now());
+        },
+        onExecute({ args }) {
+          remember((args.contextValue as { request?: Request }).request, args.document, args.operationName);
+        },
+        onSubscribe({ args }) {
+          const context = args.contextValue as { request?: Request };
+          remember(context.request, args.document, args.operationName);
+          return {
+            onSubscribeResult({ result, setResult }) {
+              if (Symbol.asyncIterator in result) setResult(trackLive(sseTransportOf(context), result));
+            },
+          };
+        },
+        onResponse({ request, response }) {
+          const start = started.get(request);
+          if (start === undefined || !new URL(request.url).pathname.endsWith('/graphql')) return;
+          const operation = operations.get(request) ?? { name: '(none)', type: '(none)' };
+          const labels = { operation: operationLabel(operation.name), type: operation.type };
+          requests.inc({ ...labels, status: String(response.status) });
+          duration.observe(labels, (performance.now() - start) / 1000);
+        },
+      };
+    },
+    async render() {
+      return { body: await registry.metrics(), contentType: registry.contentType };
+    },
+    close() {
+      stopFeedLag();
+    },
+  };
+}
