@@ -9,6 +9,7 @@ import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
 import { graphqlSsePlugin } from './graphql-sse.js';
+import { GRAPHIQL_DEFAULT_QUERY, serveGraphiQLPage } from './graphiql-page.js';
 import { createMetrics } from './metrics.js';
 import { loadPersistedOperations } from './persisted-operations.js';
 import { attachGraphQLWs } from './graphql-ws.js';
@@ -21,6 +22,9 @@ import { databaseKindHealth } from './state-file.js';
 
 /** How long close() lets WebSocket peers answer the close and HTTP requests finish before cutting them, in ms. */
 const CLOSE_GRACE_MS = 2_000;
+
+/** The GraphiQL page's title. */
+const GRAPHIQL_TITLE = 'pi-workflows GraphQL';
 
 /** A running server. */
 export interface RunningServer {
@@ -75,7 +79,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    graphiql: { title: 'pi-workflows GraphQL', subscriptionsProtocol: 'WS' },
+    graphiql: { title: GRAPHIQL_TITLE, subscriptionsProtocol: 'WS', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
     renderGraphiQL,
     logging: false,
     maskedErrors: true,
@@ -143,6 +147,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       return;
     }
     if (serveStaticFile(request, response)) return; // the live lineage page: GET / and /app/*
+    if (isGraphiQLPage(request) && path === '/graphql') {
+      void serveGraphiQLPage(request, response, GRAPHIQL_TITLE, '/graphql'); // compressed and cacheable
+      return;
+    }
     // Every request yoga gets is gated, whatever its path: yoga serves GraphQL not only on
     // /graphql but on /graphql/, //graphql and any URL ending in /graphql (query string included).
     // Only the GraphiQL page (a GET asking for HTML, which yoga answers without executing) is open.

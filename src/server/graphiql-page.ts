@@ -1,0 +1,138 @@
+/**
+ * The GraphiQL page (`GET /graphql` asking for HTML), served compressed and cacheable (issue 14
+ * item 4). yoga's page (`@graphql-yoga/render-graphiql`) inlines GraphiQL and its editor: about
+ * 9 MB of HTML, which yoga sends uncompressed and without cache headers on every visit. Here
+ * the same page is rendered once, compressed once (brotli and gzip, off the event loop, on the
+ * first visit) and answered with `ETag` and `Cache-Control`, so a revisit costs a 304.
+ *
+ * The page opens with {@link GRAPHIQL_DEFAULT_QUERY}, which runs on any database (the demo's
+ * included) and shows what the API is about.
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+
+/** The query GraphiQL opens with: the newest runs with their chain, and how to go on. */
+export const GRAPHIQL_DEFAULT_QUERY = `# pi-workflows GraphQL: durable workflow runs, their lineage and live views.
+# Press the run button (Ctrl-Enter). The Docs tab lists every type and field.
+#
+# Next: workflowRun(runId: "…") for one run and its lineage(first: 20), node(id: "…")
+# for a global id, and the subscriptions workflowRunUpdated / workflowRunDeltas (live).
+query RecentRuns {
+  workflowRuns(first: 10) {
+    totalCount
+    edges {
+      node {
+        id
+        runId
+        workflowName
+        status
+        queueStatus
+        lineageKind
+        restartNumber
+        createdAt
+        rootRun {
+          id
+          runId
+        }
+        latestRun {
+          id
+          runId
+          status
+        }
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+`;
+
+/** How long browsers may reuse the page without asking again, in seconds. */
+export const GRAPHIQL_MAX_AGE_S = 3600;
+
+interface RenderedPage {
+  etag: string;
+  identity: Buffer;
+  /** Compressed bodies, made on the first visit. */
+  encoded: Promise<{ br: Buffer; gzip: Buffer }>;
+}
+
+/** The page per title/endpoint, shared by every server of the process (tests start many). */
+const pages = new Map<string, RenderedPage>();
+
+function pageFor(title: string, endpoint: string): RenderedPage {
+  const key = `${title}\u0000${endpoint}`;
+  let page = pages.get(key);
+  if (page === undefined) {
+    const identity = Buffer.from(renderGraphiQL({ title, endpoint, subscriptionsProtocol: 'WS', defaultQuery: GRAPHIQL_DEFAULT_QUERY }), 'utf8');
+    const encoded = Promise.all([
+      promisify(brotliCompress)(identity, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length },
+      }),
+      promisify(gzip)(identity),
+    ]).then(([br, gzipped]) => ({ br, gzip: gzipped }));
+    encoded.catch(() => pages.delete(key)); // tried again on the next visit
+    page = { etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`, identity, encoded };
+    pages.set(key, page);
+  }
+  return page;
+}
+
+/** The encoding to answer with: brotli, else gzip, else none (q=0 refuses an encoding). */
+export function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | 'identity' {
+  const accepted = new Map<string, number>();
+  for (const part of (acceptEncoding ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (name === undefined || name === '') continue;
+    const q = params.map((param) => /^\s*q=([0-9.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
+    accepted.set(name, q === undefined ? 1 : Number(q));
+  }
+  const allowed = (name: string): boolean => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
+  if (allowed('br')) return 'br';
+  if (allowed('gzip')) return 'gzip';
+  return 'identity';
+}
+
+/**
+ * Answers a GraphiQL page request: 304 when `If-None-Match` names the current page, else 200
+ * with the page in the best encoding the client accepts. Headers: `ETag`, `Cache-Control:
+ * public, max-age=3600`, `Vary: Accept-Encoding`.
+ *
+ * @param title the page title
+ * @param endpoint the GraphQL path the page talks to (HTTP and graphql-ws)
+ */
+export async function serveGraphiQLPage(request: IncomingMessage, response: ServerResponse, title: string, endpoint: string): Promise<void> {
+  const page = pageFor(title, endpoint);
+  const headers = {
+    etag: page.etag,
+    'cache-control': `public, max-age=${GRAPHIQL_MAX_AGE_S}`,
+    vary: 'Accept-Encoding',
+  };
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === page.etag || tag.trim() === '*')) {
+    response.writeHead(304, headers);
+    response.end();
+    return;
+  }
+  const encoding = pickEncoding(request.headers['accept-encoding']);
+  let body = page.identity;
+  if (encoding !== 'identity') {
+    try {
+      body = (await page.encoded)[encoding];
+    } catch {
+      body = page.identity;
+    }
+  }
+  response.writeHead(200, {
+    ...headers,
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': String(body.length),
+    ...(body === page.identity ? {} : { 'content-encoding': encoding }),
+  });
+  response.end(body);
+}
