@@ -110,6 +110,13 @@ export type SettleWorkflowRunInput = {
   status: SettleStatus;
 };
 
+/** What a catch-up read of the delta log answered. */
+export type ViewerDeltaPageKind =
+  /** batches holds every revision after the cursor, in order (none when the cursor is current). */
+  | 'DELTAS'
+  /** The cursor cannot be served (0, ahead of the run, or older than the retained window): reload the run; batches is empty. */
+  | 'SNAPSHOT_REQUIRED';
+
 /** The part of a live view a delta patches. */
 export type ViewerTargetType =
   | 'CONVERSATION'
@@ -174,7 +181,6 @@ export type ReserveWorkflowRunMutationVariables = Exact<{
 
 
 export type ReserveWorkflowRunMutation = { reserveWorkflowRun:
-    | { __typename: 'ClaimLostError', message: string, code: string }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'ForbiddenError', message: string, code: string }
     | { __typename: 'LineageError', message: string, code: string }
@@ -190,7 +196,6 @@ export type RestartWorkflowRunMutationVariables = Exact<{
 
 
 export type RestartWorkflowRunMutation = { restartWorkflowRun:
-    | { __typename: 'ClaimLostError', message: string, code: string }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'ForbiddenError', message: string, code: string }
     | { __typename: 'LineageError', message: string, code: string }
@@ -206,13 +211,10 @@ export type ClaimWorkflowRunMutationVariables = Exact<{
 
 
 export type ClaimWorkflowRunMutation = { claimWorkflowRun:
-    | { __typename: 'ClaimLostError', message: string, code: string }
     | { __typename: 'ClaimWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'ForbiddenError', message: string, code: string }
-    | { __typename: 'LineageError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
-    | { __typename: 'RestartRejectedError', message: string, code: string }
     | { __typename: 'ValidationError', field: string | null, message: string, code: string }
    };
 
@@ -225,10 +227,8 @@ export type ParkWorkflowRunMutation = { parkWorkflowRun:
     | { __typename: 'ClaimLostError', message: string, code: string }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'ForbiddenError', message: string, code: string }
-    | { __typename: 'LineageError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'ParkWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
-    | { __typename: 'RestartRejectedError', message: string, code: string }
     | { __typename: 'ValidationError', field: string | null, message: string, code: string }
    };
 
@@ -241,9 +241,7 @@ export type SettleWorkflowRunMutation = { settleWorkflowRun:
     | { __typename: 'ClaimLostError', message: string, code: string }
     | { __typename: 'ConflictError', message: string, code: string }
     | { __typename: 'ForbiddenError', message: string, code: string }
-    | { __typename: 'LineageError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
-    | { __typename: 'RestartRejectedError', message: string, code: string }
     | { __typename: 'SettleWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
     | { __typename: 'ValidationError', field: string | null, message: string, code: string }
    };
@@ -297,7 +295,7 @@ export type ViewerDeltasQueryVariables = Exact<{
 }>;
 
 
-export type ViewerDeltasQuery = { workflowRun: { id: string, runId: string, presentationRevision: number, viewerDeltas: { kind: string, currentRevision: number, retainedFromRevision: number, batches: Array<{ runId: string, presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> }> } } | null };
+export type ViewerDeltasQuery = { workflowRun: { id: string, runId: string, presentationRevision: number, viewerDeltas: { kind: ViewerDeltaPageKind, currentRevision: number, retainedFromRevision: number, batches: Array<{ runId: string, presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> }> } } | null };
 
 export type RunChainQueryVariables = Exact<{
   runId: string;

@@ -2,13 +2,10 @@
       export type PossibleTypesResultData = {
   "possibleTypes": {
     "ClaimWorkflowRunResult": [
-      "ClaimLostError",
       "ClaimWorkflowRunSuccess",
       "ConflictError",
       "ForbiddenError",
-      "LineageError",
       "NotFoundError",
-      "RestartRejectedError",
       "ValidationError"
     ],
     "Error": [
@@ -27,14 +24,11 @@
       "ClaimLostError",
       "ConflictError",
       "ForbiddenError",
-      "LineageError",
       "NotFoundError",
       "ParkWorkflowRunSuccess",
-      "RestartRejectedError",
       "ValidationError"
     ],
     "ReserveWorkflowRunResult": [
-      "ClaimLostError",
       "ConflictError",
       "ForbiddenError",
       "LineageError",
@@ -44,7 +38,6 @@
       "ValidationError"
     ],
     "RestartWorkflowRunResult": [
-      "ClaimLostError",
       "ConflictError",
       "ForbiddenError",
       "LineageError",
@@ -57,9 +50,7 @@
       "ClaimLostError",
       "ConflictError",
       "ForbiddenError",
-      "LineageError",
       "NotFoundError",
-      "RestartRejectedError",
       "SettleWorkflowRunSuccess",
       "ValidationError"
     ],
@@ -72,13 +63,10 @@
       const result: PossibleTypesResultData = {
   "possibleTypes": {
     "ClaimWorkflowRunResult": [
-      "ClaimLostError",
       "ClaimWorkflowRunSuccess",
       "ConflictError",
       "ForbiddenError",
-      "LineageError",
       "NotFoundError",
-      "RestartRejectedError",
       "ValidationError"
     ],
     "Error": [
@@ -97,14 +85,11 @@
       "ClaimLostError",
       "ConflictError",
       "ForbiddenError",
-      "LineageError",
       "NotFoundError",
       "ParkWorkflowRunSuccess",
-      "RestartRejectedError",
       "ValidationError"
     ],
     "ReserveWorkflowRunResult": [
-      "ClaimLostError",
       "ConflictError",
       "ForbiddenError",
       "LineageError",
@@ -114,7 +99,6 @@
       "ValidationError"
     ],
     "RestartWorkflowRunResult": [
-      "ClaimLostError",
       "ConflictError",
       "ForbiddenError",
       "LineageError",
@@ -127,9 +111,7 @@
       "ClaimLostError",
       "ConflictError",
       "ForbiddenError",
-      "LineageError",
       "NotFoundError",
-      "RestartRejectedError",
       "SettleWorkflowRunSuccess",
       "ValidationError"
     ],

@@ -1,7 +1,7 @@
 import { claimNotLiveMessage, type WorkflowRunRecord } from '../store/index.js';
 import { builder } from './builder.js';
 import { SettleStatusEnum } from './enums.js';
-import { ALL_ERROR_TYPES, ClaimLostError, NotFoundError, runMutation } from './errors.js';
+import { ClaimLostError, mutationErrors, NotFoundError, runMutation } from './errors.js';
 import { assertJson, assertText, MAX_LONG_TEXT_LENGTH } from './input-limits.js';
 import { WorkflowRunRef } from './workflow-run.js';
 
@@ -62,7 +62,7 @@ builder.mutationFields((t) => ({
     type: ClaimSuccessRef,
     description: 'Claim a run by id, or the next eligible one. run is null when nothing is eligible.',
     args: { input: t.arg({ type: ClaimInputRef, required: true }) },
-    errors: { types: [...ALL_ERROR_TYPES], directResult: true, union: { name: 'ClaimWorkflowRunResult' } },
+    errors: mutationErrors('claimWorkflowRun'),
     resolve: (_root, { input }, context) =>
       runMutation(context.readOnly, () => {
         for (const field of ['runnerId', 'claimToken', 'runId', 'sessionId'] as const) assertText(input[field], field);
@@ -78,7 +78,7 @@ builder.mutationFields((t) => ({
     type: ParkSuccessRef,
     description: 'Release a live claim to parked, or park for worker no progress.',
     args: { input: t.arg({ type: ParkInputRef, required: true }) },
-    errors: { types: [...ALL_ERROR_TYPES], directResult: true, union: { name: 'ParkWorkflowRunResult' } },
+    errors: mutationErrors('parkWorkflowRun'),
     resolve: (_root, { input }, context) =>
       runMutation(context.readOnly, () => {
         assertText(input.runId, 'runId');
@@ -99,7 +99,7 @@ builder.mutationFields((t) => ({
     type: SettleSuccessRef,
     description: 'Settle a claimed run COMPLETED, FAILED, TIMED_OUT or CANCELLED; releases the claim.',
     args: { input: t.arg({ type: SettleInputRef, required: true }) },
-    errors: { types: [...ALL_ERROR_TYPES], directResult: true, union: { name: 'SettleWorkflowRunResult' } },
+    errors: mutationErrors('settleWorkflowRun'),
     resolve: (_root, { input }, context) =>
       runMutation(context.readOnly, () => {
         assertText(input.runId, 'runId');

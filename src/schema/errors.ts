@@ -53,6 +53,63 @@ export const ALL_ERROR_TYPES = [
   ForbiddenError,
 ] as const;
 
+/** One typed error class. */
+export type ApiErrorClass = (typeof ALL_ERROR_TYPES)[number];
+
+/**
+ * The typed errors each mutation can return, and when (issue 11 item 5): its result union
+ * lists exactly these, so a client switches only on errors that can happen. A store error of
+ * another kind would be a bug; it is not in the union, so the server masks it and logs it.
+ */
+export const MUTATION_ERRORS = {
+  reserveWorkflowRun: {
+    types: [NotFoundError, LineageError, ConflictError, RestartRejectedError, ValidationError, ForbiddenError],
+    description:
+      'ReserveWorkflowRunSuccess, or: NotFoundError (the parent does not exist), LineageError (a lineage rule), ConflictError ' +
+      '(already reserved with other parameters, preparation conflict, a restart fingerprint that is not the parent\'s, the claim ' +
+      'could not be taken, the session already has an active run), RestartRejectedError (restart policy), ValidationError ' +
+      '(malformed input), ForbiddenError (read-only server, or a run that may not be restarted).',
+  },
+  restartWorkflowRun: {
+    types: [NotFoundError, LineageError, ConflictError, RestartRejectedError, ValidationError, ForbiddenError],
+    description:
+      'RestartWorkflowRunSuccess, or: NotFoundError (no such run), ForbiddenError (not an interactive run of this session, or ' +
+      'read-only server), RestartRejectedError (cancelled run, restart limit, repeated terminal outcome), LineageError (run not ' +
+      'terminal, malformed fingerprint), ConflictError (fingerprint of another outcome, the claim could not be taken), ' +
+      'ValidationError (malformed input).',
+  },
+  claimWorkflowRun: {
+    types: [NotFoundError, ConflictError, ValidationError, ForbiddenError],
+    description:
+      'ClaimWorkflowRunSuccess (run null when nothing is eligible), or: NotFoundError (no run with that runId), ConflictError ' +
+      "(the run's session already has an active run), ValidationError (malformed input, leaseMs out of range), ForbiddenError " +
+      '(read-only server).',
+  },
+  parkWorkflowRun: {
+    types: [NotFoundError, ClaimLostError, ConflictError, ValidationError, ForbiddenError],
+    description:
+      'ParkWorkflowRunSuccess, or: NotFoundError (no such run), ClaimLostError (the token is not the live claim), ConflictError ' +
+      '(a waiting run parked for no progress, a concurrent change), ValidationError (malformed input), ForbiddenError ' +
+      '(read-only server).',
+  },
+  settleWorkflowRun: {
+    types: [NotFoundError, ClaimLostError, ConflictError, ValidationError, ForbiddenError],
+    description:
+      'SettleWorkflowRunSuccess, or: NotFoundError (no such run), ClaimLostError (the token is not the live claim), ConflictError ' +
+      '(a concurrent change), ValidationError (malformed input or output), ForbiddenError (read-only server).',
+  },
+} as const satisfies Record<string, { types: readonly ApiErrorClass[]; description: string }>;
+
+/**
+ * The errors-plugin options of a mutation: its own error types and its result union
+ * `<Mutation>Result` (first letter upper case), described.
+ */
+export function mutationErrors(mutation: keyof typeof MUTATION_ERRORS) {
+  const { types, description } = MUTATION_ERRORS[mutation];
+  const name = `${mutation[0]?.toUpperCase()}${mutation.slice(1)}Result`;
+  return { types: [...types], directResult: true as const, union: { name, description } };
+}
+
 const KIND_TO_ERROR: Record<Exclude<StoreErrorKind, 'integrity'>, (message: string, field?: string) => ApiError> = {
   validation: (message, field) => new ValidationError(message, field),
   not_found: (message) => new NotFoundError(message),
@@ -109,7 +166,7 @@ const ErrorInterface = builder.interfaceRef<ApiError>('Error').implement({
   }),
 });
 
-function errorObject(cls: (typeof ALL_ERROR_TYPES)[number], description: string): void {
+function errorObject(cls: ApiErrorClass, description: string): void {
   builder.objectType(cls, {
     name: cls.name,
     description,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson, type ClaimRequest, type ReserveWorkflowRunInput, type WorkflowRunRecord } from '../store/index.js';
 import { builder } from './builder.js';
 import { ExecutionModeEnum, LineageKindEnum } from './enums.js';
-import { ALL_ERROR_TYPES, runMutation, ValidationError } from './errors.js';
+import { mutationErrors, runMutation, ValidationError } from './errors.js';
 import { assertJson, assertText } from './input-limits.js';
 import { WorkflowRunRef } from './workflow-run.js';
 
@@ -123,7 +123,7 @@ builder.mutationFields((t) => ({
     type: ReserveSuccessRef,
     description: 'Reserve a run (root, continuation or restart); with claim, reserve and claim in one transaction or adopt an identical run.',
     args: { input: t.arg({ type: ReserveInputRef, required: true }) },
-    errors: { types: [...ALL_ERROR_TYPES], directResult: true, union: { name: 'ReserveWorkflowRunResult' } },
+    errors: mutationErrors('reserveWorkflowRun'),
     resolve: (_root, { input }, context) =>
       runMutation(context.readOnly, () => {
         const reservation = reserveInput(input);
@@ -136,7 +136,7 @@ builder.mutationFields((t) => ({
     description:
       'Restart a terminal run; a retry returns the same restart with adopted: true. Only interactive runs of the same origin session can be restarted (else ForbiddenError).',
     args: { input: t.arg({ type: RestartInputRef, required: true }) },
-    errors: { types: [...ALL_ERROR_TYPES], directResult: true, union: { name: 'RestartWorkflowRunResult' } },
+    errors: mutationErrors('restartWorkflowRun'),
     resolve: (_root, { input }, context) =>
       runMutation(context.readOnly, () => {
         for (const field of ['runId', 'originSessionId', 'parentTerminalFingerprint', 'restartRunId'] as const) {

@@ -1,6 +1,6 @@
 import type { ViewerDelta, ViewerDeltaBatch, ViewerPatchOperation, ViewerSnapshotEvent } from '../store/index.js';
 import { builder } from './builder.js';
-import { PatchOpEnum, ViewerTargetTypeEnum } from './enums.js';
+import { PatchOpEnum, ViewerDeltaPageKindEnum, ViewerTargetTypeEnum } from './enums.js';
 import { badUserInput } from './bad-user-input.js';
 import { toApiError, ValidationError } from './errors.js';
 import { WorkflowRunRef } from './workflow-run.js';
@@ -69,12 +69,12 @@ interface DeltaPageShape {
 const ViewerDeltaPageRef = builder.objectRef<DeltaPageShape>('ViewerDeltaPage').implement({
   description: 'Catch-up read of the delta log after a revision.',
   fields: (t) => ({
-    kind: t.exposeString('kind', { description: '`deltas` or `snapshot_required`.' }),
+    kind: t.field({ type: ViewerDeltaPageKindEnum, description: 'DELTAS, or SNAPSHOT_REQUIRED.', resolve: (page) => page.kind }),
     currentRevision: t.exposeInt('currentRevision'),
     retainedFromRevision: t.exposeInt('retainedFromRevision'),
     batches: t.field({
       type: [ViewerDeltaBatchRef],
-      description: 'Every revision after the cursor, in order; empty for snapshot_required.',
+      description: 'Every revision after the cursor, in order; empty for SNAPSHOT_REQUIRED.',
       resolve: (page) => page.batches,
     }),
   }),
@@ -83,7 +83,7 @@ const ViewerDeltaPageRef = builder.objectRef<DeltaPageShape>('ViewerDeltaPage').
 builder.objectFields(WorkflowRunRef, (t) => ({
   viewerDeltas: t.field({
     type: ViewerDeltaPageRef,
-    description: 'Catch-up read of the delta log: every retained revision after afterRevision, or snapshot_required.',
+    description: 'Catch-up read of the delta log: every retained revision after afterRevision, or SNAPSHOT_REQUIRED.',
     args: { afterRevision: t.arg.int({ required: true }) },
     resolve: (run, args, context) => {
       let read;

@@ -160,10 +160,10 @@ describe('Apollo Client with the README cache set-up', () => {
 
     commitMarker(fx.store, 'list-1', 1);
     const { data: deltas } = await client.query({ query: documentNode(ViewerDeltasDocument), variables: { runId: 'list-1', afterRevision: 1 } });
-    expect(deltas?.workflowRun?.viewerDeltas).toMatchObject({ kind: 'deltas', currentRevision: 2 });
+    expect(deltas?.workflowRun?.viewerDeltas).toMatchObject({ kind: 'DELTAS', currentRevision: 2 });
     expect(deltas?.workflowRun?.viewerDeltas.batches.map((batch) => batch.presentationRevision)).toEqual([2]);
     const { data: snapshot } = await client.query({ query: documentNode(ViewerDeltasDocument), variables: { runId: 'list-1', afterRevision: 0 } });
-    expect(snapshot?.workflowRun?.viewerDeltas).toMatchObject({ kind: 'snapshot_required', batches: [] });
+    expect(snapshot?.workflowRun?.viewerDeltas).toMatchObject({ kind: 'SNAPSHOT_REQUIRED', batches: [] });
   });
 
   it('a mutation updates the cached run in every query watching it; typed errors keep code and message', async () => {

@@ -166,9 +166,9 @@ describe('urql with the README Graphcache set-up', () => {
 
     commitMarker(fx.store, 'list-1', 1);
     const deltas = await client.query(doc(ViewerDeltasDocument), { runId: 'list-1', afterRevision: 1 }).toPromise();
-    expect(deltas.data?.workflowRun?.viewerDeltas).toMatchObject({ kind: 'deltas', currentRevision: 2 });
+    expect(deltas.data?.workflowRun?.viewerDeltas).toMatchObject({ kind: 'DELTAS', currentRevision: 2 });
     const snapshot = await client.query(doc(ViewerDeltasDocument), { runId: 'list-1', afterRevision: 0 }).toPromise();
-    expect(snapshot.data?.workflowRun?.viewerDeltas).toMatchObject({ kind: 'snapshot_required', batches: [] });
+    expect(snapshot.data?.workflowRun?.viewerDeltas).toMatchObject({ kind: 'SNAPSHOT_REQUIRED', batches: [] });
   });
 
   it('a mutation updates the cached run in every query watching it; typed errors keep code and message', async () => {

@@ -26,7 +26,7 @@ describe('viewerDeltas', () => {
       id: Buffer.from('WorkflowRun:run-1').toString('base64'),
       runId: 'run-1',
       presentationRevision: 1,
-      viewerDeltas: { kind: 'deltas', currentRevision: 1, retainedFromRevision: 1, batches: [] },
+      viewerDeltas: { kind: 'DELTAS', currentRevision: 1, retainedFromRevision: 1, batches: [] },
     });
   });
 
@@ -55,7 +55,7 @@ describe('viewerDeltas', () => {
       ],
     });
     expect(workflowRun?.viewerDeltas).toEqual({
-      kind: 'deltas',
+      kind: 'DELTAS',
       currentRevision: 4,
       retainedFromRevision: 1,
       batches: [
@@ -77,13 +77,13 @@ describe('viewerDeltas', () => {
     const after3 = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision: 3 });
     expect(after3.workflowRun?.viewerDeltas.batches.map((batch) => batch.presentationRevision)).toEqual([4]);
     const after4 = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision: 4 });
-    expect(after4.workflowRun?.viewerDeltas).toEqual({ kind: 'deltas', currentRevision: 4, retainedFromRevision: 1, batches: [] });
+    expect(after4.workflowRun?.viewerDeltas).toEqual({ kind: 'DELTAS', currentRevision: 4, retainedFromRevision: 1, batches: [] });
   });
 
-  it('answers snapshot_required for cursor 0 and for a cursor ahead of the run', async () => {
+  it('answers SNAPSHOT_REQUIRED for cursor 0 and for a cursor ahead of the run', async () => {
     for (const afterRevision of [0, 5]) {
       const { workflowRun } = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision });
-      expect(workflowRun?.viewerDeltas).toEqual({ kind: 'snapshot_required', currentRevision: 4, retainedFromRevision: 1, batches: [] });
+      expect(workflowRun?.viewerDeltas).toEqual({ kind: 'SNAPSHOT_REQUIRED', currentRevision: 4, retainedFromRevision: 1, batches: [] });
     }
   });
 

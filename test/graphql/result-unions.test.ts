@@ -1,0 +1,56 @@
+/**
+ * Each mutation's result union lists only the errors that mutation can return (issue 11 item 5),
+ * and `ViewerDeltaPage.kind` is an enum; read over HTTP through introspection, as a client's
+ * code generator sees them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+
+interface TypeInfo {
+  __type: {
+    possibleTypes: Array<{ name: string }> | null;
+    fields: Array<{ name: string; type: { kind: string; name: string | null; ofType: { kind: string; name: string } | null } }> | null;
+    enumValues: Array<{ name: string }> | null;
+  } | null;
+}
+
+const TYPE = `query Type($name: String!) {
+  __type(name: $name) {
+    possibleTypes { name }
+    fields { name type { kind name ofType { kind name } } }
+    enumValues { name }
+  }
+}`;
+
+describe('mutation result unions and ViewerDeltaPage.kind', () => {
+  let fx: TestServer;
+  beforeAll(async () => {
+    fx = await startTestServer();
+  });
+  afterAll(async () => {
+    await fx.close();
+  });
+
+  const typeInfo = async (name: string) => (await fx.data<TypeInfo, { name: string }>(TYPE, { name })).__type;
+
+  it.each([
+    ['ReserveWorkflowRunResult', ['ConflictError', 'ForbiddenError', 'LineageError', 'NotFoundError', 'ReserveWorkflowRunSuccess', 'RestartRejectedError', 'ValidationError']],
+    ['RestartWorkflowRunResult', ['ConflictError', 'ForbiddenError', 'LineageError', 'NotFoundError', 'RestartRejectedError', 'RestartWorkflowRunSuccess', 'ValidationError']],
+    ['ClaimWorkflowRunResult', ['ClaimWorkflowRunSuccess', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'ValidationError']],
+    ['ParkWorkflowRunResult', ['ClaimLostError', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'ParkWorkflowRunSuccess', 'ValidationError']],
+    ['SettleWorkflowRunResult', ['ClaimLostError', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'SettleWorkflowRunSuccess', 'ValidationError']],
+  ])('%s offers exactly its success type and the errors it can return', async (union, members) => {
+    const info = await typeInfo(union);
+    expect(info?.possibleTypes?.map((type) => type.name).sort()).toEqual(members);
+  });
+
+  it('ViewerDeltaPage.kind is the non-null enum ViewerDeltaPageKind { DELTAS SNAPSHOT_REQUIRED }', async () => {
+    const page = await typeInfo('ViewerDeltaPage');
+    expect(page?.fields?.find((field) => field.name === 'kind')?.type).toEqual({
+      kind: 'NON_NULL',
+      name: null,
+      ofType: { kind: 'ENUM', name: 'ViewerDeltaPageKind' },
+    });
+    expect((await typeInfo('ViewerDeltaPageKind'))?.enumValues?.map((value) => value.name)).toEqual(['DELTAS', 'SNAPSHOT_REQUIRED']);
+  });
+});
