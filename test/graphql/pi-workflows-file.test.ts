@@ -143,7 +143,7 @@ describe('serving a pi-workflows state file', () => {
 
   it('serves viewerDeltas and the delta subscription with resume, as pi-workflows recorded them', async () => {
     const page = await fx.data(ViewerDeltasDocument, { runId: 'run-a3', afterRevision: 5 });
-    expect(page.workflowRun?.viewerDeltas).toMatchObject({ kind: 'deltas', currentRevision: 7, retainedFromRevision: 1 });
+    expect(page.workflowRun?.viewerDeltas).toMatchObject({ kind: 'DELTAS', currentRevision: 7, retainedFromRevision: 1 });
     expect(page.workflowRun?.viewerDeltas.batches.map((batch) => [batch.presentationRevision, batch.deltas.map((delta) => delta.targetKey)])).toEqual([
       [6, ['step-2']],
       [7, ['step-3']],
