@@ -1,3 +1,4 @@
+import { getOperationAST, type DocumentNode, type GraphQLError } from 'graphql';
 import { pino, type Logger } from 'pino';
 import type { Plugin } from 'graphql-yoga';
 
@@ -7,18 +8,74 @@ export function createLogger(level: string): Logger {
 }
 
 /**
- * A yoga plugin that logs one line per HTTP request: method, path, operation name, status and
- * duration in ms. Variables, headers and bodies are never logged (they may hold claim tokens).
+ * Error codes whose messages describe the document or the request's shape, never variable
+ * values, so the log may quote them (a variable coercion error, `BAD_USER_INPUT`, quotes the
+ * value: a claim token could be in it).
+ */
+const QUOTABLE_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST']);
+/**
+ * The head of graphql-js's variable coercion error (it has no code): which variable, and the
+ * path inside it; the rest of the message, which may quote the value, is not logged.
+ */
+const VARIABLE_ERROR = /^Variable "\$\w+" got invalid value(?: at "[\w.[\]]*")?/;
+/** Longest `reason` logged, in characters. */
+const MAX_REASON_LENGTH = 300;
+
+/** What a failed request's result says, for the log line. */
+interface Failure {
+  errorCode: string | null;
+  reason: string | null;
+}
+
+/** The first error of a single result that carries errors, as `{errorCode, reason}`; undefined otherwise. */
+function failureOf(result: unknown): Failure | undefined {
+  if (typeof result !== 'object' || result === null || Array.isArray(result) || Symbol.asyncIterator in result) return undefined;
+  const errors = (result as { errors?: readonly GraphQLError[] }).errors;
+  const first = errors?.[0];
+  if (first === undefined) return undefined;
+  const code = first.extensions?.code;
+  const errorCode = typeof code === 'string' ? code : null;
+  let reason: string | null = null;
+  if (errorCode !== null && QUOTABLE_CODES.has(errorCode)) reason = first.message.slice(0, MAX_REASON_LENGTH);
+  else if (errorCode === null) reason = VARIABLE_ERROR.exec(first.message)?.[0] ?? null;
+  return { errorCode, reason };
+}
+
+/**
+ * A yoga plugin that logs one line per HTTP request: method, path, operation name, status,
+ * duration in ms, and for a result carrying errors the first error's `errorCode` and, when
+ * its message cannot quote variables (parse, validation, bad request), that message as
+ * `reason`; a variable coercion error is logged as its variable and path only (issue 14
+ * item 5). `status` is the HTTP status sent: GraphQL over HTTP answers
+ * `application/json` clients 200 even for a validation failure (400 for
+ * `application/graphql-response+json`), so `errorCode` is what tells a failure apart.
+ * `operationName` is the explicit one, else the name of the document's only operation
+ * (`query Named { … }`), else null. Variables, headers and bodies are never logged (they may
+ * hold claim tokens).
  */
 export function requestLogPlugin(logger: Logger): Plugin {
   const started = new WeakMap<Request, number>();
   const operations = new WeakMap<Request, string | null>();
+  const failures = new WeakMap<Request, Failure>();
   return {
     onRequest({ request }) {
       started.set(request, performance.now());
     },
     onParams({ params, request }) {
       operations.set(request, params.operationName ?? null);
+    },
+    onParse({ context }) {
+      const request = (context as { request?: Request }).request;
+      return ({ result }) => {
+        if (request === undefined || typeof result !== 'object' || result === null || (result as DocumentNode).kind !== 'Document') return;
+        const explicit = operations.get(request) ?? null;
+        const name = getOperationAST(result as DocumentNode, explicit)?.name?.value;
+        if (name !== undefined) operations.set(request, name);
+      };
+    },
+    onResultProcess({ request, result }) {
+      const failure = failureOf(result);
+      if (failure !== undefined) failures.set(request, failure);
     },
     onResponse({ request, response }) {
       const start = started.get(request);
@@ -30,6 +87,7 @@ export function requestLogPlugin(logger: Logger): Plugin {
           operationName: operations.get(request) ?? null,
           status: response.status,
           durationMs: start === undefined ? null : Math.round((performance.now() - start) * 1000) / 1000,
+          ...failures.get(request),
         },
         'request',
       );

@@ -1,6 +1,8 @@
 /**
  * Request logs: one JSON line per request with operationName and durationMs; claim tokens in
- * variables and the bearer token never reach the log.
+ * variables and the bearer token never reach the log. operationName comes from the document
+ * when the request names none; a failed request carries its error code and, when the message
+ * cannot quote variables, its reason (issue 14 item 5).
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -82,5 +84,85 @@ describe('request logging', () => {
       }),
     ]);
     expect(lines.join('\n')).not.toContain('wrong');
+  });
+
+  it('logs the name of the only operation of a document sent without operationName (also when the parse is cached)', async () => {
+    const before = lines.length;
+    for (let i = 0; i < 2; i++) {
+      const response = await fx.gql('query Named { workflowRuns { totalCount } }', undefined, { operationName: null });
+      expect(response.status).toBe(200);
+    }
+    expect(records().slice(before)).toEqual([
+      expect.objectContaining({ msg: 'request', operationName: 'Named', status: 200 }),
+      expect.objectContaining({ msg: 'request', operationName: 'Named', status: 200 }),
+    ]);
+  });
+
+  it('logs the operation the request chose among several', async () => {
+    const before = lines.length;
+    await fx.gql('query A { __typename } query B { __typename }', undefined, { operationName: 'B' });
+    expect(records().slice(before)).toEqual([expect.objectContaining({ operationName: 'B', status: 200 })]);
+  });
+
+  it.each([
+    ['application/graphql-response+json', 400],
+    ['application/json', 200],
+  ])('logs a validation failure (Accept %s) with the status sent, its code and its reason', async (accept, status) => {
+    const before = lines.length;
+    const response = await fx.gql('query Broken { nope }', undefined, { operationName: null, headers: { accept } });
+    expect(response.status).toBe(status);
+    expect(records().slice(before)).toEqual([
+      {
+        level: 30,
+        time: expect.any(Number),
+        pid: process.pid,
+        hostname: expect.any(String),
+        msg: 'request',
+        method: 'POST',
+        path: '/graphql',
+        operationName: 'Broken',
+        status,
+        durationMs: expect.any(Number),
+        errorCode: 'GRAPHQL_VALIDATION_FAILED',
+        reason: 'Cannot query field "nope" on type "Query". Did you mean "node"?',
+      },
+    ]);
+  });
+
+  it('logs a syntax error and a request without a query with their reasons', async () => {
+    const before = lines.length;
+    expect((await fx.gql('query {', undefined, { operationName: null })).status).toBe(400);
+    const noQuery = await fetch(fx.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${BEARER}`, accept: 'application/graphql-response+json' },
+      body: '{"variables":{}}',
+    });
+    expect(noQuery.status).toBe(400);
+    expect(records().slice(before)).toEqual([
+      expect.objectContaining({ status: 400, operationName: null, errorCode: 'GRAPHQL_PARSE_FAILED', reason: 'Syntax Error: Expected Name, found <EOF>.' }),
+      expect.objectContaining({ status: 400, operationName: null, errorCode: 'BAD_REQUEST', reason: 'Must provide query string.' }),
+    ]);
+  });
+
+  it('logs a variable error as its variable and path only, never the value', async () => {
+    const before = lines.length;
+    const response = await fx.gql(SettleWorkflowRunDocument, { input: { runId: 'run-1', claimToken: { value: CLAIM_TOKEN }, status: 'COMPLETED' } } as never);
+    expect(response.status).toBe(400);
+    expect(records().slice(before)).toEqual([
+      expect.objectContaining({
+        operationName: 'SettleWorkflowRun',
+        status: 400,
+        errorCode: null,
+        reason: 'Variable "$input" got invalid value at "input.claimToken"',
+      }),
+    ]);
+    expect(lines.join('\n')).not.toContain(CLAIM_TOKEN);
+  });
+
+  it('logs an error its message may not be quoted for by its code only', async () => {
+    const before = lines.length;
+    const response = await fx.gql('query Node { node(id: "not-a-global-id") { id } }', undefined, { operationName: null });
+    expect(response.status).toBe(200);
+    expect(records().slice(before)).toEqual([expect.objectContaining({ operationName: 'Node', status: 200, errorCode: 'BAD_USER_INPUT', reason: null })]);
   });
 });
