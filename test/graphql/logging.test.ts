@@ -159,7 +159,7 @@ describe('request logging', () => {
     expect(lines.join('\n')).not.toContain(CLAIM_TOKEN);
   });
 
-  it('logs an error its message may not be quoted for by its code only', async () => {
+  it('logs a resolver user-input error by its code only (its message may quote input)', async () => {
     const before = lines.length;
     const response = await fx.gql('query Node { node(id: "not-a-global-id") { id } }', undefined, { operationName: null });
     expect(response.status).toBe(200);
