@@ -15,6 +15,7 @@ import { loadPersistedOperations } from './persisted-operations.js';
 import { attachGraphQLWs } from './graphql-ws.js';
 import { queryLimitPlugins } from './query-limits.js';
 import { redactErrorsPlugin } from './redact-errors.js';
+import { ACCEPTED_POST_TYPES, unsupportedContentType } from './content-type.js';
 import { answerThenClose, declaredBodyLength, LINGER_MAX_BYTES, readBodyUpTo, setPreReadBody } from './request-body.js';
 import { createRequestPolicy } from './request-policy.js';
 import { serveStaticFile } from './static-files.js';
@@ -157,6 +158,11 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // A CORS preflight carries no credentials and runs nothing (yoga's CORS plugin answers it).
     if (!isGraphiQLPage(request) && request.method !== 'OPTIONS' && !isAuthorized(config.token, request.headers.authorization)) {
       refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+      return;
+    }
+    const unsupported = request.method === 'POST' ? unsupportedContentType(request.headers['content-type']) : undefined;
+    if (unsupported !== undefined) {
+      refuse(request, response, 415, unsupported, { 'accept-post': ACCEPTED_POST_TYPES.join(', ') });
       return;
     }
     void yoga.requestListener(request, response);
