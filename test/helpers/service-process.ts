@@ -7,12 +7,20 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import type { Client } from 'graphql-ws';
 import { expect } from 'vitest';
 import { EventCollector, subscribeWs, WAIT_MS, wsClient } from './live-fixtures.js';
 import { reserveInput } from './server-fixture.js';
+
+/**
+ * `--import` value that loads tsx from this checkout whatever the child's working directory
+ * (a bare `tsx` resolves from the working directory).
+ */
+export const TSX_IMPORT = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** How long a stopped server may take to exit before the test fails (a guard, not a measurement). */
 export const STOP_GUARD_MS = 15_000;
