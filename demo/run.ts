@@ -1,15 +1,18 @@
 /**
  * `npm run demo`: the GraphQL server (in this process) and the demo workflow host (a separate
  * child process writing the same database file through the store), so the live page at
- * http://127.0.0.1:4000/ and every subscription show changes made by another process.
+ * http://127.0.0.1:4100/ and every subscription show changes made by another process. The demo
+ * has its own default port (4100) and database, so it runs beside `npm start` (4000).
+ * A port in use, or a database in a missing directory, is one line on stderr and exit 1.
  * Ctrl-C stops the host loop, closes both stores and stops the server.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { startServer } from '../src/server/app.js';
+import { prepareDatabaseDirectory } from '../src/server/database-directory.js';
 import { createLogger } from '../src/server/logger.js';
-import { DEMO_DB_PATH, integer } from './options.js';
+import { describeStartError } from '../src/server/start-errors.js';
+import { DEMO_DB_PATH, DEMO_PORT, integer } from './options.js';
 import { spawnHost } from './spawn-host.js';
 
 const program = new Command()
@@ -19,10 +22,10 @@ const program = new Command()
   .addOption(new Option('--interval-ms <ms>', 'pause between two host steps (lower = faster)').default(500).argParser(integer(1, 600_000)))
   .addOption(new Option('--seed <n>', 'PRNG seed: the same seed replays the same steps').default(7).argParser(integer(0, 4_294_967_295)))
   .addOption(new Option('--db <path>', 'SQLite database file shared by server and host').default(DEMO_DB_PATH))
-  .addOption(new Option('--port <port>', 'server port (0 = any free port)').default(4000).argParser(integer(0, 65_535)))
+  .addOption(new Option('--port <port>', 'server port (0 = any free port)').default(DEMO_PORT).argParser(integer(0, 65_535)))
   .addOption(new Option('--host <address>', 'server bind address').default('127.0.0.1'))
   .addOption(new Option('--log-level <level>', 'server log level').default('warn').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
-  .addHelpText('after', '\nExamples:\n  npm run demo\n  npm run demo -- --chains 6 --interval-ms 150 --seed 42 --port 4001');
+  .addHelpText('after', '\nExamples:\n  npm run demo\n  npm run demo -- --chains 6 --interval-ms 150 --seed 42 --port 4101');
 program.parse(process.argv);
 const options = program.opts<{
   chains: number;
@@ -35,7 +38,16 @@ const options = program.opts<{
 }>();
 
 const dbPath = resolve(options.db);
-mkdirSync(dirname(dbPath), { recursive: true });
+/** Ends the demo before anything started: one line on stderr, exit 1 (no stack trace). */
+function fail(message: string): never {
+  process.stderr.write(`demo: ${message}\n`);
+  process.exit(1);
+}
+try {
+  prepareDatabaseDirectory(dbPath, DEMO_DB_PATH);
+} catch (error) {
+  fail((error as Error).message);
+}
 const logger = createLogger(options.logLevel);
 const server = await startServer(
   {
@@ -51,7 +63,7 @@ const server = await startServer(
     logLevel: options.logLevel,
   },
   { logger },
-);
+).catch((error: unknown) => fail(describeStartError(error, { host: options.host, port: options.port, portOption: '--port N' })));
 const base = server.url.replace(/\/graphql$/, '');
 process.stdout.write(
   `\npi-workflows-graphql demo\n` +

@@ -59,8 +59,9 @@ export interface StartOptions {
  * Opens the store and starts the HTTP + WebSocket server on `config.host:config.port`.
  *
  * @returns the running server once it listens
- * @throws StoreError(integrity) when the database cannot be opened; listen errors (EADDRINUSE);
- *   Error for a persisted-operations manifest that cannot be used (see `loadPersistedOperations`)
+ * @throws StoreError(integrity) when the database cannot be opened; listen errors (EADDRINUSE),
+ *   after closing the feed and the database; Error for a persisted-operations manifest that
+ *   cannot be used (see `loadPersistedOperations`)
  */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -223,13 +224,20 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     response.end(JSON.stringify(authorized ? body : { status: body.status }));
   }
 
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(config.port, config.host, () => {
-      httpServer.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(config.port, config.host, () => {
+        httpServer.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // Nothing is left open by a start that failed (the caller may go on, e.g. with another port).
+    feed.close();
+    store.close();
+    throw error;
+  }
   // graphql-ws is attached once the port is ours, so a listen error (EADDRINUSE) is reported
   // once, by the caller, and not also by the WebSocket server.
   const graphqlWs = attachGraphQLWs(httpServer, yoga, config, {
