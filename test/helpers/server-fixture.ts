@@ -75,6 +75,8 @@ export interface TestServerOptions {
   /** `--only-persisted`. */
   onlyPersisted?: boolean;
   maxBodyBytes?: number;
+  /** Port to listen on (default 0: any free port), e.g. to restart a server where clients expect it. */
+  port?: number;
   /** Default `pino({ level: 'silent' })`. */
   logger?: Logger;
   /** Default a new {@link ManualClock} at {@link T0}. */
@@ -112,7 +114,7 @@ export function operationNameOf(query: string): string | null {
 }
 
 /**
- * Starts the real server on 127.0.0.1, port 0.
+ * Starts the real server on 127.0.0.1, port 0 unless `options.port`.
  *
  * @returns the server and its helpers; call `close()` in `afterEach`/`afterAll`
  */
@@ -123,7 +125,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const clock = options.clock ?? new ManualClock();
   const config: ServerConfig = {
     dbPath,
-    port: 0,
+    port: options.port ?? 0,
     host: '127.0.0.1',
     readOnly: options.readOnly ?? false,
     token: options.token ?? null,
