@@ -235,6 +235,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   } catch (error) {
     // Nothing is left open by a start that failed (the caller may go on, e.g. with another port).
     feed.close();
+    metrics.close();
     store.close();
     throw error;
   }
