@@ -245,6 +245,18 @@ export class StateDatabase {
   }
 
   /**
+   * Runs `fn` inside one read transaction (`BEGIN DEFERRED`), so every statement it runs sees
+   * the same committed state; joins an open transaction. Nothing is written: works on
+   * read-only connections.
+   *
+   * @returns what `fn` returns
+   */
+  readSnapshot<T>(fn: () => T): T {
+    if (this.connection.inTransaction) return fn();
+    return this.connection.transaction(fn).deferred();
+  }
+
+  /**
    * Calls `listener` after every transaction of {@link transaction} commits on this
    * connection (the in-process change notifier).
    *

@@ -1,25 +1,15 @@
 import {
-  RUN_ROW_SELECT,
-  toRunRecords,
-  type LineageKind,
-  type QueueStatus,
-  type RunRow,
-  type RunStatus,
-  type WorkflowRunRecord,
-} from './run-records.js';
+  indexedChainSizes,
+  indexedLatestRunIds,
+  indexedLineageSlice,
+  indexedRunCount,
+  indexedRunSlice,
+} from './indexed-run-queries.js';
+import { filterClause, type WorkflowRunFilter } from './run-filter.js';
+import { RUN_ROW_SELECT, toRunRecords, type LineageKind, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import type { StoreContext } from './store-context.js';
 
-/** Filter of {@link listWorkflowRunSlice} and {@link countWorkflowRuns}; all parts optional, combined with AND (API.md). */
-export interface WorkflowRunFilter {
-  status?: readonly RunStatus[];
-  queueStatus?: readonly QueueStatus[];
-  rootRunId?: string;
-  parentRunId?: string;
-  lineageKind?: LineageKind;
-  /** Matches interactive runs bound to this session (headless runs show no origin session). */
-  originSessionId?: string;
-  workflowName?: string;
-}
+export type { WorkflowRunFilter } from './run-filter.js';
 
 /** A keyset position in the newest-first run order: (created_at epoch ms, run id). */
 export interface RunKey {
@@ -71,43 +61,6 @@ export function getWorkflowRuns(context: StoreContext, runIds: readonly string[]
   return runIds.map((runId) => records.get(runId));
 }
 
-function filterClause(filter: WorkflowRunFilter | undefined): { sql: string[]; params: unknown[] } {
-  const sql: string[] = [];
-  const params: unknown[] = [];
-  if (filter === undefined) return { sql, params };
-  if (filter.status !== undefined) {
-    sql.push('r.status IN (SELECT value FROM json_each(?))');
-    params.push(JSON.stringify(filter.status));
-  }
-  if (filter.queueStatus !== undefined) {
-    sql.push('r.run_id IN (SELECT run_id FROM run_queue WHERE status IN (SELECT value FROM json_each(?)))');
-    params.push(JSON.stringify(filter.queueStatus));
-  }
-  if (filter.rootRunId !== undefined) {
-    sql.push('r.root_run_id = ?');
-    params.push(filter.rootRunId);
-  }
-  if (filter.parentRunId !== undefined) {
-    sql.push('r.parent_run_id = ?');
-    params.push(filter.parentRunId);
-  }
-  if (filter.lineageKind !== undefined) {
-    sql.push('r.lineage_kind = ?');
-    params.push(filter.lineageKind);
-  }
-  if (filter.originSessionId !== undefined) {
-    sql.push(
-      "r.run_id IN (SELECT run_id FROM run_bindings WHERE origin_session_id = ? AND execution_mode = 'interactive')",
-    );
-    params.push(filter.originSessionId);
-  }
-  if (filter.workflowName !== undefined) {
-    sql.push('r.definition_digest IN (SELECT definition_digest FROM workflow_definitions WHERE workflow_name = ?)');
-    params.push(filter.workflowName);
-  }
-  return { sql, params };
-}
-
 /**
  * Reads a slice of runs in newest-first order (created_at DESC, run_id DESC) by keyset, so
  * cursors stay stable under concurrent inserts (API.md `workflowRuns`).
@@ -120,6 +73,8 @@ export function listWorkflowRunSlice(
   filter: WorkflowRunFilter | undefined,
   request: RunSliceRequest,
 ): RunSlice {
+  const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
+  if (context.runIndex !== undefined) return indexedRunSlice(context, context.runIndex, filter, request, limit);
   const { sql, params } = filterClause(filter);
   if (request.after !== undefined) {
     sql.push('(r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))');
@@ -131,7 +86,6 @@ export function listWorkflowRunSlice(
   }
   const whereSql = sql.length === 0 ? '' : `WHERE ${sql.join(' AND ')}`;
   const order = request.inverted ? 'ORDER BY r.created_at ASC, r.run_id ASC' : 'ORDER BY r.created_at DESC, r.run_id DESC';
-  const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
   const rows = context.database.all<RunRow>(`${RUN_ROW_SELECT} ${whereSql} ${order} LIMIT ?`, ...params, limit);
   return keyed(context, rows, keyOf);
 }
@@ -143,6 +97,7 @@ function keyed<Key>(context: StoreContext, rows: RunRow[], keyOfRow: (row: RunRo
 
 /** Number of runs matching `filter` (API.md `totalCount`). */
 export function countWorkflowRuns(context: StoreContext, filter: WorkflowRunFilter | undefined): number {
+  if (context.runIndex !== undefined) return indexedRunCount(context, context.runIndex, filter);
   const { sql, params } = filterClause(filter);
   const whereSql = sql.length === 0 ? '' : `WHERE ${sql.join(' AND ')}`;
   return (context.database.get<{ n: number }>(`SELECT count(*) AS n FROM runs r ${whereSql}`, ...params) as { n: number }).n;
@@ -184,6 +139,7 @@ export function childrenOfRuns(
  */
 export function latestRunIdsOfChains(context: StoreContext, rootRunIds: readonly string[]): string[] {
   if (rootRunIds.length === 0) return [];
+  if (context.runIndex !== undefined) return indexedLatestRunIds(context, context.runIndex, rootRunIds);
   const rows = context.database.all<{ root: string; latest: string }>(
     `SELECT j.value AS root,
        (SELECT run_id FROM runs WHERE root_run_id = j.value ORDER BY created_at DESC, run_id DESC LIMIT 1) AS latest
@@ -197,6 +153,7 @@ export function latestRunIdsOfChains(context: StoreContext, rootRunIds: readonly
 /** Number of runs in each chain, in one statement (API.md `lineage { totalCount }`). */
 export function chainSizes(context: StoreContext, rootRunIds: readonly string[]): number[] {
   if (rootRunIds.length === 0) return [];
+  if (context.runIndex !== undefined) return indexedChainSizes(context, context.runIndex, rootRunIds);
   const rows = context.database.all<{ root: string; n: number }>(
     `SELECT j.value AS root, (SELECT count(*) FROM runs WHERE root_run_id = j.value) AS n FROM json_each(?) j`,
     JSON.stringify(rootRunIds),
@@ -232,6 +189,7 @@ export interface LineageSliceRequest {
  */
 export function lineageSlice(context: StoreContext, rootRunId: string, request: LineageSliceRequest): Array<KeyedRun<LineageKey>> {
   const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
+  if (context.runIndex !== undefined) return indexedLineageSlice(context, context.runIndex, rootRunId, request, limit);
   const { after, before } = request;
   // The root comes before every other run: it is in the slice unless a cursor excludes it.
   const rootInSlice = after === undefined && !(before !== undefined && before.root);

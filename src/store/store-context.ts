@@ -1,6 +1,7 @@
 import type { BlobStore } from './blobs.js';
 import type { StateDatabase } from './database.js';
 import { StoreError } from './errors.js';
+import type { RunOrderIndex } from './run-order-index.js';
 import type { Clock } from './values.js';
 import type { ViewerDeltaLog } from './viewer-deltas.js';
 import type { WorkflowMessageStore } from './workflow-messages.js';
@@ -17,6 +18,12 @@ export interface StoreContext {
   readonly clock: Clock;
   /** The project runs are reserved under; null for a global store (STORE.md §3.1). */
   readonly projectId: string | null;
+  /**
+   * The in-process run order index of a file without this server's lineage indexes (a
+   * pi-workflows state file, issue 12 item 5); undefined for our own files, whose queries use
+   * the indexes of migration 0002.
+   */
+  readonly runIndex?: RunOrderIndex;
 }
 
 /**

@@ -54,6 +54,7 @@ import {
   resumePausedInteraction,
   type RunEventRecord,
 } from './run-transitions.js';
+import { RunOrderIndex } from './run-order-index.js';
 import type { StateFile } from './state-file.js';
 import type { StoreContext } from './store-context.js';
 import { resolveNow, sha256Hex, systemClock, type Clock } from './values.js';
@@ -141,9 +142,13 @@ export class WorkflowStore {
       const blobs = new BlobStore(database);
       if (!database.readOnly) database.transaction(() => blobs.pruneUnreferenced());
       const projectId = registerProject(database, options.projectPath === undefined ? process.cwd() : options.projectPath, clock);
-      const viewer = new ViewerDeltaLog(database, blobs);
+      // A pi-workflows state file lacks the lineage indexes of migration 0002 and is never
+      // changed: its run order lives in memory, built now (issue 12 item 5).
+      const runIndex = database.file.kind === 'pi-workflows' ? new RunOrderIndex(database) : undefined;
+      if (runIndex !== undefined) database.readSnapshot(() => runIndex.refresh());
+      const viewer = new ViewerDeltaLog(database, blobs, runIndex);
       const messages = new WorkflowMessageStore(database, blobs);
-      return new WorkflowStore({ database, blobs, viewer, messages, clock, projectId });
+      return new WorkflowStore({ database, blobs, viewer, messages, clock, projectId, ...(runIndex === undefined ? {} : { runIndex }) });
     } catch (error) {
       database.close();
       throw error;

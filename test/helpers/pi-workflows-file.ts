@@ -586,6 +586,39 @@ export function seedPiWorkflowsRuns(writer: PiWorkflowsWriter, t0: number): Seed
   };
 }
 
+/**
+ * Copies every row of a file of this server into a new pi-workflows state file at `target`
+ * (the columns both layouts have; pi-workflows-only columns stay NULL or default), so the same
+ * runs can be served from both formats (the equivalence tests and the benchmark).
+ *
+ * @returns the facts of the new file, closed as pi-workflows leaves it
+ */
+export function copyIntoPiWorkflowsFile(source: string, target: string, options: PiWorkflowsFileOptions = {}): PiWorkflowsFileFacts {
+  const writer = createPiWorkflowsFile(target, options);
+  const connection = writer.connection;
+  try {
+    connection.pragma('foreign_keys = OFF');
+    connection.prepare('ATTACH DATABASE ? AS source').run(source);
+    const sourceTables = new Set(
+      (connection.prepare("SELECT name FROM source.sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((row) => row.name),
+    );
+    writer.transaction(() => {
+      for (const entry of writer.facts.model.tables) {
+        if (!sourceTables.has(entry.name) || entry.name === 'schema_meta') continue;
+        const theirs = columnsOf(writer.facts.model, entry.name);
+        const ours = (connection.prepare('SELECT name FROM pragma_table_info(?, ?)').all(entry.name, 'source') as Array<{ name: string }>).map((row) => row.name);
+        const common = ours.filter((name) => theirs.has(name)).join(', ');
+        connection.exec(`INSERT INTO main.${entry.name}(${common}) SELECT ${common} FROM source.${entry.name}`);
+      }
+    });
+    connection.exec('DETACH DATABASE source');
+    connection.pragma('foreign_keys = ON');
+  } finally {
+    writer.close();
+  }
+  return writer.facts;
+}
+
 /** What {@link piWorkflowsOpenCheck} found wrong (empty: the file passes). */
 export type OpenCheckProblems = string[];
 

@@ -7,6 +7,7 @@
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import type { StateDatabase } from '../../src/store/database.js';
 import type { InteractionStore } from '../../src/store/interactions.js';
+import type { RunOrderIndex } from '../../src/store/run-order-index.js';
 import type { ViewerDeltaLog } from '../../src/store/viewer-deltas.js';
 import type { WorkflowMessageStore } from '../../src/store/workflow-messages.js';
 import type { WorkflowStore } from '../../src/store/index.js';
@@ -21,6 +22,8 @@ export interface StoreInternals {
   messages: WorkflowMessageStore;
   /** Node attempts and interactive requests (STORE.md §3.13–3.15). */
   interactions: InteractionStore;
+  /** The in-process run order index (pi-workflows state files only, issue 12). */
+  runIndex: RunOrderIndex | undefined;
 }
 
 /** The private parts of `store` (TypeScript's `private` allows element access). */
@@ -30,6 +33,7 @@ export function storeInternals(store: WorkflowStore): StoreInternals {
     viewer: store['viewer'],
     messages: store['messages'],
     interactions: store['interactions'],
+    runIndex: store['context'].runIndex,
   };
 }
 

@@ -1,0 +1,183 @@
+import { filterClause, matchesLineage, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
+import { lowerBound, type IndexedRun, type OrderKey, type RunOrderIndex } from './run-order-index.js';
+import { RUN_ROW_SELECT, toRunRecords, type RunRow } from './run-records.js';
+import type { KeyedRun, LineageKey, LineageSliceRequest, RunKey, RunSliceRequest } from './run-queries.js';
+import type { StoreContext } from './store-context.js';
+
+/**
+ * The read queries of `run-queries.ts` answered through an in-process {@link RunOrderIndex}
+ * (issue 12 item 5), for files without this server's lineage indexes: the index gives the
+ * order (list, chain, newest of a chain, chain sizes) and the candidates of a page; SQL only
+ * fetches the page's rows by primary key, adding the filter parts the index cannot answer
+ * (statuses, session, workflow name). Each query refreshes the index and reads in one snapshot.
+ */
+
+/** Rows fetched per statement at first; grows fourfold while a filter keeps rejecting candidates. */
+const GROWTH = 4;
+/** Largest number of candidates fetched in one statement. */
+const MAX_CHUNK = 4_096;
+
+function rowsById(context: StoreContext, ids: string[], where: FilterSql): Map<string, RunRow> {
+  const rows = context.database.all<RunRow>(
+    `${RUN_ROW_SELECT} WHERE r.run_id IN (SELECT value FROM json_each(?))${where.sql.map((condition) => ` AND ${condition}`).join('')}`,
+    JSON.stringify(ids),
+    ...where.params,
+  );
+  return new Map(rows.map((row) => [row.run_id, row]));
+}
+
+/**
+ * Walks `candidates` in order and keeps those whose row exists (and passes `where`), up to
+ * `limit`, fetching them by primary key in chunks. A candidate without a row when nothing
+ * filters means the index is behind a deletion: it is skipped and the index rebuilt next time.
+ */
+function takeRows<Key>(
+  context: StoreContext,
+  index: RunOrderIndex,
+  candidates: Iterable<{ entry: IndexedRun; key: Key }>,
+  limit: number,
+  where: FilterSql,
+): Array<KeyedRun<Key>> {
+  const taken: Array<{ row: RunRow; key: Key }> = [];
+  const iterator = candidates[Symbol.iterator]();
+  let chunkSize = 0;
+  let exhausted = false;
+  while (taken.length < limit && !exhausted) {
+    chunkSize = Math.min(MAX_CHUNK, Math.max(limit - taken.length, chunkSize * GROWTH));
+    const chunk: Array<{ entry: IndexedRun; key: Key }> = [];
+    while (chunk.length < chunkSize) {
+      const next = iterator.next();
+      if (next.done === true) {
+        exhausted = true;
+        break;
+      }
+      chunk.push(next.value);
+    }
+    if (chunk.length === 0) break;
+    const rows = rowsById(
+      context,
+      chunk.map((candidate) => candidate.entry.runId),
+      where,
+    );
+    for (const candidate of chunk) {
+      const row = rows.get(candidate.entry.runId);
+      if (row === undefined) {
+        if (where.sql.length === 0) index.markStale();
+        continue;
+      }
+      if (taken.length < limit) taken.push({ row, key: candidate.key });
+    }
+  }
+  const records = toRunRecords(
+    context,
+    taken.map((item) => item.row),
+    context.clock(),
+  );
+  return records.map((run, position) => ({ run, key: (taken[position] as { key: Key }).key }));
+}
+
+/** The index within one read snapshot, brought up to date first. */
+function withIndex<T>(context: StoreContext, index: RunOrderIndex, read: () => T): T {
+  return context.database.readSnapshot(() => {
+    index.refresh();
+    return read();
+  });
+}
+
+/** Entries of `source` (ascending) strictly between `above` and `below`, walked down (or up when `upward`). */
+function* between(
+  source: readonly IndexedRun[],
+  above: OrderKey | undefined,
+  below: OrderKey | undefined,
+  upward: boolean,
+): Generator<IndexedRun> {
+  const lo = above === undefined ? 0 : lowerBound(source, above, false);
+  const hi = below === undefined ? source.length : lowerBound(source, below, true);
+  if (upward) for (let at = lo; at < hi; at += 1) yield source[at] as IndexedRun;
+  else for (let at = hi - 1; at >= lo; at -= 1) yield source[at] as IndexedRun;
+}
+
+/** `listWorkflowRunSlice` through the index: newest first (oldest first when inverted). */
+export function indexedRunSlice(
+  context: StoreContext,
+  index: RunOrderIndex,
+  filter: WorkflowRunFilter | undefined,
+  request: RunSliceRequest,
+  limit: number,
+): Array<KeyedRun<RunKey>> {
+  return withIndex(context, index, () => {
+    const source = filter?.rootRunId === undefined ? index.ordered() : index.chain(filter.rootRunId);
+    // Newest first: `after` is older (a lower bound going down), `before` is newer.
+    function* candidates(): Generator<{ entry: IndexedRun; key: RunKey }> {
+      for (const entry of between(source, request.before, request.after, request.inverted)) {
+        if (matchesLineage(entry, filter)) yield { entry, key: { createdAt: entry.createdAt, runId: entry.runId } };
+      }
+    }
+    return takeRows(context, index, candidates(), limit, filterClause(filter, false));
+  });
+}
+
+/** `countWorkflowRuns` through the index; a filter on statuses, session or workflow name counts in SQL. */
+export function indexedRunCount(context: StoreContext, index: RunOrderIndex, filter: WorkflowRunFilter | undefined): number {
+  const rest = filterClause(filter, false);
+  if (rest.sql.length > 0) {
+    const all = filterClause(filter);
+    return (context.database.get<{ n: number }>(`SELECT count(*) AS n FROM runs r WHERE ${all.sql.join(' AND ')}`, ...all.params) as { n: number }).n;
+  }
+  return withIndex(context, index, () => {
+    const source = filter?.rootRunId === undefined ? index.ordered() : index.chain(filter.rootRunId);
+    if (filter?.parentRunId === undefined && filter?.lineageKind === undefined) return source.length;
+    let count = 0;
+    for (const entry of source) if (matchesLineage(entry, filter)) count += 1;
+    return count;
+  });
+}
+
+/** `latestRunIdsOfChains` through the index. */
+export function indexedLatestRunIds(context: StoreContext, index: RunOrderIndex, rootRunIds: readonly string[]): string[] {
+  return withIndex(context, index, () => rootRunIds.map((root) => index.chain(root).at(-1)?.runId ?? root));
+}
+
+/** `chainSizes` through the index. */
+export function indexedChainSizes(context: StoreContext, index: RunOrderIndex, rootRunIds: readonly string[]): number[] {
+  return withIndex(context, index, () => rootRunIds.map((root) => index.chain(root).length));
+}
+
+/** The run ids of a chain (root included) through the index. */
+export function indexedChainRunIds(context: StoreContext, index: RunOrderIndex, rootRunId: string): string[] {
+  return withIndex(context, index, () => index.chain(rootRunId).map((entry) => entry.runId));
+}
+
+/** `lineageSlice` through the index: the root, then the chain by (created_at, run id); reversed when inverted. */
+export function indexedLineageSlice(
+  context: StoreContext,
+  index: RunOrderIndex,
+  rootRunId: string,
+  request: LineageSliceRequest,
+  limit: number,
+): Array<KeyedRun<LineageKey>> {
+  return withIndex(context, index, () => {
+    const { after, before } = request;
+    const rootEntry = index.get(rootRunId);
+    const root = rootEntry !== undefined && rootEntry.rootRunId === rootEntry.runId ? rootEntry : undefined;
+    const rootInSlice = root !== undefined && after === undefined && !(before !== undefined && before.root);
+    const tailInSlice = !(before !== undefined && before.root);
+    const above = after === undefined || after.root ? undefined : after;
+    const below = before === undefined || before.root ? undefined : before;
+    const chain = index.chain(rootRunId);
+    function* tail(): Generator<{ entry: IndexedRun; key: LineageKey }> {
+      if (!tailInSlice) return;
+      for (const entry of between(chain, above, below, !request.inverted)) {
+        if (entry.runId !== rootRunId) yield { entry, key: { root: false, createdAt: entry.createdAt, runId: entry.runId } };
+      }
+    }
+    function* candidates(): Generator<{ entry: IndexedRun; key: LineageKey }> {
+      const rootCandidate = { entry: root as IndexedRun, key: { root: true } as LineageKey };
+      if (rootInSlice && !request.inverted) yield rootCandidate;
+      yield* tail();
+      if (rootInSlice && request.inverted) yield rootCandidate;
+    }
+    return takeRows(context, index, candidates(), limit, { sql: [], params: [] });
+  });
+}
+
