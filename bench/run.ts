@@ -20,6 +20,7 @@ import { measureFanout } from './fanout.js';
 import { REPO_ROOT } from './ipc.js';
 import { measureLineageDepth } from './lineage-depth.js';
 import { measureMutationOverhead } from './mutation-overhead.js';
+import { measurePiWorkflowsFile } from './pi-workflows-file.js';
 import { measureRunLists } from './run-lists.js';
 import { renderTable, type Figure } from './stats.js';
 import { measureWriteRate } from './write-rate.js';
@@ -31,6 +32,7 @@ const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Figure[]>> =
   fanout: measureFanout,
   'cross-process': measureCrossProcess,
   'write-rate': measureWriteRate,
+  'pi-workflows-file': measurePiWorkflowsFile,
 };
 
 function machineInfo(): Record<string, unknown> {

@@ -83,28 +83,47 @@ export class BlobStore {
   /**
    * Deletes blobs no foreign key references (done at read-write open, STORE.md §1).
    *
-   * The referenced hashes are collected once, in one pass over each referencing column, and
-   * every blob outside that set is deleted. None of these columns is indexed, so a per-blob
-   * `NOT EXISTS` would scan every referencing table once per blob (minutes on a store of
-   * 100,000 runs); this stays linear in the size of the store.
+   * The referencing columns are the ones the file itself declares: every foreign key into
+   * `blobs` that `PRAGMA foreign_key_list` reports, in every table (issue 12 item 8), so a blob
+   * that a table this code does not know (added by another tool or a later release) still
+   * references is never deleted. The referenced hashes are collected once, in one pass over
+   * each referencing column, and every blob outside that set is deleted: none of these columns
+   * is indexed, so a per-blob `NOT EXISTS` would scan every referencing table once per blob
+   * (minutes on a store of 100,000 runs); this stays linear in the size of the store.
    *
    * @returns the number of blobs deleted
    */
   pruneUnreferenced(): number {
-    return this.database.run(`DELETE FROM blobs WHERE blob_hash NOT IN (
-      SELECT payload_hash FROM events WHERE payload_hash IS NOT NULL
-      UNION ALL SELECT definition_hash FROM workflow_definitions
-      UNION ALL SELECT launch_options_hash FROM runs
-      UNION ALL SELECT input_hash FROM runs
-      UNION ALL SELECT final_output_hash FROM runs WHERE final_output_hash IS NOT NULL
-      UNION ALL SELECT error_hash FROM runs WHERE error_hash IS NOT NULL
-      UNION ALL SELECT presentation_prompt_hash FROM runs WHERE presentation_prompt_hash IS NOT NULL
-      UNION ALL SELECT error_hash FROM run_queue WHERE error_hash IS NOT NULL
-      UNION ALL SELECT patch_hash FROM viewer_deltas
-      UNION ALL SELECT error_hash FROM node_attempts WHERE error_hash IS NOT NULL
-      UNION ALL SELECT contract_hash FROM interactive_requests
-      UNION ALL SELECT payload_hash FROM interactive_submissions
-      UNION ALL SELECT receipt_hash FROM interactive_submissions WHERE receipt_hash IS NOT NULL
-      UNION ALL SELECT content_hash FROM workflow_messages)`).changes;
+    const references = blobReferences(this.database);
+    if (references.length === 0) return this.database.run('DELETE FROM blobs').changes;
+    const referenced = references
+      .map(({ table, column }) => `SELECT ${quoteIdentifier(column)} FROM ${quoteIdentifier(table)} WHERE ${quoteIdentifier(column)} IS NOT NULL`)
+      .join('\n      UNION ALL ');
+    return this.database.run(`DELETE FROM blobs WHERE blob_hash NOT IN (\n      ${referenced})`).changes;
   }
+}
+
+/** A column holding a foreign key into `blobs`. */
+export interface BlobReference {
+  table: string;
+  column: string;
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Every column of the file with a foreign key into `blobs(blob_hash)` (or into `blobs`
+ * without a column: its primary key), as `PRAGMA foreign_key_list` reports them, ordered by
+ * table and column.
+ */
+export function blobReferences(database: StateDatabase): BlobReference[] {
+  return database.all<BlobReference>(
+    `SELECT m.name AS "table", f."from" AS "column"
+     FROM sqlite_master m, pragma_foreign_key_list(m.name) f
+     WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name <> 'blobs'
+       AND lower(f."table") = 'blobs' AND (f."to" IS NULL OR lower(f."to") = 'blob_hash')
+     ORDER BY m.name, f."from"`,
+  );
 }

@@ -1,0 +1,98 @@
+/**
+ * Issue 12 item 8: the blob prune at a read-write open of our own file works from the foreign
+ * keys the file declares (`PRAGMA foreign_key_list`), not from a fixed column list, so a blob
+ * that something else still references — a table another tool or a later release added — is
+ * never deleted (with a fixed list, the delete broke that foreign key and the open failed with
+ * `FOREIGN KEY constraint failed`). Blobs nothing references are still deleted.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { blobReferences } from '../../src/store/blobs.js';
+import { WorkflowStore } from '../../src/store/index.js';
+import { reserve, sha256Hex, tempDir } from '../helpers/store-fixtures.js';
+import { storeInternals } from '../helpers/store-internals.js';
+
+let dir: string;
+let path: string;
+beforeEach(() => {
+  dir = tempDir('blob-prune-');
+  path = join(dir, 'state.db');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const open = (): WorkflowStore => WorkflowStore.open({ path, projectPath: dir });
+
+function putBlob(connection: Database.Database, text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  const hash = Buffer.from(sha256Hex(bytes), 'hex');
+  connection.prepare("INSERT INTO blobs(blob_hash, media_type, byte_length, content, created_at) VALUES (?, 'text/plain', ?, ?, 0)").run(hash, bytes.length, bytes);
+  return hash;
+}
+
+function blobHashes(): string[] {
+  const connection = new Database(path, { readonly: true });
+  try {
+    return (connection.prepare('SELECT blob_hash FROM blobs').all() as Array<{ blob_hash: Buffer }>).map((row) => row.blob_hash.toString('hex')).sort();
+  } finally {
+    connection.close();
+  }
+}
+
+describe('blob prune at a read-write open', () => {
+  it('finds the blob columns of our own schema from its foreign keys', () => {
+    const store = open();
+    try {
+      expect(blobReferences(storeInternals(store).database).map(({ table, column }) => `${table}.${column}`)).toEqual([
+        'events.payload_hash',
+        'interactive_requests.contract_hash',
+        'interactive_submissions.payload_hash',
+        'interactive_submissions.receipt_hash',
+        'node_attempts.error_hash',
+        'run_queue.error_hash',
+        'runs.error_hash',
+        'runs.final_output_hash',
+        'runs.input_hash',
+        'runs.launch_options_hash',
+        'runs.presentation_prompt_hash',
+        'viewer_deltas.patch_hash',
+        'workflow_definitions.definition_hash',
+        'workflow_messages.content_hash',
+      ]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('keeps a blob only a table of another tool references, and deletes the orphan', () => {
+    const store = open();
+    reserve(store, 'run-1');
+    store.close();
+    const connection = new Database(path);
+    connection.pragma('foreign_keys = ON');
+    connection.exec(`CREATE TABLE review_notes (
+      note_id TEXT PRIMARY KEY,
+      run_id TEXT NOT NULL REFERENCES runs(run_id),
+      body_hash BLOB NOT NULL REFERENCES blobs(blob_hash),
+      attachment_hash BLOB REFERENCES blobs
+    ) STRICT`);
+    const body = putBlob(connection, 'only review_notes.body_hash references this');
+    const attachment = putBlob(connection, 'only review_notes.attachment_hash references this (the primary key, no column named)');
+    const orphan = putBlob(connection, 'nothing references this');
+    connection.prepare('INSERT INTO review_notes(note_id, run_id, body_hash, attachment_hash) VALUES (?, ?, ?, ?)').run('note-1', 'run-1', body, attachment);
+    connection.close();
+    const before = blobHashes();
+
+    const reopened = open();
+    try {
+      expect(reopened.getWorkflowRun('run-1')?.input).toEqual({ topic: 'tests' });
+    } finally {
+      reopened.close();
+    }
+    const after = blobHashes();
+    expect(after).toEqual(before.filter((hash) => hash !== orphan.toString('hex')));
+    expect(after).toContain(body.toString('hex'));
+    expect(after).toContain(attachment.toString('hex'));
+  });
+});
