@@ -88,6 +88,18 @@ export function createPiWorkflowsFile(path: string, options: PiWorkflowsFileOpti
   return new PiWorkflowsWriter(connection, { path, model, ddl, digest, appVersion, schemaVersion });
 }
 
+/**
+ * Opens an existing pi-workflows file the way pi-workflows' host does (read-write, WAL) and
+ * returns a writer on it; `options` must be the ones the file was created with.
+ */
+export function attachPiWorkflowsWriter(path: string, options: PiWorkflowsFileOptions = {}): PiWorkflowsWriter {
+  const model = schemaModel(options);
+  const ddl = schemaSql(model);
+  const appVersion = options.appVersion ?? ((options.line ?? '0.16') === '0.14' ? '0.14.0' : '0.16.2');
+  const facts = { path, model, ddl, digest: createHash('sha256').update(ddl).digest(), appVersion, schemaVersion: options.schemaVersion ?? 1 };
+  return new PiWorkflowsWriter(openLikePiWorkflows(path), facts);
+}
+
 /** A run as {@link PiWorkflowsWriter.reserveRun} writes it. */
 export interface RunSpec {
   runId: string;
