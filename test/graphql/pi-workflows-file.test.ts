@@ -226,7 +226,7 @@ describe('the server CLI on a pi-workflows state file', () => {
         void exited.then(() => reject(new Error(`exited: ${output}`)));
       });
       expect(output).toContain(`  Database:  ${path} (pi-workflows state file: schema 1, pi-workflows 0.14.0; served read-only; 8 runs)\n`);
-      // The CLI registers its signal handlers just after printing the banner: one request first.
+      // The CLI's /health says the same.
       const healthUrl = /Health:\s+(\S+)/.exec(output)?.[1] as string;
       expect(((await (await fetch(healthUrl)).json()) as { database: { kind: string } }).database.kind).toBe('pi-workflows');
       child.kill('SIGTERM');

@@ -246,11 +246,13 @@ describe('files that are refused at open, untouched', () => {
     );
   });
 
-  it('a pi-workflows file without a column or table the read side uses, naming them all', () => {
-    emptyFile({ line: '0.14', appVersion: '0.12.1', drop: ['runs.root_run_id', 'runs.lineage_kind', 'viewer_deltas.target_key', 'run_sources'] });
+  it('a pi-workflows file without a column or table the read side uses (the 0.12 layout), naming them all', () => {
+    // What pi-workflows 0.12.1 lacks of the read side: the lineage columns, run sources and the viewer log.
+    const missing = ['runs.root_run_id', 'runs.lineage_kind', 'runs.restart_number', 'runs.parent_terminal_fingerprint', 'run_sources', 'viewer_runs', 'viewer_deltas'];
+    emptyFile({ line: '0.14', appVersion: '0.12.1', drop: missing });
     expectRefused(
       `pi-workflows state file ${path} (schema version 1, pi-workflows 0.12.1) lacks what this server reads: ` +
-        'runs.root_run_id, runs.lineage_kind, table run_sources, viewer_deltas.target_key; it was not changed',
+        'runs.root_run_id, runs.lineage_kind, runs.restart_number, runs.parent_terminal_fingerprint, table run_sources, table viewer_runs, table viewer_deltas; it was not changed',
     );
   });
 
