@@ -12,10 +12,12 @@ import type { StoreContext } from './store-context.js';
  * (statuses, session, workflow name). Each query refreshes the index and reads in one snapshot.
  */
 
-/** Rows fetched per statement at first; grows fourfold while a filter keeps rejecting candidates. */
-const GROWTH = 4;
-/** Largest number of candidates fetched in one statement. */
-const MAX_CHUNK = 4_096;
+/**
+ * Candidates a filtered list looks at through the index, per row asked for, before it asks SQL
+ * for the rest: a filter most runs pass ends within them; a rare one (a status few runs have)
+ * is answered by SQL, which narrows it with pi-workflows' own indexes (`runs_status_idx`, …).
+ */
+const FILTER_CANDIDATES_PER_ROW = 4;
 
 function rowsById(context: StoreContext, ids: string[], where: FilterSql): Map<string, RunRow> {
   const rows = context.database.all<RunRow>(
@@ -26,10 +28,20 @@ function rowsById(context: StoreContext, ids: string[], where: FilterSql): Map<s
   return new Map(rows.map((row) => [row.run_id, row]));
 }
 
+/** What {@link takeRows} found. */
+interface Taken<Key> {
+  runs: Array<KeyedRun<Key>>;
+  /** The key of the last candidate looked at (undefined when none was). */
+  last: Key | undefined;
+  /** True when every candidate was looked at. */
+  exhausted: boolean;
+}
+
 /**
  * Walks `candidates` in order and keeps those whose row exists (and passes `where`), up to
- * `limit`, fetching them by primary key in chunks. A candidate without a row when nothing
- * filters means the index is behind a deletion: it is skipped and the index rebuilt next time.
+ * `limit`, fetching them by primary key. Without a filter it walks until `limit` rows are found
+ * (a candidate without a row means the index is behind a deletion: it is skipped and the index
+ * rebuilt next time); with one it looks at no more than `budget` candidates, in one statement.
  */
 function takeRows<Key>(
   context: StoreContext,
@@ -37,15 +49,17 @@ function takeRows<Key>(
   candidates: Iterable<{ entry: IndexedRun; key: Key }>,
   limit: number,
   where: FilterSql,
-): Array<KeyedRun<Key>> {
+  budget = Number.POSITIVE_INFINITY,
+): Taken<Key> {
   const taken: Array<{ row: RunRow; key: Key }> = [];
   const iterator = candidates[Symbol.iterator]();
-  let chunkSize = 0;
+  let last: Key | undefined;
+  let seen = 0;
   let exhausted = false;
-  while (taken.length < limit && !exhausted) {
-    chunkSize = Math.min(MAX_CHUNK, Math.max(limit - taken.length, chunkSize * GROWTH));
+  while (taken.length < limit && !exhausted && seen < budget) {
     const chunk: Array<{ entry: IndexedRun; key: Key }> = [];
-    while (chunk.length < chunkSize) {
+    const size = where.sql.length === 0 ? limit - taken.length : budget;
+    while (chunk.length < size) {
       const next = iterator.next();
       if (next.done === true) {
         exhausted = true;
@@ -54,18 +68,18 @@ function takeRows<Key>(
       chunk.push(next.value);
     }
     if (chunk.length === 0) break;
+    seen += chunk.length;
     const rows = rowsById(
       context,
       chunk.map((candidate) => candidate.entry.runId),
       where,
     );
     for (const candidate of chunk) {
+      if (taken.length === limit) break;
+      last = candidate.key;
       const row = rows.get(candidate.entry.runId);
-      if (row === undefined) {
-        if (where.sql.length === 0) index.markStale();
-        continue;
-      }
-      if (taken.length < limit) taken.push({ row, key: candidate.key });
+      if (row !== undefined) taken.push({ row, key: candidate.key });
+      else if (where.sql.length === 0) index.markStale();
     }
   }
   const records = toRunRecords(
@@ -73,7 +87,7 @@ function takeRows<Key>(
     taken.map((item) => item.row),
     context.clock(),
   );
-  return records.map((run, position) => ({ run, key: (taken[position] as { key: Key }).key }));
+  return { runs: records.map((run, position) => ({ run, key: (taken[position] as { key: Key }).key })), last, exhausted };
 }
 
 /** The index within one read snapshot, brought up to date first. */
@@ -97,13 +111,18 @@ function* between(
   else for (let at = hi - 1; at >= lo; at -= 1) yield source[at] as IndexedRun;
 }
 
-/** `listWorkflowRunSlice` through the index: newest first (oldest first when inverted). */
+/**
+ * `listWorkflowRunSlice` through the index: newest first (oldest first when inverted). A filter
+ * on statuses, session or workflow name looks at a few candidates per row through the index,
+ * then continues in SQL after the last one it looked at (`sqlSlice`, the plain query).
+ */
 export function indexedRunSlice(
   context: StoreContext,
   index: RunOrderIndex,
   filter: WorkflowRunFilter | undefined,
   request: RunSliceRequest,
   limit: number,
+  sqlSlice: (request: RunSliceRequest) => Array<KeyedRun<RunKey>>,
 ): Array<KeyedRun<RunKey>> {
   return withIndex(context, index, () => {
     const source = filter?.rootRunId === undefined ? index.ordered() : index.chain(filter.rootRunId);
@@ -113,7 +132,12 @@ export function indexedRunSlice(
         if (matchesLineage(entry, filter)) yield { entry, key: { createdAt: entry.createdAt, runId: entry.runId } };
       }
     }
-    return takeRows(context, index, candidates(), limit, filterClause(filter, false));
+    const where = filterClause(filter, false);
+    if (where.sql.length === 0) return takeRows(context, index, candidates(), limit, where).runs;
+    const taken = takeRows(context, index, candidates(), limit, where, Math.max(1, limit) * FILTER_CANDIDATES_PER_ROW);
+    if (taken.runs.length === limit || taken.exhausted || taken.last === undefined) return taken.runs;
+    const rest = sqlSlice({ ...request, limit: limit - taken.runs.length, ...(request.inverted ? { before: taken.last } : { after: taken.last }) });
+    return [...taken.runs, ...rest];
   });
 }
 
@@ -177,7 +201,7 @@ export function indexedLineageSlice(
       yield* tail();
       if (rootInSlice && request.inverted) yield rootCandidate;
     }
-    return takeRows(context, index, candidates(), limit, { sql: [], params: [] });
+    return takeRows(context, index, candidates(), limit, { sql: [], params: [] }).runs;
   });
 }
 

@@ -74,7 +74,15 @@ export function listWorkflowRunSlice(
   request: RunSliceRequest,
 ): RunSlice {
   const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
-  if (context.runIndex !== undefined) return indexedRunSlice(context, context.runIndex, filter, request, limit);
+  if (context.runIndex !== undefined) {
+    return indexedRunSlice(context, context.runIndex, filter, request, limit, (rest) => sqlRunSlice(context, filter, rest));
+  }
+  return sqlRunSlice(context, filter, { ...request, limit });
+}
+
+/** {@link listWorkflowRunSlice} in SQL alone (the keyset order over `runs_created_idx` in our own files). */
+function sqlRunSlice(context: StoreContext, filter: WorkflowRunFilter | undefined, request: RunSliceRequest): RunSlice {
+  const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
   const { sql, params } = filterClause(filter);
   if (request.after !== undefined) {
     sql.push('(r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))');
