@@ -40,6 +40,17 @@ function connect(options: StateDatabaseOptions, readOnly: boolean): SqliteDataba
   return connection;
 }
 
+/**
+ * True when `error` is SQLite's unique-index violation (`SQLITE_CONSTRAINT_UNIQUE`, raised by a
+ * UNIQUE column or a unique index; a primary key raises `SQLITE_CONSTRAINT_PRIMARYKEY`, a
+ * trigger `SQLITE_CONSTRAINT_TRIGGER`). Decided by better-sqlite3's `SqliteError.code`, never
+ * by the message text (issue 11 item 7). Which index was hit is for the caller to establish
+ * (SQLite names the columns, not the index).
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
 /** Parameters bound to a statement: positional values. */
 export type SqlParams = readonly unknown[];
 

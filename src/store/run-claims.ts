@@ -104,7 +104,7 @@ export function claimCore(
   );
   if (taken.changes !== 1) return undefined;
   if (!mode.preserveQueueStatus) {
-    withActiveSessionSlot(row.origin_session_id, () =>
+    withActiveSessionSlot(context, row.origin_session_id, () =>
       context.database.run(
         "UPDATE run_queue SET status = 'starting', error_code = NULL, error_hash = NULL, updated_at = ? WHERE run_id = ?",
         now,

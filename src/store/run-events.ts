@@ -1,3 +1,4 @@
+import { isUniqueViolation } from './database.js';
 import { StoreError } from './errors.js';
 import type { StoreContext } from './store-context.js';
 import { newEventId, tokenHash } from './values.js';
@@ -154,20 +155,36 @@ export function releaseLease(
 export const SUMMARY_REPLAY: readonly ViewerDeltaDraft[] = [{ targetType: 'summary' }, { targetType: 'replay' }];
 
 /**
- * Runs a write that may give an origin session a second active queue entry (a claim or an
- * interaction timeout moving a parked run to `starting`) and turns a violation of the unique
- * index `run_queue_active_session_idx` into a clear conflict (STORE.md §3.8). The error
- * aborts the operation, so its transaction rolls back and nothing is written.
+ * Runs a write that may give an origin session a second active queue entry (a reservation, a
+ * claim, or an interaction timeout moving a parked run to `starting`) and turns a violation of
+ * the unique index `run_queue_active_session_idx` into a clear conflict (STORE.md §3.8). The
+ * violation is recognised by SQLite's constraint code (`SQLITE_CONSTRAINT_UNIQUE`), and the
+ * index by its own predicate: another queue row of the session holds an active status
+ * (issue 11 item 7: never by matching the error text). Any other error is rethrown as it is.
+ * The error aborts the operation, so its transaction rolls back and nothing is written.
  *
+ * @param sessionId the raw origin session of the row being written
+ * @param write one statement on `run_queue` (an INSERT or an UPDATE of its status)
+ * @returns what `write` returns
  * @throws StoreError(conflict) `Pi session already has an active workflow run: <sessionId>`
  */
-export function withActiveSessionSlot<T>(sessionId: string, write: () => T): T {
+export function withActiveSessionSlot<T>(context: StoreContext, sessionId: string, write: () => T): T {
   try {
     return write();
   } catch (error) {
-    if (error instanceof Error && error.message.includes('run_queue.origin_session_id')) {
+    if (isUniqueViolation(error) && activeSessionSlotTaken(context, sessionId)) {
       throw new StoreError('conflict', `Pi session already has an active workflow run: ${sessionId}`);
     }
     throw error;
   }
+}
+
+/** True when a queue row of `sessionId` is in one of the statuses `run_queue_active_session_idx` covers. */
+function activeSessionSlotTaken(context: StoreContext, sessionId: string): boolean {
+  return (
+    context.database.get(
+      "SELECT 1 FROM run_queue WHERE origin_session_id = ? AND status IN ('queued', 'starting', 'running') LIMIT 1",
+      sessionId,
+    ) !== undefined
+  );
 }

@@ -1,4 +1,5 @@
 import { canonicalJson, normalizeJson } from './canonical-json.js';
+import { isUniqueViolation } from './database.js';
 import { StoreError } from './errors.js';
 import { claimCore } from './run-claims.js';
 import { bumpRun, insertEvent, readLease, withActiveSessionSlot } from './run-events.js';
@@ -74,7 +75,10 @@ interface Lineage {
 
 /**
  * Reserves a root run, a continuation or a restart (STORE.md §6.1): every check in order,
- * first failure wins and nothing is written; then the blobs, definition, resource, lease,
+ * first failure wins and nothing is written — the seeds' syntax, existing-run and lineage
+ * rules first, in the seeds' order, then this project's value checks (non-empty names,
+ * execution mode, lineage kind, restart number) for what the seeds leave open (issue 10
+ * item 9: where a seed rule decides, its text wins); then the blobs, definition, resource, lease,
  * runs row, viewer row, sources, binding, queue row and `run.queued` event, in one
  * transaction. A continuation of a parked parent marks the parent's queue `done` and records
  * `run.queue_done_for_continuation` (one bump revision on the parent).
@@ -186,6 +190,14 @@ function sameJson(stored: unknown, given: () => unknown): boolean {
   }
 }
 
+/**
+ * This project's value checks of a reservation (not in the seeds). Called after the seeds'
+ * lineage rules, so they decide only what the seeds leave open.
+ *
+ * @throws StoreError(validation) `<field> must be a non-empty string`,
+ *   `executionMode must be interactive or headless`, `lineageKind must be continuation or restart`,
+ *   `restartNumber must be a non-negative integer`
+ */
 function validateInputShape(input: ReserveWorkflowRunInput): void {
   const text = (value: unknown, field: string): void => {
     if (typeof value !== 'string' || value.length === 0) {
@@ -208,16 +220,17 @@ function validateInputShape(input: ReserveWorkflowRunInput): void {
 
 /** The reservation proper; runs inside the caller's transaction. */
 function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunInput, now: number): void {
-  // 1. syntax
+  // 1. syntax (run id, timestamp in the caller, digest)
   assertRunId(input.runId);
   const digest = digestBuffer(input.definitionDigest);
-  validateInputShape(input);
   // 2. existing
   if (loadRunRow(context, input.runId) !== undefined) {
     throw new StoreError('conflict', `Workflow run already reserved: ${input.runId}`);
   }
-  // 3-5. lineage
+  // 3-5. lineage: the seeds' rules in the seeds' order, before any check of our own (issue 10 item 9)
   const lineage = computeLineage(context, input, now);
+  // our value checks, for what the seeds leave open (their lineage writes roll back with the transaction)
+  validateInputShape(input);
   // 6. writes
   const projectId = requireProjectId(context);
   const source = validWorkflowSource(input.workflowSource);
@@ -242,7 +255,7 @@ function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunIn
     now,
   );
   context.database.run('INSERT INTO leases(resource_id, generation) VALUES (?, 0)', resourceId);
-  withRestartSlot(input, () =>
+  withRestartSlot(context, input, () =>
     context.database.run(
       `INSERT INTO runs(run_id, resource_id, project_id, parent_run_id, root_run_id, lineage_kind, restart_number,
          parent_terminal_fingerprint, definition_digest, workflow_ref, launch_options_hash, title, status, paused,
@@ -275,7 +288,7 @@ function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunIn
     executionMode,
     now,
   );
-  withActiveSessionSlot(input.originSessionId, () =>
+  withActiveSessionSlot(context, input.originSessionId, () =>
     context.database.run(
       `INSERT INTO run_queue(run_id, status, available_at, affinity_runner_id, origin_session_id, created_at, updated_at)
        VALUES (?, 'queued', ?, ?, ?, ?, ?)`,
@@ -290,16 +303,32 @@ function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunIn
   insertEvent(context, resourceId, 1, 'run.queued', { type: 'session', id: input.originSessionId }, {}, now);
 }
 
-/** Runs the runs insert; a second restart of one parent (unique index `runs_restart_parent_idx`) becomes a clear conflict. */
-function withRestartSlot(input: ReserveWorkflowRunInput, insert: () => void): void {
+/**
+ * Runs the runs insert; a second restart of one parent (unique index `runs_restart_parent_idx`)
+ * becomes a clear conflict. Recognised by SQLite's constraint code and the index's own
+ * predicate (the parent already has a restart child), never by the error text.
+ */
+function withRestartSlot(context: StoreContext, input: ReserveWorkflowRunInput, insert: () => void): void {
   try {
     insert();
   } catch (error) {
-    if (error instanceof Error && error.message.includes('runs.parent_run_id')) {
-      throw new StoreError('conflict', `Workflow run already has a restart: ${input.parentRunId ?? ''}`);
+    if (isUniqueViolation(error) && input.parentRunId !== undefined && restartChildOf(context, input.parentRunId) !== undefined) {
+      throw new StoreError('conflict', `Workflow run already has a restart: ${input.parentRunId}`);
     }
     throw error;
   }
+}
+
+/**
+ * The restart child of `parentRunId` (at most one: unique index `runs_restart_parent_idx`), or undefined.
+ *
+ * @returns the child's run id
+ */
+export function restartChildOf(context: StoreContext, parentRunId: string): string | undefined {
+  return context.database.get<{ run_id: string }>(
+    "SELECT run_id FROM runs WHERE parent_run_id = ? AND lineage_kind = 'restart'",
+    parentRunId,
+  )?.run_id;
 }
 
 function computeLineage(context: StoreContext, input: ReserveWorkflowRunInput, now: number): Lineage {

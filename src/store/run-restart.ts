@@ -1,8 +1,15 @@
 import { StoreError } from './errors.js';
 import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, TERMINAL_RUN_STATUSES, type RunRow, type WorkflowRunRecord } from './run-records.js';
-import { prepareOrAdoptWorkflowRun, reserveWorkflowRun, type ClaimRequest, type PreparedRun, type ReserveWorkflowRunInput } from './run-reservation.js';
+import {
+  prepareOrAdoptWorkflowRun,
+  reserveWorkflowRun,
+  restartChildOf,
+  type ClaimRequest,
+  type PreparedRun,
+  type ReserveWorkflowRunInput,
+} from './run-reservation.js';
 import { assertWritable, type StoreContext } from './store-context.js';
-import { assertRunId, resolveNow, sha256Hex, terminalFingerprintBuffer } from './values.js';
+import { assertRunId, digestBuffer, resolveNow, sha256Hex, terminalFingerprintBuffer } from './values.js';
 import { workflowMessageIdFor } from './workflow-messages.js';
 
 /** Most restarts in one chain (`MAX_RESTARTS`, STORE.md §7). */
@@ -41,33 +48,68 @@ export function restartRunIdFor(parentRunId: string, fingerprintHex: string): st
 }
 
 /**
- * The restart policy that does not depend on the computed fingerprint (STORE.md §13.11):
- * cancelled parent, restart limit, and (when given) a fingerprint already used in the chain.
- * Both `restartWorkflowRun` and a reservation with lineage `restart` call it.
- *
- * @throws StoreError(restart_rejected) `An explicitly cancelled workflow cannot be restarted`,
- *   `Workflow restart limit reached (3 restarts)`,
- *   `The same terminal outcome already occurred in this restart chain`
+ * Text of the rule that only interactive runs restart (issue 10 item 8; STORE.md §12.5: the
+ * host computes restarts only for interactive runs). Both `restartWorkflowRun` and a
+ * reservation with lineage `restart` refuse a headless parent with it.
  */
-export function assertRestartPolicy(context: StoreContext, parent: RunRow, fingerprint?: Buffer): void {
-  assertNotCancelled(parent);
-  if (parent.restart_number >= MAX_RESTARTS) {
-    throw new StoreError('restart_rejected', `Workflow restart limit reached (${MAX_RESTARTS} restarts)`);
-  }
-  if (fingerprint !== undefined) assertFingerprintUnused(context, parent, fingerprint);
+export const ONLY_INTERACTIVE_RESTART = 'Only interactive workflow runs can be restarted';
+
+/**
+ * Text of a given fingerprint that is not the parent's own terminal fingerprint (STORE.md
+ * §13.1; on the reservation path since issue 10 item 8).
+ */
+export function fingerprintMismatchMessage(parentRunId: string): string {
+  return `Terminal fingerprint does not match the terminal outcome of workflow run: ${parentRunId}`;
 }
 
-function assertNotCancelled(parent: RunRow): void {
+/**
+ * The policy of STORE.md §13.1 that comes before adoption, on both restart paths: the run
+ * being restarted is interactive, and it was not explicitly cancelled. The caller has checked
+ * that it exists and belongs to the caller's session.
+ *
+ * @throws StoreError(restart_rejected) {@link ONLY_INTERACTIVE_RESTART},
+ *   `An explicitly cancelled workflow cannot be restarted`
+ */
+function assertRestartable(parent: RunRow): void {
+  if (parent.execution_mode !== 'interactive') throw new StoreError('restart_rejected', ONLY_INTERACTIVE_RESTART);
   if (parent.queue_status === 'cancelled' || parent.run_status === 'cancelled') {
     throw new StoreError('restart_rejected', 'An explicitly cancelled workflow cannot be restarted');
   }
 }
 
-function assertFingerprintUnused(context: StoreContext, parent: RunRow, fingerprint: Buffer): void {
+/** @throws StoreError(restart_rejected) `Workflow restart limit reached (3 restarts)` */
+function assertWithinRestartLimit(parent: RunRow): void {
+  if (parent.restart_number >= MAX_RESTARTS) {
+    throw new StoreError('restart_rejected', `Workflow restart limit reached (${MAX_RESTARTS} restarts)`);
+  }
+}
+
+function isTerminal(parent: RunRow): boolean {
+  return TERMINAL_RUN_STATUSES.includes(parent.run_status) && TERMINAL_QUEUE_STATUSES.includes(parent.queue_status);
+}
+
+/** The parent's own terminal fingerprint (STORE.md §7.1, §13.2) as 64 lowercase hex; the parent is terminal. */
+function ownFingerprint(context: StoreContext, parent: RunRow, now: number): string {
+  const [record] = toRunRecords(context, [parent], now);
+  const own = record?.terminalFingerprint;
+  if (typeof own !== 'string') throw new StoreError('integrity', `Workflow run has no terminal fingerprint: ${parent.run_id}`);
+  return own;
+}
+
+/**
+ * The given fingerprint must be the parent's own, and that outcome must not have been restarted
+ * already in the chain (STORE.md §13.1 steps 8 and 9).
+ *
+ * @param given parsed fingerprint bytes
+ * @throws StoreError conflict {@link fingerprintMismatchMessage}; restart_rejected
+ *   `The same terminal outcome already occurred in this restart chain`
+ */
+function assertOwnUnusedFingerprint(context: StoreContext, parent: RunRow, given: Buffer, own: string): void {
+  if (given.toString('hex') !== own) throw new StoreError('conflict', fingerprintMismatchMessage(parent.run_id));
   const used = context.database.get(
     'SELECT 1 FROM runs WHERE root_run_id = ? AND parent_terminal_fingerprint = ? LIMIT 1',
     parent.root_run_id,
-    fingerprint,
+    given,
   );
   if (used !== undefined) {
     throw new StoreError('restart_rejected', 'The same terminal outcome already occurred in this restart chain');
@@ -75,13 +117,46 @@ function assertFingerprintUnused(context: StoreContext, parent: RunRow, fingerpr
 }
 
 /**
- * Reservation with the restart policy in front (STORE.md §13.11): for lineage `restart` of a
- * new run, first the cancelled-parent, limit and used-fingerprint checks of
- * {@link assertRestartPolicy}, then §6.1 (and with a claim, §6.2) in the same transaction.
+ * The restart policy in front of a reservation with lineage `restart` (STORE.md §13.11 and
+ * its 2026-12-01 addition, issue 10 item 8), in the order of §13.1. It applies only to a new
+ * run whose named parent exists and belongs to the caller's session; otherwise the
+ * reservation reports its own error (`Workflow run already reserved`, `Workflow run not
+ * found`, `Workflow parent belongs to another Pi session`). In order: the parent is
+ * interactive and not cancelled; restart limit; then, once the parent is terminal and the
+ * given fingerprint parses (else the reservation's `Restart parent is not terminal`,
+ * `Restart requires the parent terminal fingerprint`, `Expected a terminal fingerprint`):
+ * the fingerprint is the parent's own, and not already restarted in the chain.
+ *
+ * @throws StoreError restart_rejected ({@link ONLY_INTERACTIVE_RESTART}, cancelled, limit,
+ *   repeated outcome); conflict {@link fingerprintMismatchMessage}
+ */
+function assertRestartReservationPolicy(context: StoreContext, input: ReserveWorkflowRunInput, now: number): void {
+  if (input.lineageKind !== 'restart' || input.parentRunId === undefined) return;
+  if (loadRunRow(context, input.runId) !== undefined) return;
+  const parent = loadRunRow(context, input.parentRunId);
+  if (parent === undefined || parent.origin_session_id !== input.originSessionId) return;
+  assertRestartable(parent);
+  assertWithinRestartLimit(parent);
+  if (!isTerminal(parent) || input.parentTerminalFingerprint === undefined) return;
+  let given: Buffer;
+  try {
+    given = terminalFingerprintBuffer(input.parentTerminalFingerprint);
+  } catch {
+    return; // the reservation reports the syntax error in its own order
+  }
+  assertOwnUnusedFingerprint(context, parent, given, ownFingerprint(context, parent, now));
+}
+
+/**
+ * Reservation with the restart policy in front (STORE.md §13.11): the seeds' syntax checks
+ * (run id, timestamp, digest), then for lineage `restart` of a new run the policy of
+ * {@link assertRestartReservationPolicy}, then §6.1 (and with a claim, §6.2) in the same
+ * transaction. A restart reservation therefore carries the parent's own terminal fingerprint
+ * and restarts only interactive runs, as `restartWorkflowRun` does (issue 10 item 8).
  *
  * @returns `{state, run}`; `state` is `reserved` without a claim
- * @throws every error of `reserveWorkflowRun` / `prepareOrAdoptWorkflowRun`, and the
- *   restart_rejected errors of {@link assertRestartPolicy}
+ * @throws every error of `reserveWorkflowRun` / `prepareOrAdoptWorkflowRun`, and the errors of
+ *   {@link assertRestartReservationPolicy}
  */
 export function reserveWithRestartPolicy(
   context: StoreContext,
@@ -89,37 +164,31 @@ export function reserveWithRestartPolicy(
   claim?: ClaimRequest,
 ): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
   assertWritable(context); // before the policy checks: a read-only store refuses first
+  assertRunId(input.runId);
+  const now = resolveNow(input.now, context.clock);
+  digestBuffer(input.definitionDigest);
   return context.database.transaction(() => {
-    if (input.lineageKind === 'restart' && input.parentRunId !== undefined && loadRunRow(context, input.runId) === undefined) {
-      const parent = loadRunRow(context, input.parentRunId);
-      if (parent !== undefined) {
-        let fingerprint: Buffer | undefined;
-        try {
-          fingerprint =
-            input.parentTerminalFingerprint === undefined ? undefined : terminalFingerprintBuffer(input.parentTerminalFingerprint);
-        } catch {
-          fingerprint = undefined; // the reservation reports the syntax error in its own order
-        }
-        assertRestartPolicy(context, parent, fingerprint);
-      }
-    }
+    assertRestartReservationPolicy(context, input, now);
     if (claim === undefined) return { state: 'reserved' as const, run: reserveWorkflowRun(context, input) };
     return prepareOrAdoptWorkflowRun(context, input, claim);
   });
 }
 
 /**
- * The idempotent restart command (STORE.md §13.1): run exists; same session and interactive;
- * not cancelled; an existing restart child is adopted; restart limit; parent terminal;
- * fingerprint parses and equals the run's own; not already used in the chain; then
- * prepare-or-adopt (with a claim) or reserve (without) the restart with the deterministic id.
+ * The idempotent restart command (STORE.md §13.1): run exists; same session; interactive and
+ * not cancelled (one rule with the reservation path, issue 10 item 8); an existing restart
+ * child is adopted; restart limit; parent terminal; fingerprint parses and equals the run's
+ * own; not already used in the chain; then prepare-or-adopt (with a claim) or reserve
+ * (without) the restart with the deterministic id.
  *
  * @returns the restart run and `adopted`
  * @throws StoreError not_found `Workflow run not found: <runId>`; forbidden
- *   `Workflow run belongs to another Pi session`; restart_rejected (see
- *   {@link assertRestartPolicy}); lineage `Restart parent is not terminal`,
- *   `Expected a terminal fingerprint`; conflict
- *   `Terminal fingerprint does not match the terminal outcome of workflow run: <runId>`
+ *   `Workflow run belongs to another Pi session`; restart_rejected
+ *   {@link ONLY_INTERACTIVE_RESTART}, `An explicitly cancelled workflow cannot be restarted`,
+ *   `Workflow restart limit reached (3 restarts)`,
+ *   `The same terminal outcome already occurred in this restart chain`; lineage
+ *   `Restart parent is not terminal`, `Expected a terminal fingerprint`; conflict
+ *   {@link fingerprintMismatchMessage}
  */
 export function restartWorkflowRun(context: StoreContext, input: RestartWorkflowRunInput): RestartResult {
   assertWritable(context);
@@ -129,38 +198,27 @@ export function restartWorkflowRun(context: StoreContext, input: RestartWorkflow
   return context.database.transaction(() => {
     const parent = loadRunRow(context, input.runId);
     if (parent === undefined) throw new StoreError('not_found', `Workflow run not found: ${input.runId}`);
-    if (parent.origin_session_id !== input.originSessionId || parent.execution_mode !== 'interactive') {
+    if (parent.origin_session_id !== input.originSessionId) {
       throw new StoreError('forbidden', 'Workflow run belongs to another Pi session');
     }
-    assertNotCancelled(parent);
-    const existing = context.database.get<{ run_id: string }>(
-      "SELECT run_id FROM runs WHERE parent_run_id = ? AND lineage_kind = 'restart'",
-      input.runId,
-    );
+    assertRestartable(parent);
+    const existing = restartChildOf(context, input.runId);
     if (existing !== undefined) {
-      return { run: toRunRecords(context, [requireRunRow(context, existing.run_id)], now)[0] as WorkflowRunRecord, adopted: true };
+      return { run: toRunRecords(context, [requireRunRow(context, existing)], now)[0] as WorkflowRunRecord, adopted: true };
     }
-    assertRestartPolicy(context, parent);
-    if (!TERMINAL_RUN_STATUSES.includes(parent.run_status) || !TERMINAL_QUEUE_STATUSES.includes(parent.queue_status)) {
-      throw new StoreError('lineage', 'Restart parent is not terminal');
-    }
-    const [parentRecord] = toRunRecords(context, [parent], now);
-    const own = parentRecord?.terminalFingerprint as string;
-    let fingerprint = own;
+    assertWithinRestartLimit(parent);
+    if (!isTerminal(parent)) throw new StoreError('lineage', 'Restart parent is not terminal');
+    const own = ownFingerprint(context, parent, now);
+    let given: Buffer = Buffer.from(own, 'hex');
     if (input.parentTerminalFingerprint !== undefined) {
-      let given: Buffer;
       try {
         given = terminalFingerprintBuffer(input.parentTerminalFingerprint);
       } catch (error) {
         throw new StoreError('lineage', (error as Error).message);
       }
-      if (given.toString('hex') !== own) {
-        throw new StoreError('conflict', `Terminal fingerprint does not match the terminal outcome of workflow run: ${input.runId}`);
-      }
-      fingerprint = own;
     }
-    assertFingerprintUnused(context, parent, Buffer.from(fingerprint, 'hex'));
-    const reservation = restartReservation(context, parent, input, fingerprint, now);
+    assertOwnUnusedFingerprint(context, parent, given, own);
+    const reservation = restartReservation(context, parent, input, own, now);
     if (input.claim === undefined) {
       return { run: reserveWorkflowRun(context, reservation), adopted: false };
     }

@@ -52,7 +52,7 @@ export function markWorkflowRunRunning(context: StoreContext, input: RunClaimInp
     const claimed = verifiedClaim(context, input.runId, input.claimToken, now);
     if (claimed === undefined) return false;
     const { row, lease } = claimed;
-    withActiveSessionSlot(row.origin_session_id, () =>
+    withActiveSessionSlot(context, row.origin_session_id, () =>
       context.database.run(
         "UPDATE run_queue SET status = 'running', started_at = coalesce(started_at, ?), updated_at = ? WHERE run_id = ?",
         now,
@@ -287,7 +287,7 @@ export function beginWorkflowRunInteractionTimeout(
       now,
       input.runId,
     );
-    const queue = withActiveSessionSlot(row.origin_session_id, () =>
+    const queue = withActiveSessionSlot(context, row.origin_session_id, () =>
       context.database.run(
         `UPDATE run_queue SET status = 'starting', error_code = NULL, error_hash = NULL, updated_at = ?, finished_at = NULL
          WHERE run_id = ? AND status = 'parked'`,

@@ -245,14 +245,17 @@ export class WorkflowStore {
   }
 
   /**
-   * Reservation with the restart policy in front (STORE.md §13.11): for lineage `restart`,
-   * first the cancelled-parent, limit and used-fingerprint checks, then §6.1 (and with a
-   * claim, §6.2) in the same transaction.
+   * Reservation with the restart policy in front (STORE.md §13.11, issue 10 item 8): for
+   * lineage `restart` of a new run whose parent exists in the caller's session, first the
+   * restart command's rules (interactive parent, not cancelled, limit, the given fingerprint
+   * is the parent's own and not yet restarted in the chain), then §6.1 (and with a claim,
+   * §6.2) in the same transaction.
    *
    * @returns `{state, run}`; `state` is `reserved` without a claim
    * @throws every error of {@link reserveWorkflowRun} / {@link prepareOrAdoptWorkflowRun}
-   *   (`Controller store is read-only` first), and the restart_rejected errors of the
-   *   policy (see `reserveWithRestartPolicy`)
+   *   (`Controller store is read-only` first), the restart_rejected errors of the policy and
+   *   its conflict `Terminal fingerprint does not match the terminal outcome of workflow run:
+   *   <parentRunId>` (see `reserveWithRestartPolicy`)
    */
   reserveWithPolicy(
     input: ReserveWorkflowRunInput,

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../src/store/index.js';
 import {
   BUMP,
   claim,
@@ -611,4 +612,133 @@ describe('reserveWorkflowRun: project and session slots', () => {
       'conflict',
     );
   });
+});
+
+describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 10 item 9)', () => {
+  /** Asserts `fn` is refused with `message` of `kind` and changes no table. */
+  const refused = (fn: () => unknown, message: string, kind: Parameters<typeof expectStoreError>[2]) =>
+    expectRejectedUnchanged(t.store, fn, message, kind);
+  /** A value the types refuse, as a JavaScript caller (or a JSON body) may still pass it. */
+  const loose = <T>(value: unknown): T => value as T;
+
+  it('a root run with restartNumber -1 (or 1.5): A root workflow run cannot declare restart metadata', () => {
+    refused(() => reserve(t.store, 'run-1', { restartNumber: -1 }), 'A root workflow run cannot declare restart metadata', 'lineage');
+    refused(() => reserve(t.store, 'run-1', { restartNumber: 1.5 }), 'A root workflow run cannot declare restart metadata', 'lineage');
+  });
+
+  it('an existing run id with lineageKind "bogus": Workflow run already reserved: <id>', () => {
+    reserve(t.store, 'run-1');
+    refused(
+      () => reserve(t.store, 'run-1', { lineageKind: loose('bogus'), restartNumber: -1, executionMode: loose('sideways') }),
+      'Workflow run already reserved: run-1',
+      'conflict',
+    );
+  });
+
+  it('a root run with lineageKind "bogus": A root workflow run cannot declare lineage', () => {
+    refused(() => reserve(t.store, 'run-1', { lineageKind: loose('bogus') }), 'A root workflow run cannot declare lineage', 'lineage');
+  });
+
+  it('a restart with restartNumber 1.5 (or -1): Restart number does not follow its parent', () => {
+    const parent = terminalRun(t, 'parent');
+    const restart = {
+      parentRunId: 'parent',
+      originSessionId: 'session-parent',
+      lineageKind: 'restart' as const,
+      parentTerminalFingerprint: parent.terminalFingerprint as string,
+    };
+    refused(() => reserve(t.store, 'child', { ...restart, restartNumber: 1.5 }), 'Restart number does not follow its parent', 'lineage');
+    refused(() => reserve(t.store, 'child', { ...restart, restartNumber: -1 }), 'Restart number does not follow its parent', 'lineage');
+  });
+
+  it('a continuation with restartNumber -1: Continuation lineage conflicts with restart metadata (parent untouched)', () => {
+    parkedRun('parent');
+    refused(
+      () => reserve(t.store, 'child', { parentRunId: 'parent', originSessionId: 'session-parent', restartNumber: -1 }),
+      'Continuation lineage conflicts with restart metadata',
+      'lineage',
+    );
+    expect(t.store.getWorkflowRun('parent')?.status).toBe('parked');
+  });
+
+  it('with a claim (prepare-or-adopt of a new run) the same order holds', () => {
+    refused(
+      () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { restartNumber: -1 }), { runnerId: 'r', claimToken: 'c', leaseMs: 1000 }),
+      'A root workflow run cannot declare restart metadata',
+      'lineage',
+    );
+  });
+
+  it('a lineage kind the seeds treat as a continuation: the seed decides while its rules fail', () => {
+    reserve(t.store, 'queued-parent', { originSessionId: 'S' });
+    refused(
+      () => reserve(t.store, 'child', { parentRunId: 'queued-parent', originSessionId: 'S', lineageKind: loose('bogus') }),
+      'Continuation parent queue is queued',
+      'lineage',
+    );
+  });
+
+  it('what the seeds leave open gets our value checks, after theirs, and the parent is rolled back', () => {
+    parkedRun('parent');
+    const continuation = { parentRunId: 'parent', originSessionId: 'session-parent' };
+    refused(
+      () => reserve(t.store, 'child', { ...continuation, lineageKind: loose('bogus') }),
+      'lineageKind must be continuation or restart',
+      'validation',
+    );
+    refused(
+      () => reserve(t.store, 'child', { ...continuation, executionMode: loose('sideways') }),
+      'executionMode must be interactive or headless',
+      'validation',
+    );
+    refused(() => reserve(t.store, 'child', { ...continuation, workflowName: '' }), 'workflowName must be a non-empty string', 'validation');
+    expect(t.store.getWorkflowRun('parent')?.status).toBe('parked');
+    refused(() => reserve(t.store, 'root-2', { workflowSourceRef: '' }), 'workflowRef must be a non-empty string', 'validation');
+  });
+});
+
+describe('the session slot is recognised by SQLite’s constraint code, not by error text (issue 11 item 7)', () => {
+  it('a trigger failure whose text names the slot column is not taken for the slot; nothing written', () => {
+    reserve(t.store, 'run-1', { originSessionId: 'S' });
+    claim(t.store, 'run-1');
+    t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1' });
+    t.store.database.connection.exec(
+      `CREATE TEMP TRIGGER test_fake_slot BEFORE INSERT ON main.run_queue
+       BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: run_queue.origin_session_id'); END`,
+    );
+    const before = snapshotTables(t.store);
+    let thrown: unknown;
+    try {
+      reserve(t.store, 'run-2', { originSessionId: 'S' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(Error);
+    expect(thrown).not.toBeInstanceOf(StoreError);
+    expect(thrown).toMatchObject({ code: 'SQLITE_CONSTRAINT_TRIGGER', message: 'UNIQUE constraint failed: run_queue.origin_session_id' });
+    expect(snapshotTables(t.store)).toEqual(before);
+  });
+
+  it('the real unique-index violation still answers the slot conflict, on reserve, claim and mark-running', () => {
+    reserve(t.store, 'run-1', { originSessionId: 'S' });
+    claim(t.store, 'run-1');
+    t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1' });
+    reserve(t.store, 'run-2', { originSessionId: 'S' });
+    expectRejectedUnchanged(t.store, () => reserve(t.store, 'run-3', { originSessionId: 'S' }), 'Pi session already has an active workflow run: S', 'conflict');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.claimWorkflowRun({ runId: 'run-1', runnerId: 'runner-1', claimToken: 'x', leaseMs: 1000 }),
+      'Pi session already has an active workflow run: S',
+      'conflict',
+    );
+    const control = t.store.claimWorkflowRunForControl({ runId: 'run-1', runnerId: 'control-1', claimToken: 'c', leaseMs: 1000 });
+    expect(control?.status).toBe('parked');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.markWorkflowRunRunning({ runId: 'run-1', claimToken: 'c' }),
+      'Pi session already has an active workflow run: S',
+      'conflict',
+    );
+  });
+
 });

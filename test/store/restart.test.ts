@@ -136,7 +136,7 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
     );
   });
 
-  it('2. Workflow run belongs to another Pi session: other session, or a headless run (forbidden)', () => {
+  it('2. Workflow run belongs to another Pi session (forbidden), a headless run of another session included', () => {
     terminalRun(t, 'root');
     expectRejectedUnchanged(
       t.store,
@@ -147,9 +147,43 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
     terminalRun(t, 'headless', { executionMode: 'headless', originSessionId: 'session-h' });
     expectRejectedUnchanged(
       t.store,
-      () => t.store.restartWorkflowRun({ runId: 'headless', originSessionId: 'session-h' }),
+      () => t.store.restartWorkflowRun({ runId: 'headless', originSessionId: 'intruder' }),
       'Workflow run belongs to another Pi session',
       'forbidden',
+    );
+  });
+
+  it('2b. Only interactive workflow runs can be restarted: a headless run of the same session (restart_rejected)', () => {
+    terminalRun(t, 'headless', { executionMode: 'headless', originSessionId: 'session-h' });
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'headless', originSessionId: 'session-h' }),
+      'Only interactive workflow runs can be restarted',
+      'restart_rejected',
+    );
+  });
+
+  it('2b before 3 and 4: a headless run is refused even with a restart child or when cancelled', () => {
+    terminalRun(t, 'headless', { executionMode: 'headless', originSessionId: 'session-h' }, 'cancelled');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'headless', originSessionId: 'session-h' }),
+      'Only interactive workflow runs can be restarted',
+      'restart_rejected',
+    );
+    const parent = terminalRun(t, 'headless-2', { executionMode: 'headless', originSessionId: 'session-h2' });
+    // the seeds' plain reservation accepts a restart child of a headless run; the command does not adopt it
+    reserve(t.store, 'child', {
+      originSessionId: 'session-h2',
+      parentRunId: 'headless-2',
+      lineageKind: 'restart',
+      parentTerminalFingerprint: parent.terminalFingerprint as string,
+    });
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'headless-2', originSessionId: 'session-h2' }),
+      'Only interactive workflow runs can be restarted',
+      'restart_rejected',
     );
   });
 
@@ -279,7 +313,6 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
 
 describe('reserveWithPolicy (STORE.md §13.11)', () => {
   const FP1 = '11'.repeat(32);
-  const FP2 = '22'.repeat(32);
   const restartOf = (parent: string, fingerprint: string) => ({
     parentRunId: parent,
     originSessionId: SESSION,
@@ -297,6 +330,8 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
     originSessionId: SESSION,
     ...overrides,
   });
+  /** The run's own terminal fingerprint, as a restart of it must carry it. */
+  const own = (runId: string): string => t.store.getWorkflowRun(runId)?.terminalFingerprint as string;
 
   it('reserves without a claim, reserves and claims with one, adopts on retry', () => {
     expect(t.store.reserveWithPolicy(input('a', { originSessionId: 's-a' })).state).toBe('reserved');
@@ -306,15 +341,22 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
     expect(expectNoWrite(t.store, () => t.store.reserveWithPolicy(input('b', { originSessionId: 's-b' }), CLAIM)).state).toBe('adopted');
   });
 
+  it('reserves a restart that carries the parent’s own terminal fingerprint, in any spelling', () => {
+    terminalRun(t, 'root');
+    const result = t.store.reserveWithPolicy(input('child', restartOf('root', `sha256:${own('root').toUpperCase()}`)));
+    expect(result.state).toBe('reserved');
+    expect(result.run).toMatchObject({ parentRunId: 'root', lineageKind: 'restart', restartNumber: 1, parentTerminalFingerprint: own('root') });
+  });
+
   it('refuses a restart of a cancelled parent, which the plain reservation accepts', () => {
     terminalRun(t, 'root', {}, 'cancelled');
     expectRejectedUnchanged(
       t.store,
-      () => t.store.reserveWithPolicy(input('child', restartOf('root', FP1))),
+      () => t.store.reserveWithPolicy(input('child', restartOf('root', own('root')))),
       'An explicitly cancelled workflow cannot be restarted',
       'restart_rejected',
     );
-    expect(t.store.reserveWorkflowRun(input('child', restartOf('root', FP1))).lineageKind).toBe('restart');
+    expect(t.store.reserveWorkflowRun(input('child', restartOf('root', own('root')))).lineageKind).toBe('restart');
   });
 
   it('refuses a fourth restart', () => {
@@ -322,31 +364,31 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
     let parent = 'root';
     for (let n = 1; n <= 3; n += 1) {
       const runId = `r${n}`;
-      t.store.reserveWithPolicy(input(runId, restartOf(parent, `${n}${n}`.repeat(32))));
+      t.store.reserveWithPolicy(input(runId, restartOf(parent, own(parent))));
       claim(t.store, runId);
       t.store.settleWorkflowRun({ runId, claimToken: `token-${runId}`, status: 'failed', error: `e${n}` });
       parent = runId;
     }
     expectRejectedUnchanged(
       t.store,
-      () => t.store.reserveWithPolicy(input('r4', restartOf('r3', '44'.repeat(32)))),
+      () => t.store.reserveWithPolicy(input('r4', restartOf('r3', own('r3')))),
       'Workflow restart limit reached (3 restarts)',
       'restart_rejected',
     );
   });
 
-  it('refuses a given fingerprint already used in the chain', () => {
+  it('refuses the parent’s fingerprint when that outcome was already restarted in the chain', () => {
     terminalRun(t, 'root');
-    t.store.reserveWithPolicy(input('r1', restartOf('root', FP1)));
+    t.store.reserveWithPolicy(input('r1', restartOf('root', own('root'))));
     claim(t.store, 'r1');
-    t.store.settleWorkflowRun({ runId: 'r1', claimToken: 'token-r1', status: 'failed', error: 'e1' });
+    t.store.settleWorkflowRun({ runId: 'r1', claimToken: 'token-r1', status: 'failed', error: 'boom' }); // as the root
+    expect(own('r1')).toBe(own('root'));
     expectRejectedUnchanged(
       t.store,
-      () => t.store.reserveWithPolicy(input('r2', restartOf('r1', `sha256:${FP1.toUpperCase()}`))),
+      () => t.store.reserveWithPolicy(input('r2', restartOf('r1', `sha256:${own('r1').toUpperCase()}`))),
       'The same terminal outcome already occurred in this restart chain',
       'restart_rejected',
     );
-    expect(t.store.reserveWithPolicy(input('r2', restartOf('r1', FP2))).run.restartNumber).toBe(2);
   });
 
   it('then applies the reservation rules in their order', () => {
@@ -368,6 +410,12 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
     );
     expectRejectedUnchanged(
       t.store,
+      () => t.store.reserveWithPolicy(input('child', { parentRunId: 'root', originSessionId: SESSION, lineageKind: 'restart' })),
+      'Restart requires the parent terminal fingerprint',
+      'lineage',
+    );
+    expectRejectedUnchanged(
+      t.store,
       () => t.store.reserveWithPolicy(input('child', { ...restartOf('root', FP1), originSessionId: 'intruder' })),
       'Workflow parent belongs to another Pi session',
       'lineage',
@@ -377,6 +425,35 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
       () => t.store.reserveWithPolicy(input('child', restartOf('ghost', FP1))),
       'Workflow run not found: ghost',
       'not_found',
+    );
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(input('child', { ...restartOf('root', own('root')), restartNumber: 1.5 })),
+      'Restart number does not follow its parent',
+      'lineage',
+    );
+  });
+
+  it('checks the seeds’ syntax rules (run id, timestamp, digest) before the policy', () => {
+    terminalRun(t, 'root', {}, 'cancelled');
+    const restart = restartOf('root', own('root'));
+    expectRejectedUnchanged(t.store, () => t.store.reserveWithPolicy(input('bad id', restart)), 'Invalid workflow run id: bad id', 'validation');
+    expectRejectedUnchanged(t.store, () => t.store.reserveWithPolicy(input('child', { ...restart, now: 'never' })), 'Invalid timestamp', 'validation');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(input('child', { ...restart, definitionDigest: 'x' })),
+      'Expected a SHA-256 digest',
+      'validation',
+    );
+  });
+
+  it('a parent of another session gets the seed’s session error, not the policy (nothing about the run leaks)', () => {
+    terminalRun(t, 'root', {}, 'cancelled');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(input('child', { ...restartOf('root', own('root')), originSessionId: 'intruder' })),
+      'Workflow parent belongs to another Pi session',
+      'lineage',
     );
   });
 
@@ -388,6 +465,63 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
       () => t.store.reserveWithPolicy(input('child', restartOf('root', FP1))),
       'Workflow run already reserved: child',
       'conflict',
+    );
+  });
+});
+
+describe('one restart rule on both paths (issue 10 item 8)', () => {
+  const restartInput = (runId: string, parent: string, fingerprint: string, session = SESSION) => ({
+    runId,
+    workflowName: 'demo',
+    workflowSourceRef: WORKFLOW_REF,
+    workflowSource: { kind: 'file', path: WORKFLOW_REF, hash: digestHex() },
+    definitionDigest: digestHex(),
+    definitionSnapshot: { name: 'demo' },
+    input: { topic: 'tests' },
+    originSessionId: session,
+    parentRunId: parent,
+    lineageKind: 'restart' as const,
+    parentTerminalFingerprint: fingerprint,
+  });
+
+  it('a restart reservation with a well-formed fingerprint that is not the parent’s own is a conflict; nothing written', () => {
+    const root = terminalRun(t, 'root');
+    const bogus = 'cd'.repeat(32);
+    expect(root.terminalFingerprint).not.toBe(bogus);
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(restartInput('bogus-child', 'root', bogus)),
+      'Terminal fingerprint does not match the terminal outcome of workflow run: root',
+      'conflict',
+    );
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.reserveWithPolicy(restartInput('bogus-child', 'root', bogus), CLAIM),
+      'Terminal fingerprint does not match the terminal outcome of workflow run: root',
+      'conflict',
+    );
+    // The parent's real outcome still gets its restart, by the command
+    const restart = t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION });
+    expect(restart.adopted).toBe(false);
+    expect(restart.run.parentTerminalFingerprint).toBe(root.terminalFingerprint);
+  });
+
+  it('a headless parent: the same refusal and text from the reservation and from the command; nothing written', () => {
+    const headless = terminalRun(t, 'headless', { executionMode: 'headless', originSessionId: SESSION });
+    const fingerprint = headless.terminalFingerprint as string;
+    for (const executionMode of ['interactive', 'headless'] as const) {
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.reserveWithPolicy({ ...restartInput('child', 'headless', fingerprint), executionMode }),
+        'Only interactive workflow runs can be restarted',
+        'restart_rejected',
+      );
+    }
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.restartWorkflowRun({ runId: 'headless', originSessionId: SESSION }),
+      'Only interactive workflow runs can be restarted',
+      'restart_rejected',
     );
   });
 });
