@@ -23,7 +23,7 @@ export class ConflictError extends ApiError {
 export class ClaimLostError extends ApiError {
   readonly code = 'CLAIM_LOST';
 }
-/** Restart limit, cancelled run, repeated terminal outcome (`RESTART_REJECTED`). */
+/** Restart limit, cancelled or headless run, repeated terminal outcome (`RESTART_REJECTED`). */
 export class RestartRejectedError extends ApiError {
   readonly code = 'RESTART_REJECTED';
 }
@@ -179,7 +179,7 @@ errorObject(NotFoundError, 'NOT_FOUND: a named run or parent does not exist.');
 errorObject(LineageError, 'LINEAGE_INVALID: a lineage rule of the store failed.');
 errorObject(ConflictError, 'CONFLICT: already reserved with other parameters, a preparation conflict or a concurrent change.');
 errorObject(ClaimLostError, 'CLAIM_LOST: the claim token is not the live claim of that run.');
-errorObject(RestartRejectedError, 'RESTART_REJECTED: restart limit, cancelled run, or a repeated terminal outcome in the chain.');
+errorObject(RestartRejectedError, 'RESTART_REJECTED: restart limit, a cancelled or headless run, or a repeated terminal outcome in the chain.');
 errorObject(ForbiddenError, 'FORBIDDEN: the run belongs to another session, or the server is read-only.');
 builder.objectType(ValidationError, {
   name: 'ValidationError',

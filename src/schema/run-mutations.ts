@@ -121,7 +121,7 @@ function reserveInput(input: typeof ReserveInputRef.$inferInput): ReserveWorkflo
 builder.mutationFields((t) => ({
   reserveWorkflowRun: t.field({
     type: ReserveSuccessRef,
-    description: 'Reserve a run (root, continuation or restart); with claim, reserve and claim in one transaction or adopt an identical run.',
+    description: 'Reserve a run (root, continuation or restart); with claim, reserve and claim in one transaction or adopt an identical run. A restart applies the rules of restartWorkflowRun: the parent is interactive and not cancelled, and parentTerminalFingerprint is its own terminalFingerprint.',
     args: { input: t.arg({ type: ReserveInputRef, required: true }) },
     errors: mutationErrors('reserveWorkflowRun'),
     resolve: (_root, { input }, context) =>
@@ -134,7 +134,7 @@ builder.mutationFields((t) => ({
   restartWorkflowRun: t.field({
     type: RestartSuccessRef,
     description:
-      'Restart a terminal run; a retry returns the same restart with adopted: true. Only interactive runs of the same origin session can be restarted (else ForbiddenError).',
+      'Restart a terminal run; a retry returns the same restart with adopted: true. Only runs of the same origin session (else ForbiddenError) that are interactive (else RestartRejectedError) can be restarted.',
     args: { input: t.arg({ type: RestartInputRef, required: true }) },
     errors: mutationErrors('restartWorkflowRun'),
     resolve: (_root, { input }, context) =>

@@ -284,6 +284,63 @@ describe('reserveWorkflowRun', () => {
     });
   });
 
+  describe('the seeds’ lineage rules come before our value checks (issue 10 item 9; nothing written)', () => {
+    const lineageError = (message: string) => ({ __typename: 'LineageError', code: 'LINEAGE_INVALID', message });
+
+    it('a root run with restartNumber -1: A root workflow run cannot declare restart metadata', async () => {
+      expect(await reserveFails(reserveInput('root-1', { restartNumber: -1 }))).toEqual(
+        lineageError('A root workflow run cannot declare restart metadata'),
+      );
+    });
+
+    it('an existing run id with bad lineage: Workflow run already reserved', async () => {
+      await reserve(fx, reserveInput('root-1'));
+      expect(await reserveFails(reserveInput('root-1', { lineageKind: 'RESTART', restartNumber: -1 }))).toEqual({
+        __typename: 'ConflictError',
+        code: 'CONFLICT',
+        message: 'Workflow run already reserved: root-1',
+      });
+    });
+
+    it('a restart with restartNumber -1: Restart number does not follow its parent', async () => {
+      const root = await failedRoot(fx, 'root-1', 'boom');
+      expect(
+        await reserveFails(
+          reserveInput('restart-1', {
+            parentRunId: 'root-1',
+            lineageKind: 'RESTART',
+            parentTerminalFingerprint: root.terminalFingerprint,
+            restartNumber: -1,
+          }),
+        ),
+      ).toEqual(lineageError('Restart number does not follow its parent'));
+    });
+
+    it('a continuation with restartNumber -1: Continuation lineage conflicts with restart metadata', async () => {
+      await parkedRoot('root-1');
+      expect(await reserveFails(reserveInput('cont-1', { parentRunId: 'root-1', restartNumber: -1 }))).toEqual(
+        lineageError('Continuation lineage conflicts with restart metadata'),
+      );
+    });
+
+    it('a restartNumber of 1.5 or a lineageKind "bogus" is not a valid GraphQL request: refused by the schema types before any resolver', async () => {
+      await reserve(fx, reserveInput('root-1'));
+      for (const [overrides, message] of [
+        [{ restartNumber: 1.5 }, 'Variable "$input" got invalid value at "input.restartNumber"; Int cannot represent non-integer value.'],
+        [
+          { lineageKind: 'bogus' },
+          'Variable "$input" got invalid value at "input.lineageKind"; Value "bogus" does not exist in "LineageKind" enum.',
+        ],
+      ] as const) {
+        const before = snapshotTables(fx.store);
+        const response = await fx.gql(ReserveWorkflowRunDocument, { input: { ...reserveInput('root-1'), ...overrides } as ReserveWorkflowRunInput });
+        expect(response.data).toBeUndefined();
+        expect(response.errors?.map((error) => error.message)).toEqual([message]);
+        expect(snapshotTables(fx.store)).toEqual(before);
+      }
+    });
+  });
+
   it('computes the definition digest itself: the same definition with keys reordered is the same run', async () => {
     const input = reserveInput('root-1', { claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 30_000 } });
     await reserve(fx, input);

@@ -124,7 +124,7 @@ describe('restartWorkflowRun', () => {
       });
     });
 
-    it('ForbiddenError: the run belongs to another session, or is headless', async () => {
+    it('ForbiddenError: the run belongs to another session (a headless one included)', async () => {
       await failedRoot(fx, 'root-1', 'boom');
       expect(await restartFails({ runId: 'root-1', originSessionId: 'session-2' })).toEqual({
         __typename: 'ForbiddenError',
@@ -134,11 +134,38 @@ describe('restartWorkflowRun', () => {
       await reserve(fx, reserveInput('headless-1', { executionMode: 'HEADLESS', originSessionId: 'session-3' }));
       await claim(fx, 'headless-1', 'token-h');
       await settle(fx, 'headless-1', 'token-h', 'FAILED', { error: 'boom' });
-      expect(await restartFails({ runId: 'headless-1', originSessionId: 'session-3' })).toEqual({
+      expect(await restartFails({ runId: 'headless-1', originSessionId: 'session-2' })).toEqual({
         __typename: 'ForbiddenError',
         code: 'FORBIDDEN',
         message: 'Workflow run belongs to another Pi session',
       });
+    });
+
+    it('RestartRejectedError: a headless run of the same session, with one text on restart and on reserve', async () => {
+      await reserve(fx, reserveInput('headless-1', { executionMode: 'HEADLESS', originSessionId: 'session-3' }));
+      await claim(fx, 'headless-1', 'token-h');
+      const failed = await settle(fx, 'headless-1', 'token-h', 'FAILED', { error: 'boom' });
+      expect(failed.terminalFingerprint).toMatch(/^[0-9a-f]{64}$/);
+      const refusal = {
+        __typename: 'RestartRejectedError',
+        code: 'RESTART_REJECTED',
+        message: 'Only interactive workflow runs can be restarted',
+      };
+      expect(await restartFails({ runId: 'headless-1', originSessionId: 'session-3' })).toEqual(refusal);
+      for (const executionMode of ['INTERACTIVE', 'HEADLESS'] as const) {
+        const before = snapshotTables(fx.store);
+        const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, {
+          input: reserveInput('restart-1', {
+            originSessionId: 'session-3',
+            executionMode,
+            parentRunId: 'headless-1',
+            lineageKind: 'RESTART',
+            parentTerminalFingerprint: failed.terminalFingerprint,
+          }),
+        });
+        expect(reserveWorkflowRun).toEqual(refusal);
+        expect(snapshotTables(fx.store)).toEqual(before);
+      }
     });
 
     it('RestartRejectedError: an explicitly cancelled run', async () => {
@@ -213,6 +240,35 @@ describe('restartWorkflowRun', () => {
         code: 'LINEAGE_INVALID',
         message: 'Restart parent is not terminal',
       });
+    });
+
+    it('ConflictError: a restart reservation with a well-formed fingerprint of another outcome; the real outcome still restarts', async () => {
+      const root = await failedRoot(fx, 'root-1', 'boom');
+      const bogus = 'f'.repeat(64);
+      expect(root.terminalFingerprint).not.toBe(bogus);
+      const conflict = {
+        __typename: 'ConflictError',
+        code: 'CONFLICT',
+        message: 'Terminal fingerprint does not match the terminal outcome of workflow run: root-1',
+      };
+      for (const claimInput of [undefined, { runnerId: 'runner-1', claimToken: 'token-b', leaseMs: 60_000 }]) {
+        const before = snapshotTables(fx.store);
+        const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, {
+          input: reserveInput('bogus-restart', {
+            parentRunId: 'root-1',
+            lineageKind: 'RESTART',
+            parentTerminalFingerprint: bogus,
+            ...(claimInput === undefined ? {} : { claim: claimInput }),
+          }),
+        });
+        expect(reserveWorkflowRun).toEqual(conflict);
+        expect(snapshotTables(fx.store)).toEqual(before);
+      }
+      // Nothing was adopted: the command restarts the parent's real outcome, and refuses the bogus one.
+      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-1', parentTerminalFingerprint: bogus })).toEqual(conflict);
+      const { run, adopted } = await restart(fx, { runId: 'root-1', originSessionId: 'session-1' });
+      expect(adopted).toBe(false);
+      expect(run).toMatchObject({ parentRunId: 'root-1', parentTerminalFingerprint: root.terminalFingerprint });
     });
 
     it('LineageError: a malformed fingerprint; ConflictError: a fingerprint of another outcome', async () => {
