@@ -16,6 +16,7 @@ import {
   rowOf,
   sha256Hex,
   snapshotTables,
+  sql,
   terminalRun,
   viewerHead,
   viewerRevisions,
@@ -702,7 +703,8 @@ describe('the session slot is recognised by SQLite’s constraint code, not by e
     reserve(t.store, 'run-1', { originSessionId: 'S' });
     claim(t.store, 'run-1');
     t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1' });
-    t.store.database.connection.exec(
+    sql(
+      t.store,
       `CREATE TEMP TRIGGER test_fake_slot BEFORE INSERT ON main.run_queue
        BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: run_queue.origin_session_id'); END`,
     );
