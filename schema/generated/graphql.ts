@@ -6,9 +6,11 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 /** Claim the run in the same transaction. The token is stored only as a SHA-256 hash and never returned. */
 export type ClaimInput = {
+  /** Secret chosen by the caller; stored only as a SHA-256 hash, never returned. */
   claimToken: string;
   /** Lease duration in ms, 1 … 86400000. */
   leaseMs: number;
+  /** Id of the runner taking the lease (stored as the claim owner). */
   runnerId: string;
 };
 
@@ -20,6 +22,7 @@ export type ClaimWorkflowRunInput = {
   leaseMs: number;
   /** Claim this run; else the next eligible one. */
   runId?: string | null | undefined;
+  /** Id of the runner taking the lease (stored as the claim owner). */
   runnerId: string;
   /** For the next eligible run: only runs of this origin session (else headless or already started runs). */
   sessionId?: string | null | undefined;
@@ -27,44 +30,66 @@ export type ClaimWorkflowRunInput = {
 
 /** Whether a Pi session drives the run (interactive) or not (headless). */
 export type ExecutionMode =
+  /** No session drives the run. */
   | 'HEADLESS'
+  /** A Pi session drives the run. */
   | 'INTERACTIVE';
 
 /** How a child run relates to its parent. */
 export type LineageKind =
+  /** The child goes on from where its parent stopped (same restart number). */
   | 'CONTINUATION'
+  /** The child runs its terminal parent again (restart number + 1). */
   | 'RESTART';
 
 /** Release a claim to parked; with noProgressDetail, park for worker no progress. */
 export type ParkWorkflowRunInput = {
+  /** The token the run was claimed with. */
   claimToken: string;
   /** When given: park for worker no progress (error code workerNoProgress; detail cut to 8192 characters). */
   noProgressDetail?: string | null | undefined;
+  /** The claimed run. */
   runId: string;
 };
 
 /** A viewer patch operation. */
 export type PatchOp =
+  /** Add value at path. */
   | 'ADD'
+  /** Append value to the list at path. */
   | 'APPEND'
+  /** Remove the value at path. */
   | 'REMOVE'
+  /** Replace the value at path. */
   | 'REPLACE';
 
 /** Reserve a root run, a continuation or a restart (STORE.md §6.1); with claim, prepare-or-adopt (§6.2). */
 export type ReserveWorkflowRunInput = {
+  /** Also claim the run in the same transaction (or adopt an identical one). */
   claim?: ClaimInput | null | undefined;
   /** Definition snapshot; its digest is SHA-256 of its canonical JSON. */
   definition: unknown;
+  /** INTERACTIVE (a Pi session drives it, the default) or HEADLESS. */
   executionMode?: ExecutionMode | null | undefined;
+  /** The run input (any JSON value). */
   input?: unknown;
+  /** Launch options of the run (any JSON value). */
   launchOptions?: unknown;
+  /** How the run relates to parentRunId; set exactly with a parent. */
   lineageKind?: LineageKind | null | undefined;
+  /** The Pi session reserving the run (one active run per session). */
   originSessionId: string;
+  /** For a continuation or restart: the parent run; null for a root run. */
   parentRunId?: string | null | undefined;
+  /** For a restart: the parent's terminalFingerprint (64 hex characters). */
   parentTerminalFingerprint?: string | null | undefined;
+  /** For a restart: the parent's restartNumber + 1; a continuation keeps its parent's. */
   restartNumber?: number | null | undefined;
+  /** Id of the new run (chosen by the caller; a retry with the same parameters adopts it). */
   runId: string;
+  /** Name of the workflow definition. */
   workflowName: string;
+  /** Source ref of the workflow at launch (runs.workflow_ref). */
   workflowRef: string;
   /** Source identity; default {kind:'file', path: workflowRef, hash: <definition digest>}. */
   workflowSource?: unknown;
@@ -72,7 +97,9 @@ export type ReserveWorkflowRunInput = {
 
 /** Restart a terminal run (STORE.md §13.1). Idempotent: a retry adopts the existing restart. */
 export type RestartWorkflowRunInput = {
+  /** Also claim the restart in the same transaction. */
   claim?: ClaimInput | null | undefined;
+  /** The Pi session asking for the restart: the origin session of the run. */
   originSessionId: string;
   /** Optional: when absent the server uses the run's own terminalFingerprint. */
   parentTerminalFingerprint?: string | null | undefined;
@@ -84,29 +111,43 @@ export type RestartWorkflowRunInput = {
 
 /** Scheduling state (run_queue.status): who may execute the run now. */
 export type RunQueueStatus =
+  /** Cancelled. */
   | 'CANCELLED'
+  /** Finished: completed, or handed on to a continuation. */
   | 'DONE'
+  /** Failed or timed out (errorCode is the run status). */
   | 'FAILED'
+  /** Not executing: released by its runner, waiting for an interaction, or paused. */
   | 'PARKED'
+  /** Waiting for a runner to claim it. */
   | 'QUEUED'
+  /** Executing under its runner. */
   | 'RUNNING'
+  /** Claimed; the runner is starting or resuming it. */
   | 'STARTING';
 
 /** Terminal outcome a claim holder settles a run with. */
 export type SettleStatus =
+  /** Cancelled. */
   | 'CANCELLED'
+  /** Finished successfully. */
   | 'COMPLETED'
+  /** Finished with an error (give error). */
   | 'FAILED'
+  /** Ran out of time (give error). */
   | 'TIMED_OUT';
 
 /** Settle a claimed run terminal. */
 export type SettleWorkflowRunInput = {
+  /** The token the run was claimed with. */
   claimToken: string;
   /** Error text for FAILED / TIMED_OUT. */
   error?: string | null | undefined;
   /** Final output for COMPLETED. */
   output?: unknown;
+  /** The claimed run. */
   runId: string;
+  /** The terminal outcome. */
   status: SettleStatus;
 };
 
@@ -119,32 +160,52 @@ export type ViewerDeltaPageKind =
 
 /** The part of a live view a delta patches. */
 export type ViewerTargetType =
+  /** The conversation. */
   | 'CONVERSATION'
+  /** The workflow graph. */
   | 'GRAPH'
+  /** The inspector (keyed by what it shows). */
   | 'INSPECTOR'
+  /** The replay log. */
   | 'REPLAY'
+  /** The run summary. */
   | 'SUMMARY'
+  /** The timeline. */
   | 'TIMELINE';
 
 /** Filters for workflowRuns; all optional, combined with AND. */
 export type WorkflowRunFilter = {
+  /** Children of this kind only (root runs have none). */
   lineageKind?: LineageKind | null | undefined;
+  /** Runs of this Pi session. */
   originSessionId?: string | null | undefined;
+  /** Direct children of this run. */
   parentRunId?: string | null | undefined;
+  /** Runs in any of these scheduling states. */
   queueStatus?: Array<RunQueueStatus> | null | undefined;
+  /** Runs of this chain (its root run id). */
   rootRunId?: string | null | undefined;
+  /** Runs in any of these durable states. */
   status?: Array<WorkflowRunStatus> | null | undefined;
+  /** Runs of this workflow. */
   workflowName?: string | null | undefined;
 };
 
 /** Durable run state (runs.status). */
 export type WorkflowRunStatus =
+  /** Cancelled (terminal). */
   | 'CANCELLED'
+  /** Finished successfully (terminal). */
   | 'COMPLETED'
+  /** Finished with an error (terminal). */
   | 'FAILED'
+  /** Reserved, not started yet. */
   | 'QUEUED'
+  /** Executing. */
   | 'RUNNING'
+  /** Ran out of time (terminal). */
   | 'TIMED_OUT'
+  /** Waiting for an interaction (input). */
   | 'WAITING';
 
 export type RunFieldsFragment = { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null };

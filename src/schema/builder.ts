@@ -25,6 +25,22 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    // Descriptions of the Relay types and fields the plugin makes (issue 14 item 3).
+    nodeTypeOptions: { description: 'An object with a global id that node(id) fetches again (Relay). WorkflowRun is the only one.' },
+    idFieldOptions: { description: 'Global id: base64 of "<Type>:<id>"; pass it to node(id) to fetch the object again.' },
+    pageInfoTypeOptions: { description: 'Where a page of a connection sits in the whole list (Relay cursor connections).' },
+    hasNextPageFieldOptions: { description: 'True when runs exist after this page (paging forward: fetch more with after: endCursor).' },
+    hasPreviousPageFieldOptions: { description: 'True when runs exist before this page (paging backward: fetch more with before: startCursor).' },
+    startCursorFieldOptions: { description: "Cursor of the page's first edge; null for an empty page." },
+    endCursorFieldOptions: { description: "Cursor of the page's last edge; null for an empty page." },
+    edgesFieldOptions: { description: 'The runs of this page, in list order, each with its cursor.' },
+    pageInfoFieldOptions: { description: 'Cursors and whether more runs exist before and after this page.' },
+    cursorFieldOptions: { description: 'Opaque keyset position of this run in the list: page after or before it.' },
+    nodeFieldOptions: { description: 'The run.' },
+    firstArgOptions: { description: 'Page forward: at most this many runs after `after` (0 … 100).' },
+    afterArgOptions: { description: 'Cursor of the run the page starts after.' },
+    lastArgOptions: { description: 'Page backward: at most this many runs before `before` (0 … 100).' },
+    beforeArgOptions: { description: 'Cursor of the run the page ends before.' },
     nodesQueryOptions: false,
     // One rule for malformed ids (issue 10 item 6), see global-ids.ts.
     decodeGlobalID: (globalID) => decodeGlobalId(globalID),

@@ -8,7 +8,7 @@ import { WorkflowRunRef } from './workflow-run.js';
 const ClaimInputRef = builder.inputType('ClaimWorkflowRunInput', {
   description: 'Claim a run by id, or the next eligible run.',
   fields: (t) => ({
-    runnerId: t.string({ required: true }),
+    runnerId: t.string({ required: true, description: 'Id of the runner taking the lease (stored as the claim owner).' }),
     claimToken: t.string({ required: true, description: 'Chosen by the caller; stored only as a SHA-256 hash.' }),
     leaseMs: t.int({ required: true, description: 'Lease duration in ms, 1 … 86400000.' }),
     runId: t.string({ required: false, description: 'Claim this run; else the next eligible one.' }),
@@ -22,8 +22,8 @@ const ClaimInputRef = builder.inputType('ClaimWorkflowRunInput', {
 const ParkInputRef = builder.inputType('ParkWorkflowRunInput', {
   description: 'Release a claim to parked; with noProgressDetail, park for worker no progress.',
   fields: (t) => ({
-    runId: t.string({ required: true }),
-    claimToken: t.string({ required: true }),
+    runId: t.string({ required: true, description: 'The claimed run.' }),
+    claimToken: t.string({ required: true, description: 'The token the run was claimed with.' }),
     noProgressDetail: t.string({
       required: false,
       description: 'When given: park for worker no progress (error code workerNoProgress; detail cut to 8192 characters).',
@@ -34,9 +34,9 @@ const ParkInputRef = builder.inputType('ParkWorkflowRunInput', {
 const SettleInputRef = builder.inputType('SettleWorkflowRunInput', {
   description: 'Settle a claimed run terminal.',
   fields: (t) => ({
-    runId: t.string({ required: true }),
-    claimToken: t.string({ required: true }),
-    status: t.field({ type: SettleStatusEnum, required: true }),
+    runId: t.string({ required: true, description: 'The claimed run.' }),
+    claimToken: t.string({ required: true, description: 'The token the run was claimed with.' }),
+    status: t.field({ type: SettleStatusEnum, required: true, description: 'The terminal outcome.' }),
     error: t.string({ required: false, description: 'Error text for FAILED / TIMED_OUT.' }),
     output: t.field({ type: 'JSON', required: false, description: 'Final output for COMPLETED.' }),
   }),
@@ -44,13 +44,15 @@ const SettleInputRef = builder.inputType('SettleWorkflowRunInput', {
 
 const ClaimSuccessRef = builder.objectRef<{ run: WorkflowRunRecord | null }>('ClaimWorkflowRunSuccess').implement({
   description: 'The claimed run, or null when nothing was eligible.',
-  fields: (t) => ({ run: t.field({ type: WorkflowRunRef, nullable: true, resolve: (result) => result.run }) }),
+  fields: (t) => ({
+    run: t.field({ type: WorkflowRunRef, nullable: true, description: 'The claimed run, or null when no run was eligible.', resolve: (result) => result.run }),
+  }),
 });
 
 function runSuccess(name: string, description: string) {
   return builder.objectRef<{ run: WorkflowRunRecord }>(name).implement({
     description,
-    fields: (t) => ({ run: t.field({ type: WorkflowRunRef, resolve: (result) => result.run }) }),
+    fields: (t) => ({ run: t.field({ type: WorkflowRunRef, description: 'The run as stored after the call.', resolve: (result) => result.run }) }),
   });
 }
 
@@ -61,7 +63,7 @@ builder.mutationFields((t) => ({
   claimWorkflowRun: t.field({
     type: ClaimSuccessRef,
     description: 'Claim a run by id, or the next eligible one. run is null when nothing is eligible.',
-    args: { input: t.arg({ type: ClaimInputRef, required: true }) },
+    args: { input: t.arg({ type: ClaimInputRef, required: true, description: 'What to claim and for how long.' }) },
     errors: mutationErrors('claimWorkflowRun'),
     resolve: (_root, { input }, context) =>
       runMutation(context.readOnly, () => {
@@ -77,7 +79,7 @@ builder.mutationFields((t) => ({
   parkWorkflowRun: t.field({
     type: ParkSuccessRef,
     description: 'Release a live claim to parked, or park for worker no progress.',
-    args: { input: t.arg({ type: ParkInputRef, required: true }) },
+    args: { input: t.arg({ type: ParkInputRef, required: true, description: 'The claimed run to park.' }) },
     errors: mutationErrors('parkWorkflowRun'),
     resolve: (_root, { input }, context) =>
       runMutation(context.readOnly, () => {
@@ -98,7 +100,7 @@ builder.mutationFields((t) => ({
   settleWorkflowRun: t.field({
     type: SettleSuccessRef,
     description: 'Settle a claimed run COMPLETED, FAILED, TIMED_OUT or CANCELLED; releases the claim.',
-    args: { input: t.arg({ type: SettleInputRef, required: true }) },
+    args: { input: t.arg({ type: SettleInputRef, required: true, description: 'The claimed run and its outcome.' }) },
     errors: mutationErrors('settleWorkflowRun'),
     resolve: (_root, { input }, context) =>
       runMutation(context.readOnly, () => {

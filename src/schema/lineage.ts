@@ -32,7 +32,7 @@ builder.objectFields(WorkflowRunRef, (t) => ({
   children: t.field({
     type: [WorkflowRunRef],
     description: 'Direct children, oldest first; optionally only of one lineage kind.',
-    args: { kind: t.arg({ type: LineageKindEnum, required: false }) },
+    args: { kind: t.arg({ type: LineageKindEnum, required: false, description: 'Only children of this lineage kind; all when null.' }) },
     resolve: (run, args, context) => context.loaders.children.load({ runId: run.runId, kind: args.kind ?? null }),
   }),
   continuation: t.field({

@@ -16,8 +16,8 @@ interface RunAdoptedShape {
 export const ClaimInputRef = builder.inputType('ClaimInput', {
   description: 'Claim the run in the same transaction. The token is stored only as a SHA-256 hash and never returned.',
   fields: (t) => ({
-    runnerId: t.string({ required: true }),
-    claimToken: t.string({ required: true }),
+    runnerId: t.string({ required: true, description: 'Id of the runner taking the lease (stored as the claim owner).' }),
+    claimToken: t.string({ required: true, description: 'Secret chosen by the caller; stored only as a SHA-256 hash, never returned.' }),
     leaseMs: t.int({ required: true, description: 'Lease duration in ms, 1 … 86400000.' }),
   }),
 });
@@ -37,24 +37,29 @@ export function claimRequest(claim: typeof ClaimInputRef.$inferInput | null | un
 const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
   description: 'Reserve a root run, a continuation or a restart (STORE.md §6.1); with claim, prepare-or-adopt (§6.2).',
   fields: (t) => ({
-    runId: t.string({ required: true }),
-    workflowName: t.string({ required: true }),
-    workflowRef: t.string({ required: true }),
+    runId: t.string({ required: true, description: 'Id of the new run (chosen by the caller; a retry with the same parameters adopts it).' }),
+    workflowName: t.string({ required: true, description: 'Name of the workflow definition.' }),
+    workflowRef: t.string({ required: true, description: 'Source ref of the workflow at launch (runs.workflow_ref).' }),
     definition: t.field({ type: 'JSON', required: true, description: 'Definition snapshot; its digest is SHA-256 of its canonical JSON.' }),
     workflowSource: t.field({
       type: 'JSON',
       required: false,
       description: "Source identity; default {kind:'file', path: workflowRef, hash: <definition digest>}.",
     }),
-    input: t.field({ type: 'JSON', required: false }),
-    launchOptions: t.field({ type: 'JSON', required: false }),
-    originSessionId: t.string({ required: true }),
-    executionMode: t.field({ type: ExecutionModeEnum, required: false, defaultValue: 'interactive' }),
-    parentRunId: t.string({ required: false }),
-    lineageKind: t.field({ type: LineageKindEnum, required: false }),
-    restartNumber: t.int({ required: false }),
-    parentTerminalFingerprint: t.string({ required: false }),
-    claim: t.field({ type: ClaimInputRef, required: false }),
+    input: t.field({ type: 'JSON', required: false, description: 'The run input (any JSON value).' }),
+    launchOptions: t.field({ type: 'JSON', required: false, description: 'Launch options of the run (any JSON value).' }),
+    originSessionId: t.string({ required: true, description: 'The Pi session reserving the run (one active run per session).' }),
+    executionMode: t.field({
+      type: ExecutionModeEnum,
+      required: false,
+      defaultValue: 'interactive',
+      description: 'INTERACTIVE (a Pi session drives it, the default) or HEADLESS.',
+    }),
+    parentRunId: t.string({ required: false, description: 'For a continuation or restart: the parent run; null for a root run.' }),
+    lineageKind: t.field({ type: LineageKindEnum, required: false, description: 'How the run relates to parentRunId; set exactly with a parent.' }),
+    restartNumber: t.int({ required: false, description: "For a restart: the parent's restartNumber + 1; a continuation keeps its parent's." }),
+    parentTerminalFingerprint: t.string({ required: false, description: "For a restart: the parent's terminalFingerprint (64 hex characters)." }),
+    claim: t.field({ type: ClaimInputRef, required: false, description: 'Also claim the run in the same transaction (or adopt an identical one).' }),
   }),
 });
 
@@ -62,7 +67,7 @@ const RestartInputRef = builder.inputType('RestartWorkflowRunInput', {
   description: 'Restart a terminal run (STORE.md §13.1). Idempotent: a retry adopts the existing restart.',
   fields: (t) => ({
     runId: t.string({ required: true, description: 'The terminal run to restart.' }),
-    originSessionId: t.string({ required: true }),
+    originSessionId: t.string({ required: true, description: 'The Pi session asking for the restart: the origin session of the run.' }),
     parentTerminalFingerprint: t.string({
       required: false,
       description: "Optional: when absent the server uses the run's own terminalFingerprint.",
@@ -71,7 +76,7 @@ const RestartInputRef = builder.inputType('RestartWorkflowRunInput', {
       required: false,
       description: 'Optional: default is derived deterministically from the parent and its fingerprint.',
     }),
-    claim: t.field({ type: ClaimInputRef, required: false }),
+    claim: t.field({ type: ClaimInputRef, required: false, description: 'Also claim the restart in the same transaction.' }),
   }),
 });
 
@@ -79,7 +84,7 @@ function successType(name: string, description: string) {
   return builder.objectRef<RunAdoptedShape>(name).implement({
     description,
     fields: (t) => ({
-      run: t.field({ type: WorkflowRunRef, resolve: (result) => result.run }),
+      run: t.field({ type: WorkflowRunRef, description: 'The run as stored after the call.', resolve: (result) => result.run }),
       adopted: t.exposeBoolean('adopted', { description: 'True when an identical run already existed and nothing was written.' }),
     }),
   });
@@ -121,8 +126,9 @@ function reserveInput(input: typeof ReserveInputRef.$inferInput): ReserveWorkflo
 builder.mutationFields((t) => ({
   reserveWorkflowRun: t.field({
     type: ReserveSuccessRef,
-    description: 'Reserve a run (root, continuation or restart); with claim, reserve and claim in one transaction or adopt an identical run. A restart applies the rules of restartWorkflowRun: the parent is interactive and not cancelled, and parentTerminalFingerprint is its own terminalFingerprint.',
-    args: { input: t.arg({ type: ReserveInputRef, required: true }) },
+    description:
+      'Reserve a run (root, continuation or restart); with claim, reserve and claim in one transaction or adopt an identical run. A restart applies the rules of restartWorkflowRun: the parent is interactive and not cancelled, and parentTerminalFingerprint is its own terminalFingerprint.',
+    args: { input: t.arg({ type: ReserveInputRef, required: true, description: 'What to reserve.' }) },
     errors: mutationErrors('reserveWorkflowRun'),
     resolve: (_root, { input }, context) =>
       runMutation(context.readOnly, () => {
@@ -135,7 +141,7 @@ builder.mutationFields((t) => ({
     type: RestartSuccessRef,
     description:
       'Restart a terminal run; a retry returns the same restart with adopted: true. Only runs of the same origin session (else ForbiddenError) that are interactive (else RestartRejectedError) can be restarted.',
-    args: { input: t.arg({ type: RestartInputRef, required: true }) },
+    args: { input: t.arg({ type: RestartInputRef, required: true, description: 'What to restart.' }) },
     errors: mutationErrors('restartWorkflowRun'),
     resolve: (_root, { input }, context) =>
       runMutation(context.readOnly, () => {

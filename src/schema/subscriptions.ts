@@ -38,8 +38,8 @@ builder.subscriptionFields((t) => ({
     description:
       'One event per presentation revision of the run, exactly once, in order. afterRevision null = live only; a cursor that cannot be served yields ViewerSnapshotRequired first.',
     args: {
-      runId: t.arg.string({ required: true }),
-      afterRevision: t.arg.int({ required: false }),
+      runId: t.arg.string({ required: true, description: 'The run to follow.' }),
+      afterRevision: t.arg.int({ required: false, description: 'The last revision the caller applied; null = live only.' }),
     },
     subscribe: (_root, args, context) => follow(() => context.feed.followRunDeltas(args.runId, args.afterRevision ?? null)),
     resolve: (event, _args, context) => freshLoaders(event, context),
@@ -47,14 +47,14 @@ builder.subscriptionFields((t) => ({
   workflowRunUpdated: t.field({
     type: WorkflowRunRef,
     description: 'The run after each change recorded for it (its summary changed).',
-    args: { runId: t.arg.string({ required: true }) },
+    args: { runId: t.arg.string({ required: true, description: 'The run to follow.' }) },
     subscribe: (_root, args, context) => follow(() => context.feed.followRunUpdates(args.runId)),
     resolve: (run, _args, context) => freshLoaders(run, context),
   }),
   workflowRunLineageUpdated: t.field({
     type: WorkflowRunRef,
     description: "Any run of the root's chain that changed or joined it.",
-    args: { rootRunId: t.arg.string({ required: true }) },
+    args: { rootRunId: t.arg.string({ required: true, description: 'Root run id of the chain to follow.' }) },
     subscribe: (_root, args, context) => follow(() => context.feed.followChainUpdates(args.rootRunId)),
     resolve: (run, _args, context) => freshLoaders(run, context),
   }),
