@@ -13,11 +13,13 @@ import { GRAPHIQL_DEFAULT_QUERY, serveGraphiQLPage } from './graphiql-page.js';
 import { createMetrics } from './metrics.js';
 import { loadPersistedOperations } from './persisted-operations.js';
 import { attachGraphQLWs } from './graphql-ws.js';
+import { maskedErrorsOptions } from './mask-errors.js';
 import { queryLimitPlugins } from './query-limits.js';
 import { redactErrorsPlugin } from './redact-errors.js';
 import { ACCEPTED_POST_TYPES, unsupportedContentType } from './content-type.js';
 import { answerThenClose, declaredBodyLength, LINGER_MAX_BYTES, readBodyUpTo, setPreReadBody } from './request-body.js';
 import { createRequestPolicy } from './request-policy.js';
+import { createSharedEventExecution, type SharedEventExecutionStats } from './shared-event-execution.js';
 import { serveStaticFile } from './static-files.js';
 import { databaseKindHealth } from './state-file.js';
 
@@ -39,6 +41,8 @@ export interface RunningServer {
   httpServer: Server;
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
   logger: Logger;
+  /** Counters of the per-event execution shared between subscribers (shared-event-execution.ts). */
+  sharedExecution: SharedEventExecutionStats;
   /**
    * Stops accepting connections; sends every graphql-ws socket a close (1001) and cuts those
    * whose peer has not answered within 2 s; lets in-flight HTTP requests finish for up to 2 s,
@@ -77,6 +81,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const feed = new ChangeFeed(store, { pollIntervalMs: config.pollIntervalMs });
   const metrics = createMetrics(store, feed);
   const policy = createRequestPolicy({ bindHost: config.host, allowedHosts: config.allowedHosts ?? [], corsOrigins: config.corsOrigins ?? [] });
+  // Every caller has every power today: one scope. (Per-credential scopes go here.)
+  const sharedExecution = createSharedEventExecution<GraphQLContext>({ scopeOf: (context) => (context.readOnly ? 'read' : 'full') });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -84,7 +90,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     graphiql: { title: GRAPHIQL_TITLE, subscriptionsProtocol: 'WS', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
     renderGraphiQL,
     logging: false,
-    maskedErrors: true,
+    maskedErrors: maskedErrorsOptions(logger),
     // Only allowed origins reach yoga (the gate in `handle` refuses the others); this sets their headers.
     cors: (request) => policy.corsOptions(request),
     context: () => createContext(store, config.readOnly, feed),
@@ -97,6 +103,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       ...queryLimitPlugins(),
       ...(persisted === undefined ? [] : [persisted.plugin()]),
       graphqlSsePlugin('/graphql', logger, persisted),
+      sharedExecution.plugin,
     ],
   });
 
@@ -241,9 +248,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   }
   // graphql-ws is attached once the port is ours, so a listen error (EADDRINUSE) is reported
   // once, by the caller, and not also by the WebSocket server.
-  const graphqlWs = attachGraphQLWs(httpServer, yoga, config, {
+  const graphqlWs = attachGraphQLWs(httpServer, yoga, config, logger, {
     ...(persisted === undefined ? {} : { persisted }),
-    trackLive: (stream) => metrics.trackLive('graphql-ws', stream),
     // A foreign Host or Origin gets its HTTP status before the upgrade (issue 10.1).
     verifyClient: policy.verifyWebSocketClient((request, refused) => logRefusal(request, refused.status, refused.message)),
   });
@@ -269,7 +275,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     return closing;
   };
 
-  return { url, port, store, feed, httpServer, yoga, logger, close };
+  return { url, port, store, feed, httpServer, yoga, logger, sharedExecution: sharedExecution.stats, close };
 }
 
 function isGraphiQLPage(request: IncomingMessage): boolean {

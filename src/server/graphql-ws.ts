@@ -1,14 +1,20 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { GraphQLError, type DocumentNode } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
+import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer, type VerifyClientCallbackAsync } from 'ws';
+import type { Logger } from 'pino';
+import { WebSocketServer, type VerifyClientCallbackAsync, type WebSocket } from 'ws';
 import type { GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
-import { redactResult } from './redact-errors.js';
 import type { PersistedOperations } from './persisted-operations.js';
-import { sharedSubscribe } from './shared-subscribe.js';
+import { OperationIdGate } from './ws-operation-ids.js';
+
+/** What graphql-ws hands to the hooks as `ctx.extra`: the socket and its upgrade request. */
+export interface GraphQLWsExtra {
+  socket: WebSocket;
+  request: IncomingMessage;
+}
 
 /** The graphql-ws (graphql-transport-ws) endpoint attached to the HTTP server. */
 export interface GraphQLWsEndpoint {
@@ -28,79 +34,133 @@ export interface GraphQLWsOptions {
   verifyClient?: VerifyClientCallbackAsync;
   /** Persisted operations (`--persisted-operations`): ids resolve to their documents, `--only-persisted` refuses other queries. */
   persisted?: PersistedOperations;
-  /** Wraps each subscription's event stream (the `/metrics` count of live subscriptions). */
-  trackLive?: <T>(stream: AsyncIterable<T>) => AsyncIterable<T>;
 }
 
 /**
+ * yoga's enveloped `execute` / `subscribe` of one operation, carried to graphql-ws's `execute`
+ * and `subscribe` as the root value (yoga's documented graphql-ws recipe).
+ */
+interface EnvelopedRoot {
+  execute: (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
+  subscribe: (args: ExecutionArgs) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
+}
+
+/** The close reason of an internal failure: never the error's own text (it is logged instead). */
+const INTERNAL_ERROR_REASON = 'Internal server error';
+
+/**
  * Attaches graphql-ws to `httpServer` on `/graphql`, the same port and path as HTTP (API.md
- * "Subscriptions", transports). Call it once the server listens, so a listen error (EADDRINUSE) is reported once, by the
- * caller, and not also by the WebSocket server.
+ * "Subscriptions", transports). Call it once the server listens, so a listen error (EADDRINUSE)
+ * is reported once, by the caller, and not also by the WebSocket server.
+ *
+ * Every operation runs through yoga's envelop (issue 10 item 2, issue 11 item 4): `onSubscribe`
+ * takes yoga's `getEnveloped` (parse with its limits, validate with graphql-armor's rules,
+ * context), and graphql-ws executes with the enveloped `execute` / `subscribe`, so error
+ * masking, redaction, limits, logging and the shared per-event execution
+ * (shared-event-execution.ts) are those of HTTP and SSE.
  *
  * Connection handling: `connection_init` must arrive within 10 s; its payload's
- * `authorization` (`Bearer <token>`) is checked against `config.token` (API.md "Access").
- * Messages above `config.maxBodyBytes` close the socket; the server pings every
- * `config.keepAliveMs` ms.
+ * `authorization` (`Bearer <token>`) is checked against `config.token` (API.md "Access"; close
+ * 4403 otherwise). Messages above `config.maxBodyBytes` close the socket (1009); the server
+ * pings every `config.keepAliveMs` ms and terminates a socket that does not answer within as
+ * long. One operation per id at any time (ws-operation-ids.ts). An internal failure closes the
+ * socket with 4500 "Internal server error" and is logged.
  *
- * @param yoga the yoga instance whose envelop (parse, validate, context) every operation uses
- * @param options `verifyClient`: the request policy's Host/Origin check of upgrades
+ * @param yoga the yoga instance whose envelop every operation uses
+ * @param logger where internal failures of the socket handling are logged
+ * @param options `verifyClient`: the request policy's Host/Origin check of upgrades;
+ *   `persisted`: the persisted-operations manifest
  * @returns the endpoint, to close on shutdown
  */
 export function attachGraphQLWs(
   httpServer: Server,
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>,
   config: Pick<ServerConfig, 'token' | 'maxBodyBytes' | 'keepAliveMs'>,
+  logger: Logger,
   options: GraphQLWsOptions = {},
 ): GraphQLWsEndpoint {
+  const graphqlWs = makeServer<Record<string, unknown>, GraphQLWsExtra>({
+    connectionInitWaitTimeout: 10_000,
+    onConnect: (ctx) => isAuthorized(config.token, (ctx.connectionParams as { authorization?: unknown } | undefined)?.authorization),
+    execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
+    // Errors leave as yoga serialises them on HTTP and SSE.
+    onNext: (_ctx, _id, _payload, _args, result) => (result.errors === undefined ? undefined : { ...result, errors: result.errors.map(formatError) }),
+    onError: (_ctx, _id, _payload, errors) => errors.map(formatError),
+    subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
+    onSubscribe: async (ctx, _id, params) => {
+      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+        ...ctx,
+        req: ctx.extra.request,
+        socket: ctx.extra.socket,
+        params,
+      });
+      const text = options.persisted === undefined ? params.query : options.persisted.resolve(params);
+      if (text instanceof GraphQLError) return [text];
+      // A document that does not parse (syntax, token limit, nesting) fails this subscription
+      // only; thrown, graphql-ws would close the whole socket with 4500.
+      let document: DocumentNode;
+      try {
+        document = parse(text);
+      } catch (error) {
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
+      const errors = validate(schema, document);
+      if (errors.length > 0) return errors;
+      const root: EnvelopedRoot = { execute, subscribe };
+      return {
+        schema,
+        operationName: params.operationName ?? null,
+        document,
+        variableValues: params.variables ?? null,
+        contextValue: await contextFactory(),
+        rootValue: root,
+      };
+    },
+  });
+
   const wsServer = new WebSocketServer({
     server: httpServer,
     path: '/graphql',
     maxPayload: config.maxBodyBytes,
+    handleProtocols,
     ...(options.verifyClient === undefined ? {} : { verifyClient: options.verifyClient }),
   });
-  const wsDisposable = useServer<Record<string, unknown>, { request: IncomingMessage }>(
-    {
-      connectionInitWaitTimeout: 10_000,
-      onConnect: (ctx) => isAuthorized(config.token, (ctx.connectionParams as { authorization?: unknown } | undefined)?.authorization),
-      execute: (args) => (args.rootValue as { execute: typeof import('graphql').execute }).execute(args),
-      // Each event executes once per operation and variables; every subscriber running it shares the result.
-      subscribe: (args) => sharedSubscribe(args, (result) => redactResult(result) ?? result),
-      onOperation: (_ctx, _id, _payload, _args, result) =>
-        options.trackLive !== undefined && Symbol.asyncIterator in result ? options.trackLive(result) : undefined,
-      onSubscribe: async (ctx, _id, params) => {
-        const { schema: envelopedSchema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
-          params,
-        });
-        // A document that does not parse (syntax, token limit, nesting) fails this subscription
-        // only; thrown, graphql-ws would close the whole socket with 4500.
-        const text = options.persisted === undefined ? params.query : options.persisted.resolve(params);
-        if (text instanceof GraphQLError) return [text];
-        let document: DocumentNode;
-        try {
-          document = parse(text);
-        } catch (error) {
-          if (error instanceof GraphQLError) return [error];
-          throw error;
-        }
-        const args = {
-          schema: envelopedSchema,
-          operationName: params.operationName ?? null,
-          document,
-          variableValues: params.variables ?? null,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
-        };
-        const errors = validate(args.schema, args.document);
-        if (errors.length > 0) return errors;
-        return args;
+  wsServer.on('error', (error) => logger.error({ err: error }, 'graphql-ws: WebSocket server error'));
+  wsServer.on('connection', (socket, request) => {
+    const fail = (error: unknown, what: string): void => {
+      logger.error({ err: error }, `graphql-ws: ${what}`);
+      socket.close(CloseCode.InternalServerError, INTERNAL_ERROR_REASON);
+    };
+    socket.once('error', (error) => fail(error, 'socket error'));
+    const stopKeepAlive = keepAlive(socket, config.keepAliveMs);
+    let receive: ((data: string) => Promise<void>) | undefined;
+    const gate = new OperationIdGate(
+      (data) => (receive === undefined ? Promise.resolve() : receive(data).catch((error: unknown) => fail(error, 'message handling failed'))),
+      () => socket.readyState === socket.OPEN,
+    );
+    const closed = graphqlWs.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve, reject) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            socket.send(data, (error) => (error ? reject(error) : resolve()));
+          }),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (callback) => {
+          receive = callback;
+          socket.on('message', (data: Buffer) => gate.receive(String(data)));
+        },
       },
-    },
-    wsServer,
-    config.keepAliveMs,
-  );
+      { socket, request },
+    );
+    socket.once('close', (code, reason) => {
+      stopKeepAlive();
+      void closed(code, String(reason));
+    });
+  });
+
   let closing: Promise<void> | undefined;
   return {
     close(graceMs) {
@@ -109,12 +169,53 @@ export function attachGraphQLWs(
           for (const socket of wsServer.clients) socket.terminate();
         }, graceMs);
         try {
-          await wsDisposable.dispose(); // resolves once every socket closed
+          for (const client of wsServer.clients) client.close(1001, 'Going away');
+          // Resolves once every socket closed (their operations ended with them).
+          await new Promise<void>((resolve) => wsServer.close(() => resolve()));
         } finally {
           clearTimeout(cut);
         }
       })();
       return closing;
     },
+  };
+}
+
+/**
+ * An error as yoga writes it on HTTP and SSE: without the `http` and `unexpected` extensions it
+ * uses internally (status codes, the masking marker), and without `extensions` when nothing is
+ * left.
+ */
+function formatError(error: GraphQLError): GraphQLFormattedError {
+  const formatted = error.toJSON();
+  if (formatted.extensions === undefined) return formatted;
+  const { http: _http, unexpected: _unexpected, ...extensions } = formatted.extensions;
+  const { extensions: _all, ...rest } = formatted;
+  return Object.keys(extensions).length > 0 ? { ...rest, extensions } : rest;
+}
+
+/**
+ * Pings `socket` every `intervalMs` ms and terminates it when no pong arrived `intervalMs` ms
+ * after a ping (graphql-ws's own keep-alive; API.md transports: proxies must not cut idle
+ * sockets).
+ *
+ * @param intervalMs ms between pings; 0 or Infinity disables the keep-alive
+ * @returns stops the keep-alive (call on close)
+ */
+function keepAlive(socket: WebSocket, intervalMs: number): () => void {
+  if (!(intervalMs > 0 && Number.isFinite(intervalMs))) return () => undefined;
+  let pongWait: NodeJS.Timeout | undefined;
+  const interval = setInterval(() => {
+    if (socket.readyState !== socket.OPEN) return;
+    pongWait = setTimeout(() => socket.terminate(), intervalMs);
+    socket.once('pong', () => {
+      clearTimeout(pongWait);
+      pongWait = undefined;
+    });
+    socket.ping();
+  }, intervalMs);
+  return () => {
+    clearTimeout(pongWait);
+    clearInterval(interval);
   };
 }

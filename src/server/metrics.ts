@@ -34,7 +34,7 @@ export type LiveTransport = 'graphql-ws' | 'sse' | 'graphql-sse-single';
 export interface ServerMetrics {
   /** The registry `/metrics` renders. */
   readonly registry: Registry;
-  /** The yoga plugin measuring HTTP requests and SSE subscriptions. */
+  /** The yoga plugin measuring HTTP requests and the subscriptions of every transport (graphql-ws, SSE, graphql-sse). */
   plugin(): Plugin;
   /**
    * Counts `stream` in `live_subscriptions{transport}` until it ends (completes, fails, or is
@@ -49,8 +49,13 @@ export interface ServerMetrics {
   close(): void;
 }
 
-/** The transport of a subscription started through yoga's envelop, from its context's request. */
-function sseTransportOf(context: { request?: Request }): LiveTransport {
+/**
+ * The transport of a subscription, from its context: every transport starts its subscriptions
+ * through yoga's envelop. graphql-ws contexts carry graphql-ws's `extra` (socket and upgrade
+ * request) and no fetch `request`.
+ */
+function transportOf(context: { request?: Request; extra?: unknown }): LiveTransport {
+  if (context.request === undefined && context.extra !== undefined) return 'graphql-ws';
   return context.request?.headers.has(SSE_TOKEN_HEADER) === true ? 'graphql-sse-single' : 'sse';
 }
 
@@ -168,11 +173,11 @@ export function createMetrics(store: WorkflowStore, feed: ChangeFeed): ServerMet
           remember((args.contextValue as { request?: Request }).request, args.document, args.operationName);
         },
         onSubscribe({ args }) {
-          const context = args.contextValue as { request?: Request };
+          const context = args.contextValue as { request?: Request; extra?: unknown };
           remember(context.request, args.document, args.operationName);
           return {
             onSubscribeResult({ result, setResult }) {
-              if (Symbol.asyncIterator in result) setResult(trackLive(sseTransportOf(context), result));
+              if (Symbol.asyncIterator in result) setResult(trackLive(transportOf(context), result));
             },
           };
         },

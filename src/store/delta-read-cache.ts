@@ -13,7 +13,8 @@ interface RunCache {
 /**
  * Shares reads of the durable delta log between subscribers of the same run: a committed
  * revision never changes, so a batch read once from the database serves every subscriber at
- * that cursor (fan-out without one SQL read per subscriber). Holds at most
+ * that cursor (fan-out without one SQL read per subscriber), and every reader of a revision
+ * gets the same batch object, whatever its cursor, for as long as it is cached. Holds at most
  * {@link VIEWER_RETENTION} batches per run and the 1,000 runs read last; a miss always goes
  * to the database, so nothing is delivered that was not read from the log.
  */
@@ -76,7 +77,17 @@ export class DeltaReadCache {
       cached.currentRevision = read.currentRevision;
       cached.retainedFromRevision = read.retainedFromRevision;
     }
-    if (read.kind === 'deltas') for (const batch of read.batches) cached.batches.set(batch.presentationRevision, batch);
+    if (read.kind === 'deltas') {
+      // A committed revision never changes: the batch object read first stays the one every
+      // reader gets, whatever its cursor (subscription results are shared per event object).
+      const runCache = cached;
+      read.batches = read.batches.map((batch) => {
+        const known = runCache.batches.get(batch.presentationRevision);
+        if (known !== undefined) return known;
+        runCache.batches.set(batch.presentationRevision, batch);
+        return batch;
+      });
+    }
     const oldest = cached.currentRevision - VIEWER_RETENTION + 1;
     for (const revision of cached.batches.keys()) if (revision < oldest) cached.batches.delete(revision);
   }

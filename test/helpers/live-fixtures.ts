@@ -13,6 +13,7 @@
  * - documents and helpers to commit revisions and to build the expected deltas.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -295,6 +296,46 @@ export async function openRawWs(httpUrl: string, label = 'raw-ws'): Promise<RawW
   };
 }
 
+/**
+ * A masked client-to-server text frame (RFC 6455 §5.2), for {@link sendInOneWrite}.
+ */
+function clientTextFrame(text: string): Buffer {
+  const payload = Buffer.from(text, 'utf8');
+  const length = payload.length;
+  const header = length < 126 ? Buffer.alloc(2) : length < 65_536 ? Buffer.alloc(4) : Buffer.alloc(10);
+  header[0] = 0x81; // FIN + text
+  if (length < 126) header[1] = 0x80 | length;
+  else if (length < 65_536) {
+    header[1] = 0x80 | 126;
+    header.writeUInt16BE(length, 2);
+  } else {
+    header[1] = 0x80 | 127;
+    header.writeBigUInt64BE(BigInt(length), 2);
+  }
+  const mask = randomBytes(4);
+  const masked = Buffer.alloc(length);
+  for (let index = 0; index < length; index += 1) masked[index] = (payload[index] as number) ^ (mask[index % 4] as number);
+  return Buffer.concat([header, mask, masked]);
+}
+
+/**
+ * Sends protocol messages as WebSocket frames in ONE write on the TCP socket, so the server
+ * reads them in one chunk and handles them back to back (races between messages of one socket).
+ */
+export function sendInOneWrite(raw: RawWs, messages: readonly ProtocolMessage[]): void {
+  tcpSocketOf(raw.ws).write(Buffer.concat(messages.map((message) => clientTextFrame(JSON.stringify(message)))));
+}
+
+/**
+ * Sends a protocol `ping` and resolves at its `pong`: every message the server wrote before it
+ * handled the ping has arrived by then.
+ */
+export async function pingPong(raw: RawWs): Promise<void> {
+  const pongs = raw.messages.events.filter((message) => message.type === 'pong').length;
+  raw.send({ type: 'ping' });
+  await raw.messages.until((all) => all.filter((message) => message.type === 'pong').length > pongs, 'pong');
+}
+
 /** The underlying TCP socket of a `ws` client (to pause reading: a consumer that does not read). */
 export function tcpSocketOf(ws: WebSocket): import('node:net').Socket {
   return (ws as unknown as { _socket: import('node:net').Socket })._socket;
@@ -391,9 +432,13 @@ export interface ChildProcessHandle {
   kill(): void;
 }
 
-/** Starts `node --import tsx <script> ...args` with cwd at the repository root. */
-export function spawnTsChild(script: string, args: string[], label = 'child'): ChildProcessHandle {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+/**
+ * Starts `node [...nodeArgs] --import tsx <script> ...args` with cwd at the repository root.
+ *
+ * @param nodeArgs flags for node itself (e.g. `--expose-gc`)
+ */
+export function spawnTsChild(script: string, args: string[], label = 'child', nodeArgs: readonly string[] = []): ChildProcessHandle {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
     cwd: REPO_ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -1,0 +1,239 @@
+import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult, type subscribe } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { eventResultKey } from './event-result-key.js';
+
+/**
+ * One execution per subscription event, shared by every subscriber that gets the same result
+ * (README "fan-out"; issue 10 items 2 and 3), as an envelop plugin: every transport's
+ * subscriptions (graphql-ws and SSE) run through it, inside yoga's pipeline, so masking,
+ * redaction and logging see each event's result like any other.
+ *
+ * The plugin replaces the engine's `subscribe` with graphql-js's own algorithm
+ * (`createSourceEventStream`, then `execute` per event with the event as root value), except
+ * that the result of an event is looked up before executing: the change feed hands every
+ * subscriber the same (immutable) event object for a revision, so subscribers whose
+ * {@link eventResultKey} is equal (document, operation, the variables the selection reads, the
+ * caller's scope — not the cursor, not the run) share one execution.
+ *
+ * Memory: subscribers with equal keys form a group; a group keeps a result until every member
+ * has taken it, or until it holds more than `maxResultsPerGroup` (the oldest goes first: a
+ * member that will never take a result, e.g. one that started after that revision, cannot hold
+ * it forever), and disappears with its last member. Nothing outlives the subscriptions.
+ *
+ * Results depend on the event, the store's committed state and the key only, never on one
+ * subscriber's context: the execution runs with the context of the subscriber that asked first.
+ */
+
+/** Options of {@link createSharedEventExecution}. */
+export interface SharedEventExecutionOptions<TContext> {
+  /**
+   * The caller's authorisation scope (e.g. `full`, `read`): results are shared only between
+   * subscribers with the same scope.
+   */
+  scopeOf: (context: TContext) => string;
+  /**
+   * Most results one group keeps at once; default {@link DEFAULT_MAX_RESULTS_PER_GROUP}.
+   */
+  maxResultsPerGroup?: number;
+}
+
+/**
+ * Default of {@link SharedEventExecutionOptions.maxResultsPerGroup}: the retained delta window
+ * (VIEWER_RETENTION, STORE.md §8), so subscribers replaying the whole window at different
+ * cursors still execute each revision once.
+ */
+export const DEFAULT_MAX_RESULTS_PER_GROUP = 256;
+
+/** Counters of a {@link SharedEventExecution} (tests, benchmarks). */
+export interface SharedEventExecutionStats {
+  /** Events executed since start. */
+  readonly executed: number;
+  /** Events answered with a result another subscriber's execution produced. */
+  readonly shared: number;
+  /** Subscriptions currently registered (streams not yet ended). */
+  readonly subscribers: number;
+  /** Groups (distinct keys) with at least one subscriber. */
+  readonly groups: number;
+  /** Results currently held for members that have not taken them yet. */
+  readonly heldResults: number;
+}
+
+/** The plugin and its counters. */
+export interface SharedEventExecution {
+  /** Add to yoga's `plugins`. */
+  plugin: Plugin;
+  stats: SharedEventExecutionStats;
+}
+
+interface SharedResult {
+  result: Promise<ExecutionResult>;
+  /** Members that took it. */
+  takers: Set<number>;
+}
+
+interface Group {
+  members: Set<number>;
+  /** Per event object, in creation order (the first is the oldest). */
+  results: Map<object, SharedResult>;
+}
+
+/** What a subscription uses from its group. */
+interface Membership {
+  /** The result of `event`, shared when the group has it, else `run()` (then kept for the others). */
+  resultOf(event: unknown, run: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult>;
+  /** Leaves the group. Idempotent. */
+  leave(): void;
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * Creates the plugin (see the module comment) and its counters.
+ *
+ * @returns the plugin for yoga's `plugins` and live counters
+ */
+export function createSharedEventExecution<TContext>(options: SharedEventExecutionOptions<TContext>): SharedEventExecution {
+  const maxResults = options.maxResultsPerGroup ?? DEFAULT_MAX_RESULTS_PER_GROUP;
+  const groups = new Map<string, Group>();
+  let nextMember = 1;
+  const counters = { executed: 0, shared: 0 };
+
+  function join(key: string): Membership {
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { members: new Set(), results: new Map() };
+      groups.set(key, group);
+    }
+    const joined = group;
+    const member = nextMember;
+    nextMember += 1;
+    joined.members.add(member);
+    let left = false;
+    return {
+      resultOf(event, run) {
+        if (left || typeof event !== 'object' || event === null) {
+          counters.executed += 1;
+          return new Promise((resolve) => resolve(run()));
+        }
+        let shared = joined.results.get(event);
+        if (shared === undefined) {
+          counters.executed += 1;
+          shared = { result: new Promise((resolve) => resolve(run())), takers: new Set() };
+          joined.results.set(event, shared);
+          if (joined.results.size > maxResults) joined.results.delete(joined.results.keys().next().value as object);
+        } else {
+          counters.shared += 1;
+        }
+        shared.takers.add(member);
+        if (shared.takers.size >= joined.members.size) joined.results.delete(event);
+        return shared.result;
+      },
+      leave() {
+        if (left) return;
+        left = true;
+        joined.members.delete(member);
+        if (joined.members.size === 0) {
+          groups.delete(key);
+          return;
+        }
+        for (const [event, shared] of joined.results) {
+          shared.takers.delete(member);
+          if (shared.takers.size >= joined.members.size) joined.results.delete(event);
+        }
+      },
+    };
+  }
+
+  async function sharedSubscribe(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+    const source = await createSourceEventStream(args);
+    if (!(Symbol.asyncIterator in source)) return source;
+    const scope = options.scopeOf(args.contextValue as TContext);
+    const membership = join(eventResultKey(args.document, args.operationName, args.variableValues, scope));
+    return eventResults(source, args, membership);
+  }
+
+  const plugin: Plugin = {
+    onSubscribe({ setSubscribeFn }) {
+      setSubscribeFn(sharedSubscribe as typeof subscribe);
+    },
+  };
+
+  const stats: SharedEventExecutionStats = {
+    get executed() {
+      return counters.executed;
+    },
+    get shared() {
+      return counters.shared;
+    },
+    get subscribers() {
+      let count = 0;
+      for (const group of groups.values()) count += group.members.size;
+      return count;
+    },
+    get groups() {
+      return groups.size;
+    },
+    get heldResults() {
+      let count = 0;
+      for (const group of groups.values()) count += group.results.size;
+      return count;
+    },
+  };
+  return { plugin, stats };
+}
+
+/**
+ * Maps a source event stream to its results (graphql-js's MapSourceToResponseEvent), through the
+ * group's shared results. Once ended (source done, `return`, `throw`, an error) it leaves the
+ * group and yields nothing more: an event that arrives while `return` is under way is dropped,
+ * so nothing is sent for an operation after the client completed it (issue 10 item 4).
+ */
+function eventResults(source: AsyncIterable<unknown>, args: ExecutionArgs, membership: Membership): AsyncIterableIterator<ExecutionResult> {
+  const events = source[Symbol.asyncIterator]();
+  let ended = false;
+  const end = (): void => {
+    ended = true;
+    membership.leave();
+  };
+  const results: AsyncIterableIterator<ExecutionResult> = {
+    [Symbol.asyncIterator]() {
+      return results;
+    },
+    async next() {
+      if (ended) return DONE;
+      let item: IteratorResult<unknown>;
+      try {
+        item = await events.next();
+      } catch (error) {
+        end();
+        throw error;
+      }
+      if (item.done === true) {
+        end();
+        return DONE;
+      }
+      if (ended) return DONE;
+      const event = item.value;
+      let value: ExecutionResult;
+      try {
+        value = await membership.resultOf(event, () => execute({ ...args, rootValue: event }) as ExecutionResult | Promise<ExecutionResult>);
+      } catch (error) {
+        end();
+        throw error;
+      }
+      if (ended) return DONE;
+      return { done: false, value };
+    },
+    async return() {
+      end();
+      await events.return?.();
+      return DONE;
+    },
+    async throw(error?: unknown) {
+      end();
+      if (events.throw !== undefined) await events.throw(error);
+      return DONE;
+    },
+  };
+  return results;
+}

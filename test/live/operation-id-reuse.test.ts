@@ -1,0 +1,137 @@
+/**
+ * graphql-ws operation ids (issue 10 item 4): `subscribe` c, `complete` c, `subscribe` c in one
+ * TCP write runs exactly one stream for c; nothing arrives for an id after its `complete`; nothing
+ * is left waiting on the change feed (src/server/ws-operation-ids.ts).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  commitMarker,
+  DELTAS_SUBSCRIPTION,
+  openRawWs,
+  pingPong,
+  reserveRun,
+  revisionOf,
+  sendInOneWrite,
+  untilRevision,
+  waitUntil,
+  type DeltasData,
+  type ProtocolMessage,
+  type RawWs,
+  type StreamResult,
+} from '../helpers/live-fixtures.js';
+import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+
+/** A `subscribe` message for the deltas of `runId` after `afterRevision` (null: live only). */
+function subscribeDeltas(id: string, runId: string, afterRevision: number | null): ProtocolMessage {
+  return { type: 'subscribe', id, payload: { query: DELTAS_SUBSCRIPTION, variables: { runId, afterRevision } } };
+}
+
+/** Every message the server sent for `id`, as `next@<revision>` (or the message type). */
+function sentFor(raw: RawWs, id: string): string[] {
+  return raw.messages.events
+    .filter((message) => message.id === id)
+    .map((message) => {
+      if (message.type !== 'next') return message.type;
+      const event = (message.payload as StreamResult<DeltasData>).data?.workflowRunDeltas;
+      return event === undefined ? `next ${JSON.stringify(message.payload)}` : `next@${String(revisionOf(event))}`;
+    });
+}
+
+/** Resolves once the server sent `next` for `revision` under `id`. */
+function untilSent(raw: RawWs, id: string, revision: number): Promise<void> {
+  return raw.messages.until(() => sentFor(raw, id).includes(`next@${revision}`), `${id}: next@${revision}`);
+}
+
+describe('graphql-ws operation ids', () => {
+  let fx: TestServer;
+  const sockets: RawWs[] = [];
+  beforeAll(async () => {
+    fx = await startTestServer();
+  });
+  afterEach(async () => {
+    for (const raw of sockets.splice(0)) {
+      raw.ws.close();
+      await raw.closed;
+    }
+    await waitUntil(
+      () => fx.server.feed.waiterCount === 0 && fx.server.sharedExecution.subscribers === 0,
+      'no stream left (none waits on the feed) once the sockets closed',
+    );
+  });
+  afterAll(async () => {
+    await fx.close();
+  });
+
+  async function connect(): Promise<RawWs> {
+    const raw = await openRawWs(fx.url);
+    sockets.push(raw);
+    await raw.initAndAck();
+    return raw;
+  }
+
+  it('subscribe c, complete c, subscribe c in one write: one stream for c, nothing after its complete', async () => {
+    const runId = 'run-reuse-starting';
+    await reserveRun(fx, runId);
+    const raw = await connect();
+    sendInOneWrite(raw, [subscribeDeltas('c', runId, null), { type: 'complete', id: 'c' }, subscribeDeltas('c', runId, null)]);
+    raw.send(subscribeDeltas('d', runId, null));
+    await pingPong(raw); // the server has handled all four messages
+    await waitUntil(() => fx.server.sharedExecution.subscribers === 2 && fx.server.feed.waiterCount === 2, 'c and d wait on the feed');
+
+    const first = commitMarker(fx.store, runId, 1);
+    await untilSent(raw, 'c', first);
+    await untilSent(raw, 'd', first);
+    await pingPong(raw);
+    expect(sentFor(raw, 'c')).toEqual([`next@${first}`]);
+    await waitUntil(() => fx.server.feed.waiterCount === 2, 'c and d wait again');
+
+    raw.send({ type: 'complete', id: 'c' });
+    await pingPong(raw);
+    await waitUntil(() => fx.server.sharedExecution.subscribers === 1 && fx.server.feed.waiterCount === 1, 'only d waits on the feed once c completed');
+    const second = commitMarker(fx.store, runId, 2);
+    await untilSent(raw, 'd', second);
+    await pingPong(raw);
+    expect(sentFor(raw, 'c')).toEqual([`next@${first}`]);
+    expect(sentFor(raw, 'd')).toEqual([`next@${first}`, `next@${second}`]);
+    expect(raw.messages.completed).toBe(false); // the socket stayed open
+  });
+
+  it('complete c and subscribe c in one write while c streams: the new c alone continues', async () => {
+    const runId = 'run-reuse-streaming';
+    await reserveRun(fx, runId);
+    const raw = await connect();
+    raw.send(subscribeDeltas('c', runId, null));
+    await waitUntil(() => fx.server.feed.waiterCount === 1, 'c waits on the feed');
+    const first = commitMarker(fx.store, runId, 1);
+    await untilSent(raw, 'c', first);
+
+    sendInOneWrite(raw, [{ type: 'complete', id: 'c' }, subscribeDeltas('c', runId, first)]);
+    await pingPong(raw); // the server has handled both messages
+    await waitUntil(() => fx.server.sharedExecution.subscribers === 1 && fx.server.feed.waiterCount === 1, 'the new c waits on the feed');
+    const second = commitMarker(fx.store, runId, 2);
+    await untilSent(raw, 'c', second);
+    await pingPong(raw);
+    expect(sentFor(raw, 'c')).toEqual([`next@${first}`, `next@${second}`]);
+  });
+
+  it('subscribe c twice without a complete: the socket closes with 4409 and nothing waits', async () => {
+    const runId = 'run-reuse-duplicate';
+    await reserveRun(fx, runId);
+    const raw = await connect();
+    sendInOneWrite(raw, [subscribeDeltas('c', runId, null), subscribeDeltas('c', runId, null)]);
+    expect(await raw.closed).toEqual({ code: 4409, reason: 'Subscriber for c already exists' });
+  });
+
+  it('a replaying subscription completed and reused in one write replays once, for the new cursor only', async () => {
+    const runId = 'run-reuse-replay';
+    await reserveRun(fx, runId);
+    const revisions = [1, 2, 3].map((marker) => commitMarker(fx.store, runId, marker));
+    const raw = await connect();
+    const stream = raw.subscribe<DeltasData>('e', DELTAS_SUBSCRIPTION, { runId, afterRevision: revisions[2] });
+    sendInOneWrite(raw, [{ type: 'complete', id: 'e' }, subscribeDeltas('e', runId, revisions[1] as number)]);
+    await untilRevision(stream, revisions[2] as number);
+    await waitUntil(() => fx.server.sharedExecution.subscribers === 1 && fx.server.feed.waiterCount === 1, 'the new e waits on the feed');
+    await pingPong(raw);
+    expect(sentFor(raw, 'e')).toEqual([`next@${String(revisions[2])}`]);
+  });
+});
