@@ -37,7 +37,7 @@ function sseNextPayloads(text: string): Array<StreamResult<unknown>> {
 }
 
 /** Replaces `method` of the store with one that throws the fault; returns the undo. */
-function breakStore(store: WorkflowStore, method: 'getWorkflowRun' | 'getWorkflowRuns' | 'childrenOfRuns'): () => void {
+function breakStore(store: WorkflowStore, method: 'getWorkflowRuns' | 'viewerHead' | 'childrenOfRuns'): () => void {
   const target = store as unknown as Record<string, unknown>;
   target[method] = () => {
     throw new Error(FAULT);
@@ -100,7 +100,8 @@ describe('an internal fault on HTTP, SSE and graphql-ws', () => {
 
   it('a fault while starting the operation: the same masked error and the same log line on each transport', async () => {
     await reserveRun(fx, 'run-fault');
-    undo.push(breakStore(fx.store, 'getWorkflowRun'), breakStore(fx.store, 'getWorkflowRuns'));
+    // The query loads runs; a subscription starts from the run's viewer head.
+    undo.push(breakStore(fx.store, 'getWorkflowRuns'), breakStore(fx.store, 'viewerHead'));
     const errors: Record<string, unknown> = {};
     const logged: Record<string, Array<Record<string, unknown>>> = {};
 
