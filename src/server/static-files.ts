@@ -1,16 +1,39 @@
 /**
  * Static files of the live lineage page (`src/server/public/`): `GET /` answers
- * `index.html`, `GET /app/<file>` the page's scripts and styles. Nothing else is served from
- * disk; names are checked against a strict pattern so no path can leave the directory.
+ * `index.html`, `GET /app/<file>` the page's scripts and styles, and
+ * `GET /app/vendor/graphql-ws/<file>` the browser build of the `graphql-ws` client, read from
+ * its installed package (no CDN, no bundler; issue 11 item 7). Nothing else is served from
+ * disk; names are checked against a strict pattern so no path can leave its directory.
  * The page itself needs no token; its GraphQL calls do when the server has one.
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The directory holding the page. */
 export const PUBLIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'public');
+
+/** URL prefix of the `graphql-ws` browser client; the page imports `${GRAPHQL_WS_PREFIX}client.js`. */
+export const GRAPHQL_WS_PREFIX = '/app/vendor/graphql-ws/';
+
+/**
+ * The file of a package's browser build of `subpath`, as its package.json declares it
+ * (`exports[subpath].browser`), from the package this server resolves (node_modules).
+ *
+ * @throws Error when the package is not installed or declares no browser build
+ */
+function browserEntry(packageName: string, subpath: string): string {
+  const manifestPath = createRequire(import.meta.url).resolve(`${packageName}/package.json`);
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { exports?: Record<string, { browser?: unknown } | undefined> };
+  const entry = manifest.exports?.[subpath]?.browser;
+  if (typeof entry !== 'string') throw new Error(`${packageName} declares no browser build of ${subpath}`);
+  return join(dirname(manifestPath), entry);
+}
+
+/** `dist/client.js` of graphql-ws: an ES module importing only its sibling chunks. */
+const GRAPHQL_WS_CLIENT = browserEntry('graphql-ws', './client');
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -25,28 +48,41 @@ const CONTENT_TYPES: Record<string, string> = {
 const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*\.[a-z]{2,4}$/;
+
+/**
+ * The file answering a page path: undefined when the path is not a page path, '' for a page
+ * path naming no servable file (404).
+ */
 function fileFor(path: string): string | undefined {
-  if (path === '/' || path === '/index.html') return 'index.html';
+  if (path === '/' || path === '/index.html') return join(PUBLIC_DIR, 'index.html');
+  if (path.startsWith(GRAPHQL_WS_PREFIX)) {
+    // The client module and the chunks it imports by relative name, all beside it.
+    const name = path.slice(GRAPHQL_WS_PREFIX.length);
+    if (name === 'client.js') return GRAPHQL_WS_CLIENT;
+    return FILE_NAME.test(name) && extname(name) === '.js' ? join(dirname(GRAPHQL_WS_CLIENT), name) : '';
+  }
   if (!path.startsWith('/app/')) return undefined;
   const name = path.slice('/app/'.length);
-  return /^[A-Za-z0-9][A-Za-z0-9_-]*\.[a-z]{2,4}$/.test(name) ? name : '';
+  return FILE_NAME.test(name) ? join(PUBLIC_DIR, name) : '';
 }
 
 /**
- * Answers `GET`/`HEAD` of `/`, `/index.html` and `/app/*` from {@link PUBLIC_DIR}.
+ * Answers `GET`/`HEAD` of `/`, `/index.html` and `/app/*` from {@link PUBLIC_DIR}, and of
+ * `/app/vendor/graphql-ws/*` from the installed graphql-ws package.
  *
  * @returns true when the request was answered (200 or 404), false when it is not a page path
  */
 export function serveStaticFile(request: IncomingMessage, response: ServerResponse): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
   const path = (request.url ?? '/').split('?')[0] ?? '/';
-  const name = fileFor(path);
-  if (name === undefined) return false;
-  const type = CONTENT_TYPES[extname(name)];
+  const file = fileFor(path);
+  if (file === undefined) return false;
+  const type = CONTENT_TYPES[extname(file)];
   let body: Buffer | undefined;
-  if (name !== '' && type !== undefined) {
+  if (file !== '' && type !== undefined) {
     try {
-      body = readFileSync(join(PUBLIC_DIR, name));
+      body = readFileSync(file);
     } catch {
       body = undefined;
     }

@@ -273,6 +273,8 @@ describe('the production image (deploy/Dockerfile), its steps run here', () => {
     for (const file of readdirSync(join(REPO_ROOT, 'src/server/public')).filter((name) => name !== 'index.html')) {
       expect((await fetch(`${base}/app/${file}`)).status, file).toBe(200);
     }
+    // The page's graphql-ws client, from the image's node_modules.
+    expect((await fetch(`${base}/app/vendor/graphql-ws/client.js`)).status).toBe(200);
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', database: { path: dbPath, readOnly: false, quickCheck: 'ok' } });

@@ -55,6 +55,8 @@ describe('live lineage page (browser)', () => {
   let page: Page;
   const upgraded = new Set<Socket>();
   const pageErrors: string[] = [];
+  /** Every script the page loaded: path → HTTP status. */
+  const scripts = new Map<string, number>();
 
   beforeAll(async () => {
     if (!HAS_CHROMIUM) return;
@@ -100,6 +102,9 @@ describe('live lineage page (browser)', () => {
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(30_000);
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('response', (response) => {
+      if (response.request().resourceType() === 'script') scripts.set(new URL(response.url()).pathname, response.status());
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -117,6 +122,10 @@ describe('live lineage page (browser)', () => {
       const base = server.url.replace(/\/graphql$/, '');
       await page.goto(`${base}/`);
       await page.waitForSelector('#conn[data-state="live"]');
+      // The WebSocket client is the graphql-ws package's own, served from node_modules (issue 11).
+      expect(scripts.get('/app/app.js')).toBe(200);
+      expect(scripts.get('/app/vendor/graphql-ws/client.js')).toBe(200);
+      expect([...scripts].filter(([path]) => path.startsWith('/app/vendor/graphql-ws/')).every(([, status]) => status === 200)).toBe(true);
 
       // Chains appear (polled) and follow mode picks a run whose live deltas arrive.
       await page.waitForSelector('#chains .chain');

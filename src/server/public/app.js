@@ -1,14 +1,18 @@
-// The live lineage page: plain browser JavaScript, no framework, no CDN.
+// The live lineage page: plain browser JavaScript, no framework, no CDN, no build step.
 //
 // - Chains: `workflowRuns` (newest first) polled, grouped by root run.
 // - A chain's tree: the root's `lineage`, refreshed on `workflowRunLineageUpdated`.
-// - A run's live delta feed: `workflowRunDeltas` with a resume cursor, over a tiny
-//   graphql-transport-ws client below. On reconnect every subscription is sent again with its
-//   current variables, so the delta stream resumes after the last revision applied
-//   (docs/PROTOCOL.md "Reconnect recipe").
+// - A run's live delta feed: `workflowRunDeltas` with a resume cursor, over the `graphql-ws`
+//   package's own browser client, which the server serves from its node_modules at
+//   /app/vendor/graphql-ws/. The client sends every active subscription again after a
+//   reconnect, with its payload as it is then: the delta subscription's variables carry the
+//   current cursor, so the stream resumes after the last revision applied (docs/PROTOCOL.md
+//   "Reconnect recipe").
 //
 // Token: when the server runs with --token, open the page as /?token=<token> (kept in
 // sessionStorage, removed from the address bar).
+
+import { createClient } from '/app/vendor/graphql-ws/client.js';
 
 const params = new URLSearchParams(location.search);
 if (params.has('token')) {
@@ -39,124 +43,76 @@ async function gql(query, variables = {}) {
   return body.data;
 }
 
-// ---- a tiny graphql-transport-ws client ----------------------------------------------------
+// ---- graphql-ws ----------------------------------------------------------------------------
 
-class LiveSocket {
-  constructor(url, { connectionParams, onState }) {
-    this.url = url;
-    this.connectionParams = connectionParams;
-    this.onState = onState;
-    this.subscriptions = new Map(); // id -> { payload: () => {query, variables}, sink }
-    this.nextId = 1;
-    this.ws = null;
-    this.acked = false;
-    this.everConnected = false;
-    this.reconnects = 0;
-    this.backoffMs = 500;
-    this.lastMessageAt = 0;
-    this.retryTimer = null;
-    setInterval(() => this.watchdog(), 5000);
-    this.connect();
-  }
+/** The page pings after this long and gives the server as long again to answer. */
+const KEEP_ALIVE_MS = 15_000;
 
-  state(name, detail = '') {
-    this.onState(name, detail, this.reconnects);
-  }
+/** What went wrong, from an Error, a list of GraphQL errors or a close event. */
+function errorText(error) {
+  if (Array.isArray(error)) return error.map((item) => item.message).join('; ');
+  if (typeof error?.code === 'number' && 'reason' in error) return `connection closed (code ${error.code}${error.reason ? `: ${error.reason}` : ''})`;
+  return error?.message ?? String(error);
+}
 
-  connect() {
-    this.retryTimer = null;
-    this.acked = false;
-    this.state('connecting');
-    const ws = new WebSocket(this.url, 'graphql-transport-ws');
-    this.ws = ws;
-    ws.onopen = () => {
-      this.lastMessageAt = Date.now();
-      ws.send(JSON.stringify({ type: 'connection_init', payload: this.connectionParams ?? {} }));
-    };
-    ws.onmessage = (event) => this.receive(ws, event.data);
-    ws.onclose = (event) => this.closed(ws, event);
-  }
+const connection = { reconnects: 0, everConnected: false, socket: null, pongTimer: null, lastClose: '' };
 
-  receive(ws, data) {
-    if (ws !== this.ws) return;
-    this.lastMessageAt = Date.now();
-    let message;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      ws.close(4400, 'Invalid message');
-      return;
-    }
-    switch (message.type) {
-      case 'connection_ack':
-        this.acked = true;
-        this.backoffMs = 500;
-        if (this.everConnected) this.reconnects += 1;
-        this.everConnected = true;
-        this.state('live');
-        for (const id of this.subscriptions.keys()) this.sendSubscribe(id);
-        break;
-      case 'ping':
-        ws.send(JSON.stringify({ type: 'pong' }));
-        break;
-      case 'next':
-        this.subscriptions.get(message.id)?.sink.next(message.payload);
-        break;
-      case 'error': {
-        const subscription = this.subscriptions.get(message.id);
-        this.subscriptions.delete(message.id);
-        subscription?.sink.error(new Error((message.payload ?? []).map((error) => error.message).join('; ')));
-        break;
-      }
-      case 'complete': {
-        const subscription = this.subscriptions.get(message.id);
-        this.subscriptions.delete(message.id);
-        subscription?.sink.complete?.();
-        break;
-      }
-      default:
-        break; // pong and anything newer
-    }
-  }
+function showConnection(name, detail = '') {
+  const conn = $('conn');
+  conn.dataset.state = name;
+  conn.dataset.reconnects = String(connection.reconnects);
+  const reconnected = connection.reconnects > 0 ? ` (reconnected ×${connection.reconnects})` : '';
+  conn.textContent = name === 'live' ? `● live${reconnected}` : name === 'disconnected' ? `○ disconnected — ${detail}` : 'connecting…';
+}
 
-  closed(ws, event) {
-    if (ws !== this.ws) return;
-    this.ws = null;
-    this.acked = false;
-    const delay = this.backoffMs;
-    this.backoffMs = Math.min(this.backoffMs * 2, 8000);
-    const reason = event.code === 4403 ? 'forbidden: open the page with ?token=…' : `code ${event.code}`;
-    this.state('disconnected', `${reason}; retrying in ${(delay / 1000).toFixed(1)} s`);
-    this.retryTimer = setTimeout(() => this.connect(), delay);
-  }
+const client = createClient({
+  url: WS_URL,
+  connectionParams: TOKEN ? { authorization: `Bearer ${TOKEN}` } : {},
+  // Connected from the start (the badge shows the server's state), and never giving up:
+  // 0.5 s, 1 s, 2 s … at most 8 s between attempts, from 0.5 s again once connected.
+  lazy: false,
+  retryAttempts: Infinity,
+  retryWait: async (retries) => {
+    const delayMs = Math.min(500 * 2 ** retries, 8000);
+    showConnection('disconnected', `${connection.lastClose}; retrying in ${(delayMs / 1000).toFixed(1)} s`);
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+  },
+  // A server that stops answering pings is treated as gone (graphql-ws's pong-timeout recipe).
+  keepAlive: KEEP_ALIVE_MS,
+  onNonLazyError: (error) => showConnection('disconnected', `${errorText(error)}; reload the page`),
+  on: {
+    connecting: () => showConnection('connecting'),
+    connected: (socket) => {
+      connection.socket = socket;
+      if (connection.everConnected) connection.reconnects += 1;
+      connection.everConnected = true;
+      showConnection('live');
+    },
+    closed: (event) => {
+      connection.socket = null;
+      clearTimeout(connection.pongTimer);
+      connection.lastClose = event?.code === 4403 ? 'forbidden: open the page with ?token=…' : `code ${event?.code}`;
+      showConnection('disconnected', connection.lastClose);
+    },
+    ping: (received) => {
+      if (received) return;
+      clearTimeout(connection.pongTimer);
+      connection.pongTimer = setTimeout(() => {
+        if (connection.socket?.readyState === WebSocket.OPEN) connection.socket.close(4408, 'Keep-alive timeout');
+      }, KEEP_ALIVE_MS);
+    },
+    pong: (received) => {
+      if (received) clearTimeout(connection.pongTimer);
+    },
+  },
+});
 
-  /** A server that stopped talking (it pings every 12 s by default) is treated as gone. */
-  watchdog() {
-    if (this.ws === null || !this.acked) return;
-    const idle = Date.now() - this.lastMessageAt;
-    if (idle > 30_000) this.ws.close(4408, 'Keep-alive timeout');
-    else if (idle > 15_000) this.ws.send(JSON.stringify({ type: 'ping' }));
-  }
-
-  sendSubscribe(id) {
-    const subscription = this.subscriptions.get(id);
-    if (subscription === undefined || this.ws === null || !this.acked) return;
-    this.ws.send(JSON.stringify({ id, type: 'subscribe', payload: subscription.payload() }));
-  }
-
-  /**
-   * `payload` is called on every (re)subscribe, so variables such as a resume cursor are
-   * current. Returns the unsubscribe function.
-   */
-  subscribe(payload, sink) {
-    const id = String(this.nextId++);
-    this.subscriptions.set(id, { payload, sink });
-    this.sendSubscribe(id);
-    return () => {
-      if (!this.subscriptions.delete(id)) return;
-      if (this.ws !== null && this.acked) this.ws.send(JSON.stringify({ id, type: 'complete' }));
-    };
-  }
+/**
+ * Subscribes with `payload` ({query, variables}); the client sends the payload again as it is
+ * then after every reconnect, so keep its variables current. Returns the unsubscribe function.
+ */
+function subscribe(payload, { next, error }) {
+  return client.subscribe(payload, { next, error: (reason) => error(new Error(errorText(reason))), complete: () => {} });
 }
 
 // ---- operations ----------------------------------------------------------------------------
@@ -226,17 +182,6 @@ function showError(message) {
   box.textContent = message;
   box.hidden = message === '';
 }
-
-const socket = new LiveSocket(WS_URL, {
-  connectionParams: TOKEN ? { authorization: `Bearer ${TOKEN}` } : {},
-  onState(name, detail, reconnects) {
-    const conn = $('conn');
-    conn.dataset.state = name;
-    conn.dataset.reconnects = String(reconnects);
-    conn.textContent =
-      name === 'live' ? `● live${reconnects > 0 ? ` (reconnected ×${reconnects})` : ''}` : name === 'disconnected' ? `○ disconnected — ${detail}` : 'connecting…';
-  },
-});
 
 // ---- small DOM helpers ---------------------------------------------------------------------
 
@@ -327,7 +272,7 @@ function selectChain(rootRunId, { byUser = false } = {}) {
   if (state.chain?.rootRunId !== rootRunId) {
     state.chain?.unsubscribe();
     const chain = { rootRunId, refreshTimer: null, nodes: [] };
-    chain.unsubscribe = socket.subscribe(() => ({ query: LINEAGE_SUBSCRIPTION, variables: { rootRunId } }), {
+    chain.unsubscribe = subscribe({ query: LINEAGE_SUBSCRIPTION, variables: { rootRunId } }, {
       next: () => scheduleTreeRefresh(),
       error: (error) => showError(`Lineage subscription: ${error.message}`),
     });
@@ -431,7 +376,16 @@ function renderTree(nodes) {
 function selectRun(runId) {
   if (state.run?.runId === runId) return;
   for (const unsubscribe of state.run?.unsubscribers ?? []) unsubscribe();
-  const run = { runId, cursor: null, initialRevision: null, unsubscribers: [], record: null, view: { summary: {}, timeline: [], messages: [] } };
+  const run = {
+    runId,
+    cursor: null,
+    // The delta subscription's variables: `after` follows the cursor, so a resubscribe after a reconnect resumes there.
+    deltaVariables: { runId, after: null },
+    initialRevision: null,
+    unsubscribers: [],
+    record: null,
+    view: { summary: {}, timeline: [], messages: [] },
+  };
   state.run = run;
   state.stats = { live: 0, gaps: 0, duplicates: 0 };
   $('run-id').textContent = runId;
@@ -452,14 +406,14 @@ async function startRun(run) {
     if (data.workflowRun === null) throw new Error(`Workflow run not found: ${run.runId}`);
     run.record = data.workflowRun;
     run.initialRevision = data.workflowRun.presentationRevision;
-    run.cursor = Math.max(1, run.initialRevision - REPLAY_REVISIONS);
+    setCursor(run, Math.max(1, run.initialRevision - REPLAY_REVISIONS));
     renderSummary(run);
     run.unsubscribers.push(
-      socket.subscribe(() => ({ query: DELTAS_SUBSCRIPTION, variables: { runId: run.runId, after: run.cursor } }), {
+      subscribe({ query: DELTAS_SUBSCRIPTION, variables: run.deltaVariables }, {
         next: (result) => onDeltaEvent(run, result),
         error: (error) => showError(`Delta subscription: ${error.message}`),
       }),
-      socket.subscribe(() => ({ query: RUN_UPDATED_SUBSCRIPTION, variables: { runId: run.runId } }), {
+      subscribe({ query: RUN_UPDATED_SUBSCRIPTION, variables: { runId: run.runId } }, {
         next: (result) => {
           if (state.run !== run || !result.data) return;
           run.record = result.data.workflowRunUpdated;
@@ -473,6 +427,12 @@ async function startRun(run) {
   }
 }
 
+/** The last revision applied; also what a resubscribe asks to continue after. */
+function setCursor(run, revision) {
+  run.cursor = revision;
+  run.deltaVariables.after = revision;
+}
+
 function onDeltaEvent(run, result) {
   if (state.run !== run) return;
   if (result.errors) {
@@ -482,7 +442,7 @@ function onDeltaEvent(run, result) {
   const event = result.data.workflowRunDeltas;
   if (event.__typename === 'ViewerSnapshotRequired') {
     // Reload from a query, set the cursor, keep consuming (docs/PROTOCOL.md).
-    run.cursor = event.currentRevision;
+    setCursor(run, event.currentRevision);
     prependFeed(el('li', { class: 'snapshot' }, `snapshot required: current revision ${event.currentRevision}, retained from ${event.retainedFromRevision}`));
     void gql(RUN_QUERY, { runId: run.runId }).then((data) => {
       if (state.run === run && data.workflowRun) {
@@ -500,7 +460,7 @@ function onDeltaEvent(run, result) {
     return;
   }
   if (revision !== run.cursor + 1) state.stats.gaps += 1;
-  run.cursor = revision;
+  setCursor(run, revision);
   const live = revision > run.initialRevision;
   if (live) state.stats.live += 1;
   applyToView(run, event.deltas);
