@@ -67,8 +67,8 @@ interface WatchedChild {
   child: ChildProcessWithoutNullStreams;
   stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves with the first match of `pattern` in stdout (from the start), rejects on exit or timeout. */
-  waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
+  /** Resolves with the first match of `pattern` in `stream` (from the start; default stdout), rejects on exit or timeout. */
+  waitFor(pattern: RegExp, timeoutMs: number, stream?: 'stdout' | 'stderr'): Promise<RegExpExecArray>;
 }
 
 function watch(child: ChildProcessWithoutNullStreams): WatchedChild {
@@ -84,6 +84,7 @@ function watch(child: ChildProcessWithoutNullStreams): WatchedChild {
   });
   child.stderr.on('data', (chunk: string) => {
     stderr += chunk;
+    for (const listener of listeners) listener();
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
@@ -96,10 +97,10 @@ function watch(child: ChildProcessWithoutNullStreams): WatchedChild {
     child,
     stderr: () => stderr,
     exited,
-    waitFor(pattern, timeoutMs) {
+    waitFor(pattern, timeoutMs, stream = 'stdout') {
       return new Promise((resolve, reject) => {
         const check = (): void => {
-          const match = pattern.exec(stdout);
+          const match = pattern.exec(stream === 'stdout' ? stdout : stderr);
           if (match !== null) {
             done();
             resolve(match);
@@ -144,7 +145,8 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
       ...(options.args ?? []),
     ]),
   );
-  const match = await watched.waitFor(/listening on (http:\/\/\S+)/, options.timeoutMs ?? 30_000);
+  // The CLI prints its banner on stderr (stdout carries JSON log lines only).
+  const match = await watched.waitFor(/listening on (http:\/\/\S+)/, options.timeoutMs ?? 30_000, 'stderr');
   return { url: match[1] as string, child: watched.child, stderr: watched.stderr, exited: watched.exited };
 }
 
