@@ -66,7 +66,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: ClaimInputRef, required: true, description: 'What to claim and for how long.' }) },
     errors: mutationErrors('claimWorkflowRun'),
     resolve: (_root, { input }, context) =>
-      runMutation(context.readOnly, () => {
+      runMutation(context, () => {
         for (const field of ['runnerId', 'claimToken', 'runId', 'sessionId'] as const) assertText(input[field], field);
         const claim = { runnerId: input.runnerId, claimToken: input.claimToken, leaseMs: input.leaseMs };
         const run =
@@ -82,7 +82,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: ParkInputRef, required: true, description: 'The claimed run to park.' }) },
     errors: mutationErrors('parkWorkflowRun'),
     resolve: (_root, { input }, context) =>
-      runMutation(context.readOnly, () => {
+      runMutation(context, () => {
         assertText(input.runId, 'runId');
         assertText(input.claimToken, 'claimToken');
         assertText(input.noProgressDetail, 'noProgressDetail', MAX_LONG_TEXT_LENGTH);
@@ -103,7 +103,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: SettleInputRef, required: true, description: 'The claimed run and its outcome.' }) },
     errors: mutationErrors('settleWorkflowRun'),
     resolve: (_root, { input }, context) =>
-      runMutation(context.readOnly, () => {
+      runMutation(context, () => {
         assertText(input.runId, 'runId');
         assertText(input.claimToken, 'claimToken');
         assertText(input.error, 'error', MAX_LONG_TEXT_LENGTH);

@@ -14,6 +14,12 @@ export interface RunLoaders {
   chainSize: DataLoader<string, number>;
 }
 
+/**
+ * What the caller's credential may do (issue 10.11): `read` (queries, subscriptions) or `write`
+ * (everything). The server decides it from the bearer token (src/server/auth.ts).
+ */
+export type Scope = 'read' | 'write';
+
 /** The GraphQL context of one request (or of one subscription event). */
 export interface GraphQLContext {
   store: WorkflowStore;
@@ -24,6 +30,8 @@ export interface GraphQLContext {
    * server started read-only, or one serving a pi-workflows state file).
    */
   readOnly: string | null;
+  /** The caller's scope: with `read` every mutation answers ForbiddenError (issue 10.11). */
+  scope: Scope;
   /** Wakes subscriptions when the delta log may have changed. */
   feed: ChangeFeed;
 }
@@ -83,8 +91,9 @@ export function createRunLoaders(store: WorkflowStore): RunLoaders {
  * @param readOnly the server's read-only flag; a store opened read-only (a pi-workflows state
  *   file is, whatever the flag) refuses mutations too, with its reason
  * @param feed the server's change feed
+ * @param scope the caller's scope (issue 10.11)
  */
-export function createContext(store: WorkflowStore, readOnly: boolean, feed: ChangeFeed): GraphQLContext {
+export function createContext(store: WorkflowStore, readOnly: boolean, feed: ChangeFeed, scope: Scope): GraphQLContext {
   const refusal = readOnly || store.readOnly ? readOnlyMessage(store.file) : null;
-  return { store, loaders: createRunLoaders(store), readOnly: refusal, feed };
+  return { store, loaders: createRunLoaders(store), readOnly: refusal, feed, scope };
 }

@@ -1,5 +1,6 @@
 import { isStoreError, type StateFile, type StoreErrorKind } from '../store/index.js';
 import { builder } from './builder.js';
+import type { GraphQLContext } from './context.js';
 
 /** Base of every typed mutation error (API.md "Typed errors"): a stable `code` and the store's message. */
 export abstract class ApiError extends Error {
@@ -37,7 +38,7 @@ export class ValidationError extends ApiError {
     this.field = field ?? null;
   }
 }
-/** Another session's run, or a read-only server (`FORBIDDEN`). */
+/** Another session's run, a read-only server, or a caller with the read scope only (`FORBIDDEN`). */
 export class ForbiddenError extends ApiError {
   readonly code = 'FORBIDDEN';
 }
@@ -129,6 +130,9 @@ export function toApiError(error: unknown): unknown {
   return KIND_TO_ERROR[error.kind](error.message, error.field);
 }
 
+/** The refusal of a mutation to a caller with the read scope (issue 10.11). */
+export const READ_SCOPE_MESSAGE = 'This token has the read scope only; mutations need the write scope';
+
 /**
  * The `ForbiddenError` text every mutation of a read-only server answers (API.md "Access"):
  * `The server is read-only`, and for a pi-workflows state file (always served read-only,
@@ -143,14 +147,17 @@ export function readOnlyMessage(file: StateFile): string {
 }
 
 /**
- * Runs a store call for a mutation: refuses on a read-only server, maps store errors to typed
- * errors. Use in every mutation resolver.
+ * Runs a store call for a mutation: refuses a caller without the write scope and any caller on
+ * a read-only server, maps store errors to typed errors. Use in every mutation resolver.
  *
- * @param readOnly null when mutations are allowed, else the refusal text (see {@link readOnlyMessage})
- * @throws ForbiddenError with the `readOnly` text; typed errors from the store
+ * @param context the request's `scope`; `readOnly`: null when the server allows mutations, else
+ *   the refusal text (see {@link readOnlyMessage})
+ * @throws ForbiddenError {@link READ_SCOPE_MESSAGE} when the scope is `read` (issue 10.11);
+ *   ForbiddenError with the `readOnly` text; typed errors from the store
  */
-export function runMutation<T>(readOnly: string | null, call: () => T): T {
-  if (readOnly !== null) throw new ForbiddenError(readOnly);
+export function runMutation<T>(context: Pick<GraphQLContext, 'scope' | 'readOnly'>, call: () => T): T {
+  if (context.scope !== 'write') throw new ForbiddenError(READ_SCOPE_MESSAGE);
+  if (context.readOnly !== null) throw new ForbiddenError(context.readOnly);
   try {
     return call();
   } catch (error) {
@@ -180,7 +187,7 @@ errorObject(LineageError, 'LINEAGE_INVALID: a lineage rule of the store failed.'
 errorObject(ConflictError, 'CONFLICT: already reserved with other parameters, a preparation conflict or a concurrent change.');
 errorObject(ClaimLostError, 'CLAIM_LOST: the claim token is not the live claim of that run.');
 errorObject(RestartRejectedError, 'RESTART_REJECTED: restart limit, a cancelled or headless run, or a repeated terminal outcome in the chain.');
-errorObject(ForbiddenError, 'FORBIDDEN: the run belongs to another session, or the server is read-only.');
+errorObject(ForbiddenError, 'FORBIDDEN: the run belongs to another session, the server is read-only, or the token has the read scope only.');
 builder.objectType(ValidationError, {
   name: 'ValidationError',
   description: 'INVALID_INPUT: malformed input (bad fingerprint, leaseMs out of range, oversized values).',

@@ -14,4 +14,4 @@ import './subscriptions.js';
 
 /** The executable schema. */
 export const schema = builder.toSchema({ sortSchema: true });
-export { createContext, createRunLoaders, type GraphQLContext } from './context.js';
+export { createContext, createRunLoaders, type GraphQLContext, type Scope } from './context.js';

@@ -131,7 +131,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: ReserveInputRef, required: true, description: 'What to reserve.' }) },
     errors: mutationErrors('reserveWorkflowRun'),
     resolve: (_root, { input }, context) =>
-      runMutation(context.readOnly, () => {
+      runMutation(context, () => {
         const reservation = reserveInput(input);
         const result = context.store.reserveWithPolicy(reservation, claimRequest(input.claim));
         return { run: result.run, adopted: result.state === 'adopted' };
@@ -144,7 +144,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: RestartInputRef, required: true, description: 'What to restart.' }) },
     errors: mutationErrors('restartWorkflowRun'),
     resolve: (_root, { input }, context) =>
-      runMutation(context.readOnly, () => {
+      runMutation(context, () => {
         for (const field of ['runId', 'originSessionId', 'parentTerminalFingerprint', 'restartRunId'] as const) {
           assertText(input[field], field);
         }

@@ -5,7 +5,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { ChangeFeed, WorkflowStore, type Clock } from '../store/index.js';
 import { createContext, schema, type GraphQLContext } from '../schema/index.js';
-import { isAuthorized } from './auth.js';
+import { GrantedScopes, scopeOf, type Credentials } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
 import { graphqlSsePlugin } from './graphql-sse.js';
@@ -80,6 +80,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
   const feed = new ChangeFeed(store, { pollIntervalMs: config.pollIntervalMs });
   const metrics = createMetrics(store, feed);
+  const credentials: Credentials = { token: config.token, readTokens: config.readTokens ?? [] };
+  const scopes = new GrantedScopes();
   const policy = createRequestPolicy({ bindHost: config.host, allowedHosts: config.allowedHosts ?? [], corsOrigins: config.corsOrigins ?? [] });
   // Every caller has every power today: one scope. (Per-credential scopes go here.)
   const sharedExecution = createSharedEventExecution<GraphQLContext>({ scopeOf: (context) => (context.readOnly ? 'read' : 'full') });
@@ -93,12 +95,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     maskedErrors: maskedErrorsOptions(logger),
     // Only allowed origins reach yoga (the gate in `handle` refuses the others); this sets their headers.
     cors: (request) => policy.corsOptions(request),
-    context: () => createContext(store, config.readOnly, feed),
+    // The scope the gate (HTTP) or connection_init (graphql-ws) granted this request; none
+    // recorded (nothing that runs GraphQL gets here without one) reads as `read`.
+    context: (initial) => createContext(store, config.readOnly, feed, scopes.of(initial.req) ?? 'read'),
     // GraphQL over HTTP's persisted-document id (yoga refuses unknown body keys otherwise).
     ...(persisted === undefined ? {} : { extraParamNames: ['documentId'] }),
     plugins: [
       metrics.plugin(),
-      requestLogPlugin(logger),
+      requestLogPlugin(logger, (serverContext) => scopes.of(serverContext.req) ?? null),
       redactErrorsPlugin(),
       ...queryLimitPlugins(),
       ...(persisted === undefined ? [] : [persisted.plugin()]),
@@ -140,12 +144,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   /** Serves a request whose body is within the cap (announced, or already read). */
   function route(request: IncomingMessage, response: ServerResponse): void {
     const path = (request.url ?? '/').split('?')[0];
+    const scope = scopeOf(credentials, request.headers.authorization);
     if (path === '/health' && request.method === 'GET') {
-      health(response, isAuthorized(config.token, request.headers.authorization));
+      health(response, scope !== null);
       return;
     }
     if (path === '/metrics' && request.method === 'GET') {
-      if (!isAuthorized(config.token, request.headers.authorization)) {
+      // Any accepted token (full or read) reads the metrics.
+      if (scope === null) {
         refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
         return;
       }
@@ -164,7 +170,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // /graphql but on /graphql/, //graphql and any URL ending in /graphql (query string included).
     // Only the GraphiQL page (a GET asking for HTML, which yoga answers without executing) is open.
     // A CORS preflight carries no credentials and runs nothing (yoga's CORS plugin answers it).
-    if (!isGraphiQLPage(request) && request.method !== 'OPTIONS' && !isAuthorized(config.token, request.headers.authorization)) {
+    if (scope !== null) {
+      scopes.grant(request, scope);
+    } else if (!isGraphiQLPage(request) && request.method !== 'OPTIONS') {
       refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
       return;
     }
@@ -211,8 +219,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
 
   /**
    * `GET /health`: 200 `{status: 'ok' | 'degraded', database}` or 503 `{status: 'unavailable',
-   * database}`. When a token is set, a caller without it sees only `{status}` (issue 10.1): the
-   * database path and checks are for token holders.
+   * database}`. When a token is set, a caller without one (full or read) sees only `{status}`
+   * (issue 10.1): the database path and checks are for token holders.
    */
   function health(response: ServerResponse, authorized: boolean): void {
     let body: { status: string; database: Record<string, unknown> };
@@ -252,6 +260,12 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(persisted === undefined ? {} : { persisted }),
     // A foreign Host or Origin gets its HTTP status before the upgrade (issue 10.1).
     verifyClient: policy.verifyWebSocketClient((request, refused) => logRefusal(request, refused.status, refused.message)),
+    // The connection's scope holds for every operation on it (issue 10.11).
+    authorize: (request, authorization) => {
+      const scope = scopeOf(credentials, authorization);
+      if (scope !== null) scopes.grant(request, scope);
+      return scope !== null;
+    },
   });
   const port = (httpServer.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -14,6 +14,12 @@ export interface ServerConfig {
   readOnly: boolean;
   /** Bearer token required on HTTP and in the WebSocket connection_init payload; null = none. */
   token: string | null;
+  /**
+   * Read-only bearer tokens (`--read-token`, issue 10.11): queries and subscriptions, no
+   * mutation; default none. With read tokens but no `token`, every request needs a read token
+   * and nothing can be written over GraphQL.
+   */
+  readTokens?: readonly string[];
   /** Browser origins allowed besides the server's own (`--cors-origin`, issue 10.1); default none. */
   corsOrigins?: readonly string[];
   /** Host names answered besides the bound address and loopback names (`--allowed-host`, issue 10.1); default none. */
@@ -102,6 +108,12 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     .addOption(new Option('--read-only', 'open the database read-only; mutations answer ForbiddenError (env PI_WORKFLOWS_READ_ONLY=true|false)'))
     .addOption(new Option('--token <token>', 'require "Authorization: Bearer <token>" (WebSocket: connection_init {authorization})').env('PI_WORKFLOWS_TOKEN'))
     .addOption(
+      new Option('--read-token <token>', 'also accept this token for queries and subscriptions only; its mutations answer ForbiddenError (repeatable; comma-separated in the environment)')
+        .env('PI_WORKFLOWS_READ_TOKENS')
+        .default([], 'none')
+        .argParser(list((value) => value)),
+    )
+    .addOption(
       new Option('--cors-origin <origin>', 'also allow browser requests from this origin, exactly as the browser sends it (repeatable; comma-separated in the environment)')
         .env('PI_WORKFLOWS_CORS_ORIGINS')
         .default([], "the server's own origin only")
@@ -130,7 +142,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     )
     .addHelpText(
       'after',
-      '\nEnvironment variables: PI_WORKFLOWS_DB, PORT, HOST, PI_WORKFLOWS_READ_ONLY, PI_WORKFLOWS_TOKEN,\n' +
+      '\nEnvironment variables: PI_WORKFLOWS_DB, PORT, HOST, PI_WORKFLOWS_READ_ONLY, PI_WORKFLOWS_TOKEN, PI_WORKFLOWS_READ_TOKENS,\n' +
         'PI_WORKFLOWS_CORS_ORIGINS, PI_WORKFLOWS_ALLOWED_HOSTS, PI_WORKFLOWS_PROJECT, PI_WORKFLOWS_POLL_INTERVAL_MS,\n' +
         'PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, PI_WORKFLOWS_PERSISTED_OPERATIONS, PI_WORKFLOWS_ONLY_PERSISTED,\n' +
         'LOG_LEVEL.\n\n' +
@@ -138,6 +150,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
         '(see README "Security").\n\n' +
         'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret\n' +
         '  npm start -- --persisted-operations schema/generated/persisted-documents.json --only-persisted\n' +
+        '  npm start -- --token s3cret --read-token dashb0ard\n' +
         '  npm start -- --cors-origin http://localhost:5173\n  npm start -- --host 0.0.0.0 --allowed-host my-box.local --token s3cret',
     );
   program.parse(argv);
@@ -147,6 +160,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     host: string;
     readOnly?: boolean;
     token?: string;
+    readToken: string[];
     corsOrigin: string[];
     allowedHost: string[];
     project: string;
@@ -163,12 +177,16 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     program.error('error: --only-persisted needs --persisted-operations <manifest.json> (the operations to allow)');
   }
   const readOnly = options.readOnly === true || envFlag('PI_WORKFLOWS_READ_ONLY', program);
+  const token = options.token === undefined || options.token === '' ? null : options.token;
+  // The message never quotes a token: command-line errors end up in logs.
+  if (token !== null && options.readToken.includes(token)) program.error('error: a --read-token must differ from --token');
   return {
     dbPath: options.db === ':memory:' ? options.db : resolve(options.db),
     port: options.port,
     host: options.host,
     readOnly,
-    token: options.token === undefined || options.token === '' ? null : options.token,
+    token,
+    readTokens: [...new Set(options.readToken)],
     corsOrigins: options.corsOrigin,
     allowedHosts: options.allowedHost,
     projectPath: resolve(options.project),

@@ -34,6 +34,12 @@ export interface GraphQLWsOptions {
   verifyClient?: VerifyClientCallbackAsync;
   /** Persisted operations (`--persisted-operations`): ids resolve to their documents, `--only-persisted` refuses other queries. */
   persisted?: PersistedOperations;
+  /**
+   * Decides a `connection_init` from the upgrade request and the payload's `authorization`:
+   * true acknowledges the connection (and may record its scope, issue 10.11); false closes it
+   * with 4403. Default: the bearer check against `config.token`.
+   */
+  authorize?: (request: IncomingMessage, authorization: unknown) => boolean;
 }
 
 /**
@@ -69,7 +75,8 @@ const INTERNAL_ERROR_REASON = 'Internal server error';
  * @param yoga the yoga instance whose envelop every operation uses
  * @param logger where internal failures of the socket handling are logged
  * @param options `verifyClient`: the request policy's Host/Origin check of upgrades;
- *   `persisted`: the persisted-operations manifest
+ *   `persisted`: the persisted-operations manifest; `authorize`: the credential check of
+ *   `connection_init`
  * @returns the endpoint, to close on shutdown
  */
 export function attachGraphQLWs(
@@ -81,7 +88,10 @@ export function attachGraphQLWs(
 ): GraphQLWsEndpoint {
   const graphqlWs = makeServer<Record<string, unknown>, GraphQLWsExtra>({
     connectionInitWaitTimeout: 10_000,
-    onConnect: (ctx) => isAuthorized(config.token, (ctx.connectionParams as { authorization?: unknown } | undefined)?.authorization),
+    onConnect: (ctx) => {
+      const authorization = (ctx.connectionParams as { authorization?: unknown } | undefined)?.authorization;
+      return options.authorize === undefined ? isAuthorized(config.token, authorization) : options.authorize(ctx.extra.request, authorization);
+    },
     execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
     // Errors leave as yoga serialises them on HTTP and SSE.
     onNext: (_ctx, _id, _payload, _args, result) => (result.errors === undefined ? undefined : { ...result, errors: result.errors.map(formatError) }),

@@ -42,8 +42,8 @@ function failureOf(result: unknown): Failure | undefined {
 }
 
 /**
- * A yoga plugin that logs one line per HTTP request: method, path, operation name, status,
- * duration in ms, and for a result carrying errors the first error's `errorCode` and, when
+ * A yoga plugin that logs one line per HTTP request: method, path, operation name, the scope
+ * the caller's credential granted (`read`, `write`; issue 10.11), status, duration in ms, and for a result carrying errors the first error's `errorCode` and, when
  * its message cannot quote variables (parse, validation, bad request), that message as
  * `reason`; a variable coercion error is logged as its variable and path only (issue 14
  * item 5). `status` is the HTTP status sent: GraphQL over HTTP answers
@@ -51,9 +51,11 @@ function failureOf(result: unknown): Failure | undefined {
  * `application/graphql-response+json`), so `errorCode` is what tells a failure apart.
  * `operationName` is the explicit one, else the name of the document's only operation
  * (`query Named { … }`), else null. Variables, headers and bodies are never logged (they may
- * hold claim tokens).
+ * hold claim or bearer tokens).
+ *
+ * @param scopeOf the scope recorded for a request's server context (null when none was)
  */
-export function requestLogPlugin(logger: Logger): Plugin {
+export function requestLogPlugin(logger: Logger, scopeOf: (serverContext: Record<string, unknown>) => string | null = () => null): Plugin {
   const started = new WeakMap<Request, number>();
   const operations = new WeakMap<Request, string | null>();
   const failures = new WeakMap<Request, Failure>();
@@ -77,7 +79,7 @@ export function requestLogPlugin(logger: Logger): Plugin {
       const failure = failureOf(result);
       if (failure !== undefined) failures.set(request, failure);
     },
-    onResponse({ request, response }) {
+    onResponse({ request, response, serverContext }) {
       const start = started.get(request);
       const url = new URL(request.url);
       logger.info(
@@ -85,6 +87,7 @@ export function requestLogPlugin(logger: Logger): Plugin {
           method: request.method,
           path: url.pathname,
           operationName: operations.get(request) ?? null,
+          scope: scopeOf(serverContext as Record<string, unknown>),
           status: response.status,
           durationMs: start === undefined ? null : Math.round((performance.now() - start) * 1000) / 1000,
           ...failures.get(request),

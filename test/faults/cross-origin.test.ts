@@ -12,11 +12,12 @@
  * - The options parse as documented (repeatable, comma-separated environment variables, clear
  *   errors for values a browser would never send).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseServerConfig } from '../../src/server/config.js';
 import { contentDigest } from '../helpers/fault-fixtures.js';
 import { closeAfterSse, subscribeWs, wsClient } from '../helpers/live-fixtures.js';
 import { httpRequest, tryUpgrade, type RawHttpResponse } from '../helpers/raw-http.js';
+import { runCli } from '../helpers/run-cli.js';
 import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { connectionOf } from '../helpers/store-internals.js';
 
@@ -248,33 +249,6 @@ describe('with --cors-origin, --allowed-host and a token', () => {
     expect(JSON.parse(full.text)).toEqual({ status: 'ok', database: { path: fx.dbPath, kind: 'own', readOnly: false, quickCheck: 'ok' } });
   });
 });
-
-/** Parses a command line in-process; `process.exit` and the output are caught. */
-function runCli(args: string[]): { code: number | undefined; stdout: string; stderr: string } {
-  let stdout = '';
-  let stderr = '';
-  const exit = vi.spyOn(process, 'exit').mockImplementation((code) => {
-    throw Object.assign(new Error('exit'), { exitCode: Number(code ?? 0) });
-  });
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    parseServerConfig(['node', 'main', ...args]);
-    return { code: undefined, stdout, stderr };
-  } catch (error) {
-    return { code: (error as { exitCode?: number }).exitCode, stdout, stderr };
-  } finally {
-    exit.mockRestore();
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 describe('--cors-origin and --allowed-host options', () => {
   const saved = { origins: process.env.PI_WORKFLOWS_CORS_ORIGINS, hosts: process.env.PI_WORKFLOWS_ALLOWED_HOSTS };

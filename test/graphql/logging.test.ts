@@ -50,6 +50,7 @@ describe('request logging', () => {
       method: 'POST',
       path: '/graphql',
       operationName: 'ClaimWorkflowRun',
+      scope: 'write',
       status: 200,
       durationMs: expect.any(Number),
     });

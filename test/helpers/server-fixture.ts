@@ -66,6 +66,8 @@ export interface TestServerOptions {
   dbPath?: string;
   readOnly?: boolean;
   token?: string | null;
+  /** `--read-token` values. */
+  readTokens?: string[];
   /** `--cors-origin` values. */
   corsOrigins?: string[];
   /** `--allowed-host` values. */
@@ -129,6 +131,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     host: '127.0.0.1',
     readOnly: options.readOnly ?? false,
     token: options.token ?? null,
+    readTokens: options.readTokens ?? [],
     corsOrigins: options.corsOrigins ?? [],
     allowedHosts: options.allowedHosts ?? [],
     projectPath: dir,
