@@ -122,6 +122,7 @@ describe('request logging', () => {
         method: 'POST',
         path: '/graphql',
         operationName: 'Broken',
+        scope: 'write',
         status,
         durationMs: expect.any(Number),
         errorCode: 'GRAPHQL_VALIDATION_FAILED',
