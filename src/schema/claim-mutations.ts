@@ -1,7 +1,7 @@
-import { claimNotLiveMessage, type WorkflowRunRecord } from '../store/index.js';
+import type { WorkflowRunRecord } from '../store/index.js';
 import { builder } from './builder.js';
 import { SettleStatusEnum } from './enums.js';
-import { ClaimLostError, mutationErrors, NotFoundError, runMutation } from './errors.js';
+import { mutationErrors, runMutation } from './errors.js';
 import { assertJson, assertText, MAX_LONG_TEXT_LENGTH } from './input-limits.js';
 import { WorkflowRunRef } from './workflow-run.js';
 
@@ -86,14 +86,11 @@ builder.mutationFields((t) => ({
         assertText(input.runId, 'runId');
         assertText(input.claimToken, 'claimToken');
         assertText(input.noProgressDetail, 'noProgressDetail', MAX_LONG_TEXT_LENGTH);
-        const claim = { runId: input.runId, claimToken: input.claimToken };
-        const parked =
-          input.noProgressDetail == null
-            ? context.store.parkWorkflowRun(claim)
-            : context.store.parkWorkflowRunForWorkerNoProgress({ ...claim, detail: input.noProgressDetail });
-        const run = context.store.getWorkflowRun(input.runId);
-        if (run === undefined) throw new NotFoundError(`Workflow run not found: ${input.runId}`);
-        if (!parked) throw new ClaimLostError(claimNotLiveMessage(input.runId));
+        const run = context.store.parkClaimedWorkflowRun({
+          runId: input.runId,
+          claimToken: input.claimToken,
+          ...(input.noProgressDetail == null ? {} : { noProgressDetail: input.noProgressDetail }),
+        });
         return { run };
       }),
   }),

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
-import { canonicalJson, type ClaimRequest, type ReserveWorkflowRunInput, type WorkflowRunRecord } from '../store/index.js';
+import type { ClaimRequest, DefinitionReservation, WorkflowRunRecord } from '../store/index.js';
 import { builder } from './builder.js';
 import { ExecutionModeEnum, LineageKindEnum } from './enums.js';
-import { mutationErrors, runMutation, ValidationError } from './errors.js';
+import { mutationErrors, runMutation } from './errors.js';
 import { assertJson, assertText } from './input-limits.js';
 import { WorkflowRunRef } from './workflow-run.js';
 
@@ -93,23 +92,22 @@ function successType(name: string, description: string) {
 const ReserveSuccessRef = successType('ReserveWorkflowRunSuccess', 'The reserved (or adopted) run.');
 const RestartSuccessRef = successType('RestartWorkflowRunSuccess', 'The restart run (new, or adopted on retry).');
 
-function reserveInput(input: typeof ReserveInputRef.$inferInput): ReserveWorkflowRunInput {
+/**
+ * Checks and converts a reserve input; the store computes the definition digest and the
+ * default source identity (STORE.md §13.4).
+ *
+ * @throws ValidationError for oversized strings or JSON values
+ */
+function reservation(input: typeof ReserveInputRef.$inferInput): DefinitionReservation {
   for (const field of ['runId', 'workflowName', 'workflowRef', 'originSessionId', 'parentRunId', 'parentTerminalFingerprint'] as const) {
     assertText(input[field], field);
   }
   for (const field of ['definition', 'workflowSource', 'input', 'launchOptions'] as const) assertJson(input[field], field);
-  let digest: string;
-  try {
-    digest = createHash('sha256').update(canonicalJson(input.definition)).digest('hex');
-  } catch (error) {
-    throw new ValidationError((error as Error).message, 'definition');
-  }
   return {
     runId: input.runId,
     workflowName: input.workflowName,
     workflowSourceRef: input.workflowRef,
-    workflowSource: input.workflowSource ?? { kind: 'file', path: input.workflowRef, hash: digest },
-    definitionDigest: digest,
+    ...(input.workflowSource == null ? {} : { workflowSource: input.workflowSource }),
     definitionSnapshot: input.definition,
     ...(input.input === undefined ? {} : { input: input.input }),
     ...(input.launchOptions == null ? {} : { launchOptions: input.launchOptions }),
@@ -132,8 +130,7 @@ builder.mutationFields((t) => ({
     errors: mutationErrors('reserveWorkflowRun'),
     resolve: (_root, { input }, context) =>
       runMutation(context, () => {
-        const reservation = reserveInput(input);
-        const result = context.store.reserveWithPolicy(reservation, claimRequest(input.claim));
+        const result = context.store.reserveFromDefinition(reservation(input), claimRequest(input.claim));
         return { run: result.run, adopted: result.state === 'adopted' };
       }),
   }),

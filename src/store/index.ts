@@ -20,6 +20,7 @@ export {
   type WorkflowSourceIdentity,
 } from './run-records.js';
 export type { ClaimRequest, PreparedRun, ReserveWorkflowRunInput } from './run-reservation.js';
+export { definitionDigest, type DefinitionReservation } from './definition-digest.js';
 export type { ClaimNextWorkflowRunInput, ClaimWorkflowRunInput, RunClaimInput } from './run-claims.js';
 export { MAX_RESTARTS, restartRunIdFor, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
 export { CANCELLED_MESSAGE, type SettleStatus, type SettleWorkflowRunInput } from './run-settlement.js';

@@ -10,7 +10,7 @@ import {
   withActiveSessionSlot,
   type LeaseState,
 } from './run-events.js';
-import { loadRunRow, type RunRow } from './run-records.js';
+import { loadRunRow, requireRunRow, toRunRecords, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
 import { resolveNow } from './values.js';
 import type { ViewerDeltaDraft } from './viewer-deltas.js';
@@ -84,28 +84,38 @@ export function releaseWorkflowRunClaim(
   return context.database.transaction(() => {
     const claimed = verifiedClaim(context, input.runId, input.claimToken, now);
     if (claimed === undefined) return false;
-    const { row, lease } = claimed;
-    context.database.run(
-      'UPDATE run_queue SET status = ?, updated_at = ?, finished_at = ? WHERE run_id = ?',
-      status,
-      now,
-      status === 'done' ? now : null,
-      input.runId,
-    );
-    if (!releaseLease(context, lease, input.claimToken)) {
-      throw new StoreError('claim_lost', `Workflow run ${input.runId} claim changed during release`);
-    }
-    bumpRun(
-      context,
-      row,
-      status === 'done' ? 'run.queue_done' : 'run.queue_parked',
-      ownerActor(lease),
-      { status },
-      now,
-      SUMMARY_REPLAY,
-    );
+    releaseVerified(context, claimed, input.claimToken, status, now);
     return true;
   });
+}
+
+/** The writes of {@link releaseWorkflowRunClaim} once the claim verified, inside its transaction. */
+function releaseVerified(
+  context: StoreContext,
+  { row, lease }: { row: RunRow; lease: LeaseState },
+  claimToken: string,
+  status: 'parked' | 'done',
+  now: number,
+): void {
+  context.database.run(
+    'UPDATE run_queue SET status = ?, updated_at = ?, finished_at = ? WHERE run_id = ?',
+    status,
+    now,
+    status === 'done' ? now : null,
+    row.run_id,
+  );
+  if (!releaseLease(context, lease, claimToken)) {
+    throw new StoreError('claim_lost', `Workflow run ${row.run_id} claim changed during release`);
+  }
+  bumpRun(
+    context,
+    row,
+    status === 'done' ? 'run.queue_done' : 'run.queue_parked',
+    ownerActor(lease),
+    { status },
+    now,
+    SUMMARY_REPLAY,
+  );
 }
 
 /**
@@ -125,51 +135,84 @@ export function parkWorkflowRunForWorkerNoProgress(
 ): boolean {
   assertWritable(context);
   const now = resolveNow(input.now, context.clock);
-  if (typeof input.detail !== 'string') throw new StoreError('validation', 'detail must be a string', 'noProgressDetail');
+  assertDetail(input.detail);
   return context.database.transaction(() => {
     const claimed = verifiedClaim(context, input.runId, input.claimToken, now);
     if (claimed === undefined) return false;
-    const { row, lease } = claimed;
-    if (row.run_status === 'waiting') {
-      throw new StoreError(
-        'conflict',
-        `Workflow run ${input.runId} is waiting and cannot be parked for worker no progress`,
-      );
-    }
-    const detail = input.detail.slice(0, NO_PROGRESS_DETAIL_LIMIT);
-    const errorHash = context.blobs.putText(detail, now);
-    const run = context.database.run(
-      `UPDATE runs SET status_detail = ?, updated_at = ?, finished_at = NULL
-       WHERE run_id = ? AND status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')`,
-      detail,
-      now,
-      input.runId,
-    );
-    const queue = context.database.run(
-      `UPDATE run_queue SET status = 'parked', error_code = 'workerNoProgress', error_hash = ?, available_at = ?,
-         updated_at = ?, finished_at = NULL
-       WHERE run_id = ? AND status IN ('queued', 'starting', 'running', 'parked')`,
-      errorHash,
-      now,
-      now,
-      input.runId,
-    );
-    if (run.changes !== 1 || queue.changes !== 1) {
-      throw new StoreError('conflict', `Workflow run ${input.runId} changed during worker recovery`);
-    }
-    if (!releaseLease(context, lease, input.claimToken, now)) {
-      throw new StoreError('claim_lost', `Workflow run ${input.runId} claim changed during worker recovery`);
-    }
-    bumpRun(
-      context,
-      row,
-      'run.worker_no_progress',
-      ownerActor(lease),
-      { status: 'parked', code: 'workerNoProgress' },
-      now,
-      SUMMARY_REPLAY,
-    );
+    parkNoProgressVerified(context, claimed, input.claimToken, input.detail, now);
     return true;
+  });
+}
+
+function assertDetail(detail: unknown): void {
+  if (typeof detail !== 'string') throw new StoreError('validation', 'detail must be a string', 'noProgressDetail');
+}
+
+/** The writes of {@link parkWorkflowRunForWorkerNoProgress} once the claim verified, inside its transaction. */
+function parkNoProgressVerified(
+  context: StoreContext,
+  { row, lease }: { row: RunRow; lease: LeaseState },
+  claimToken: string,
+  fullDetail: string,
+  now: number,
+): void {
+  const runId = row.run_id;
+  if (row.run_status === 'waiting') {
+    throw new StoreError('conflict', `Workflow run ${runId} is waiting and cannot be parked for worker no progress`);
+  }
+  const detail = fullDetail.slice(0, NO_PROGRESS_DETAIL_LIMIT);
+  const errorHash = context.blobs.putText(detail, now);
+  const run = context.database.run(
+    `UPDATE runs SET status_detail = ?, updated_at = ?, finished_at = NULL
+     WHERE run_id = ? AND status NOT IN ('completed', 'failed', 'timed_out', 'cancelled')`,
+    detail,
+    now,
+    runId,
+  );
+  const queue = context.database.run(
+    `UPDATE run_queue SET status = 'parked', error_code = 'workerNoProgress', error_hash = ?, available_at = ?,
+       updated_at = ?, finished_at = NULL
+     WHERE run_id = ? AND status IN ('queued', 'starting', 'running', 'parked')`,
+    errorHash,
+    now,
+    now,
+    runId,
+  );
+  if (run.changes !== 1 || queue.changes !== 1) {
+    throw new StoreError('conflict', `Workflow run ${runId} changed during worker recovery`);
+  }
+  if (!releaseLease(context, lease, claimToken, now)) {
+    throw new StoreError('claim_lost', `Workflow run ${runId} claim changed during worker recovery`);
+  }
+  bumpRun(context, row, 'run.worker_no_progress', ownerActor(lease), { status: 'parked', code: 'workerNoProgress' }, now, SUMMARY_REPLAY);
+}
+
+/**
+ * Parks a claimed run for its claim holder and decides every refusal itself (issue 11 item 3:
+ * callers map the error kind, they do not re-read the run): without `noProgressDetail` the
+ * release to `parked` of STORE.md §6.6, with it the worker-no-progress park of §6.7 — in one
+ * transaction, nothing written when refused.
+ *
+ * @returns the parked run's record
+ * @throws StoreError(not_found) `Workflow run not found: <runId>`;
+ *   StoreError(claim_lost) `Claim token is not the live claim of workflow run: <runId>` (also
+ *   for an expired lease), and every error of {@link releaseWorkflowRunClaim} /
+ *   {@link parkWorkflowRunForWorkerNoProgress}
+ */
+export function parkClaimedWorkflowRun(
+  context: StoreContext,
+  input: RunClaimInput & { noProgressDetail?: string },
+): WorkflowRunRecord {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  if (input.noProgressDetail !== undefined) assertDetail(input.noProgressDetail);
+  return context.database.transaction(() => {
+    const row = requireRunRow(context, input.runId);
+    const lease = readLease(context, row.resource_id);
+    if (!leaseVerifies(lease, input.claimToken, now)) throw new StoreError('claim_lost', claimNotLiveMessage(input.runId));
+    if (input.noProgressDetail === undefined) releaseVerified(context, { row, lease }, input.claimToken, 'parked', now);
+    else parkNoProgressVerified(context, { row, lease }, input.claimToken, input.noProgressDetail, now);
+    return toRunRecords(context, [requireRunRow(context, input.runId)], now)[0] as WorkflowRunRecord;
   });
 }
 

@@ -2,6 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BlobStore } from './blobs.js';
 import { StateDatabase } from './database.js';
+import { reservationOf, type DefinitionReservation } from './definition-digest.js';
 import { StoreError } from './errors.js';
 import {
   claimNextWorkflowRun,
@@ -45,6 +46,7 @@ import {
 import {
   beginWorkflowRunInteractionTimeout,
   markWorkflowRunRunning,
+  parkClaimedWorkflowRun,
   parkWorkflowRunForWorkerNoProgress,
   pauseParkedWorkflowRun,
   recordRunEvent,
@@ -245,6 +247,22 @@ export class WorkflowStore {
   }
 
   /**
+   * {@link reserveWithPolicy} for a caller that has a definition snapshot, not its digest (the
+   * GraphQL `reserveWorkflowRun`): the store computes the digest and the default source
+   * identity (STORE.md §13.4, see {@link reservationOf}).
+   *
+   * @returns as {@link reserveWithPolicy}
+   * @throws StoreError(validation, field `definition`) for a snapshot canonical JSON refuses;
+   *   every error of {@link reserveWithPolicy}
+   */
+  reserveFromDefinition(
+    input: DefinitionReservation,
+    claim?: ClaimRequest,
+  ): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
+    return reserveWithRestartPolicy(this.context, reservationOf(input), claim);
+  }
+
+  /**
    * Reservation with the restart policy in front (STORE.md §13.11, issue 10 item 8): for
    * lineage `restart` of a new run whose parent exists in the caller's session, first the
    * restart command's rules (interactive parent, not cancelled, limit, the given fingerprint
@@ -321,6 +339,19 @@ export class WorkflowStore {
   /** Release to parked (STORE.md §6.6). */
   parkWorkflowRun(input: RunClaimInput): boolean {
     return releaseWorkflowRunClaim(this.context, input, 'parked');
+  }
+
+  /**
+   * Park for the claim holder, deciding its refusals (issue 11 item 3): release to parked
+   * (§6.6), or with `noProgressDetail` park for worker no progress (§6.7). See
+   * {@link parkClaimedWorkflowRun}.
+   *
+   * @returns the parked run
+   * @throws StoreError(not_found) for a missing run, StoreError(claim_lost) when the token is
+   *   not the live claim, and the errors of the two parks
+   */
+  parkClaimedWorkflowRun(input: RunClaimInput & { noProgressDetail?: string }): WorkflowRunRecord {
+    return parkClaimedWorkflowRun(this.context, input);
   }
 
   /** Release to done (STORE.md §6.6); the runs row is not touched. */
