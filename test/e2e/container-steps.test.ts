@@ -83,6 +83,17 @@ interface StageState {
   cmd?: string[];
 }
 
+/** Hard-links `source` at `dest`; false when they are on different file systems (then copy). */
+function linkOrCopy(source: string, dest: string): boolean {
+  try {
+    linkSync(source, dest);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EXDEV') return false;
+    throw error;
+  }
+}
+
 /** Copies a tree; `link` hard-links files instead (never for files a later step may rewrite). */
 function copyTree(source: string, dest: string, options: { link?: boolean; exclude?: (path: string) => boolean; base?: string } = {}): void {
   const base = options.base ?? source;
@@ -93,8 +104,8 @@ function copyTree(source: string, dest: string, options: { link?: boolean; exclu
   } else if (stats.isDirectory()) {
     mkdirSync(dest, { recursive: true, mode: stats.mode & 0o7777 });
     for (const entry of readdirSync(source)) copyTree(join(source, entry), join(dest, entry), { ...options, base });
-  } else if (options.link === true && basename(source) !== '.package-lock.json') {
-    linkSync(source, dest);
+  } else if (options.link === true && basename(source) !== '.package-lock.json' && linkOrCopy(source, dest)) {
+    // hard-linked
   } else {
     copyFileSync(source, dest);
     chmodSync(dest, stats.mode & 0o7777);
