@@ -83,8 +83,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const credentials: Credentials = { token: config.token, readTokens: config.readTokens ?? [] };
   const scopes = new GrantedScopes();
   const policy = createRequestPolicy({ bindHost: config.host, allowedHosts: config.allowedHosts ?? [], corsOrigins: config.corsOrigins ?? [] });
-  // Every caller has every power today: one scope. (Per-credential scopes go here.)
-  const sharedExecution = createSharedEventExecution<GraphQLContext>({ scopeOf: (context) => (context.readOnly ? 'read' : 'full') });
+  // Subscribers share an event's result only within the scope their credential granted (issue 10.3, 10.11).
+  const sharedExecution = createSharedEventExecution<GraphQLContext>({ scopeOf: (context) => context.scope });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',

@@ -27,7 +27,7 @@ import { eventResultKey } from './event-result-key.js';
 /** Options of {@link createSharedEventExecution}. */
 export interface SharedEventExecutionOptions<TContext> {
   /**
-   * The caller's authorisation scope (e.g. `full`, `read`): results are shared only between
+   * The caller's authorisation scope (`read`, `write`): results are shared only between
    * subscribers with the same scope.
    */
   scopeOf: (context: TContext) => string;

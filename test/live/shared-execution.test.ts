@@ -164,6 +164,25 @@ describe('shared execution of subscription events', () => {
     await waitUntil(() => fx.server.sharedExecution.subscribers === 0, 'all 6 left');
   });
 
+  it("the caller's scope separates results: a read-token subscriber and a full-token one execute apart", async () => {
+    const secured = await startTestServer({ token: 'full-token', readTokens: ['read-token'] });
+    const scoped = [wsClient(secured.url, { token: 'full-token' }), wsClient(secured.url, { token: 'read-token' }), wsClient(secured.url, { token: 'read-token' })];
+    try {
+      const runId = 'run-scopes';
+      await reserveRun(secured, runId);
+      const streams = scoped.map((client, index) => subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, `scope${index}`).collector);
+      await waitUntil(() => secured.server.feed.waiterCount === 3, 'all three wait on the feed');
+      const revision = commitMarker(secured.store, runId, 1);
+      for (const stream of streams) await untilRevision(stream, revision);
+      // One execution for the full scope, one shared by the two read-scope subscribers.
+      expect({ executed: secured.server.sharedExecution.executed, shared: secured.server.sharedExecution.shared }).toEqual({ executed: 2, shared: 1 });
+      expect(new Set(streams.map((stream) => JSON.stringify(stream.events)))).toHaveProperty('size', 1);
+    } finally {
+      await Promise.all(scoped.map((client) => client.dispose()));
+      await secured.close();
+    }
+  });
+
   it('SSE subscribers at different cursors share with graphql-ws ones', async () => {
     const runId = 'run-mixed';
     await reserveRun(fx, runId); // 1
