@@ -9,6 +9,11 @@
  * --quick    smaller sizes and shorter durations (under a minute)
  * --only     run only the named benchmarks (see BENCHMARKS below)
  * --profile  run the server children under `node --cpu-prof` and print their hottest functions
+ * --help     the options and the benchmark names
+ *
+ * After the figures it prints the issue 15 target table (bench/targets.ts): each target's
+ * figure, its baseline of the same run, the ratio, the bound and met/MISSED; written to
+ * bench/results.json as `targetTable`.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, platform, release, arch, totalmem, tmpdir, type as osType } from 'node:os';
@@ -23,6 +28,7 @@ import { measureMutationOverhead } from './mutation-overhead.js';
 import { measurePiWorkflowsFile } from './pi-workflows-file.js';
 import { measureRunLists } from './run-lists.js';
 import { renderTable, type Figure } from './stats.js';
+import { renderTargetTable, targetRows } from './targets.js';
 import { measureWriteRate } from './write-rate.js';
 
 const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Figure[]>> = {
@@ -47,6 +53,16 @@ function machineInfo(): Record<string, unknown> {
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(
+      'usage: npx tsx bench/run.ts [--quick] [--only=name,…] [--profile]\n' +
+        '  --quick    smaller sizes and shorter durations\n' +
+        '  --only     run only these benchmarks (comma-separated)\n' +
+        '  --profile  run server children under node --cpu-prof and print their hottest functions\n' +
+        `benchmarks: ${Object.keys(BENCHMARKS).join(', ')}\n`,
+    );
+    return 0;
+  }
   const quick = argv.includes('--quick');
   const profile = argv.includes('--profile');
   const onlyArg = argv.find((arg) => arg.startsWith('--only='));
@@ -97,6 +113,8 @@ async function main(): Promise<number> {
       (missed.length === 0 ? '' : `; MISSED: ${missed.map((figure) => `${figure.bench} / ${figure.name}`).join(', ')}`) +
       '\n',
   );
+  const targetTable = targetRows(figures, only);
+  process.stdout.write(`\nIssue 15 targets (each ratio against a baseline of this run):\n${renderTargetTable(targetTable)}\n`);
 
   let profiles: unknown;
   if (profileDir !== undefined) {
@@ -122,6 +140,7 @@ async function main(): Promise<number> {
     timingsMs: timings,
     figures,
     targets: { met: withTargets.length - missed.length, total: withTargets.length, missed: missed.map((figure) => `${figure.bench} / ${figure.name}`) },
+    targetTable,
     errors,
     ...(profiles === undefined ? {} : { profiles }),
   };

@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { WorkflowStore, type ViewerDeltaDraft } from '../src/store/index.js';
 import type { BenchContext } from './bench-context.js';
 import { median, type Figure } from './stats.js';
+import { meets } from './targets.js';
 import { reservation, tempDir } from './store-inputs.js';
 
 const BENCH = 'write-rate';
@@ -102,7 +103,7 @@ export async function measureWriteRate(context: BenchContext): Promise<Figure[]>
         n: rawCount,
         note: `the fsync-bound limit of this machine: ${(1e6 / rawRate).toFixed(0)} µs per commit`,
       },
-      {
+      meets({
         bench: BENCH,
         name: 'store.recordViewerDeltas, 1 draft each',
         unit: 'ops/s',
@@ -111,7 +112,7 @@ export async function measureWriteRate(context: BenchContext): Promise<Figure[]>
         baseline: 'raw INSERT',
         ratio: storeRate / rawRate,
         note: `${(1e6 / storeRate).toFixed(0)} µs per revision (read head, blob put, insert, update, prune, commit)`,
-      },
+      }, '15.6 viewer revisions', { baselineValue: rawRate }),
     ];
   } finally {
     raw.close();

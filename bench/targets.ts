@@ -1,0 +1,202 @@
+/**
+ * The targets of issue 15 and the table `npm run bench` prints for them: for each target, the
+ * figure, its baseline from the same run, the ratio, the bound and met/MISSED. Benchmarks
+ * never fail on a missed target.
+ *
+ * Adding a target is one line in the bench file that measures it:
+ *
+ * ```ts
+ * figures.push(meets({ bench, name, unit, rate, baseline: 'raw INSERT', ratio }, '15.6 viewer revisions', { baselineValue: rawRate }));
+ * ```
+ *
+ * The key names an entry of {@link ISSUE_15_TARGETS} (what is held to which bound); add the
+ * entry there when the target is new. A key that is not in the catalogue throws, so a typo
+ * cannot silently drop a target from the table.
+ */
+import { formatNumber, type Figure } from './stats.js';
+
+/** The quantity of a figure a target bounds. */
+export type Measure = 'ratio' | 'p50' | 'p99' | 'rate' | 'value';
+
+/** One target of issue 15. */
+export interface TargetSpec {
+  /** Item of issue 15 (`15.1` … `15.7`). */
+  item: string;
+  /** The benchmark expected to measure it (`--only` name); the table says when it did not. */
+  bench: string;
+  /** Which quantity of the figure is bounded. */
+  on: Measure;
+  /** Upper bound (inclusive). */
+  atMost?: number;
+  /** Lower bound (inclusive). */
+  atLeast?: number;
+  /** What the ratio is taken against, for the table (ratio targets). */
+  against?: string;
+}
+
+/**
+ * Every target of issue 15, by key. Ratios are "this figure ÷ its baseline of the same run";
+ * latencies in ms, CPU in ms per second or µs as the key says.
+ */
+export const ISSUE_15_TARGETS = {
+  '15.1 reserve+claim HTTP c=8': { item: '15.1', bench: 'mutation-overhead', on: 'ratio', atLeast: 0.5, against: 'fsync-bound commit rate' },
+  '15.1 GraphQL overhead c=1': { item: '15.1', bench: 'mutation-overhead', on: 'value', atMost: 25 },
+  '15.1 GraphQL overhead c=8': { item: '15.1', bench: 'mutation-overhead', on: 'value', atMost: 25 },
+  '15.1 in-process store call': { item: '15.1', bench: 'mutation-overhead', on: 'ratio', atMost: 2, against: 'one raw fsync’d commit' },
+  '15.2 flat page': { item: '15.2', bench: 'run-lists', on: 'ratio', atMost: 3, against: '{ __typename }' },
+  '15.2 nested page': { item: '15.2', bench: 'run-lists', on: 'ratio', atMost: 1.5, against: 'flat page' },
+  '15.2 lineage page': { item: '15.2', bench: 'run-lists', on: 'ratio', atMost: 1.5, against: 'flat page' },
+  '15.3 fan-out CPU per subscriber and revision µs': { item: '15.3', bench: 'fanout', on: 'value', atMost: 20 },
+  '15.3 fan-out 1,000 subscribers p99': { item: '15.3', bench: 'fanout', on: 'p99', atMost: 20 },
+  '15.3 fan-out 20,000 subscribers p99': { item: '15.3', bench: 'fanout', on: 'p99', atMost: 250 },
+  '15.3 fan-out 50,000 subscribers held': { item: '15.3', bench: 'fanout', on: 'value', atLeast: 50_000 },
+  '15.4 event-loop delay p99 while locked': { item: '15.4', bench: 'lock-wait', on: 'p99', atMost: 20 },
+  '15.4 two processes racing claims': { item: '15.4', bench: 'lock-wait', on: 'ratio', atLeast: 0.7, against: 'one process, same clients' },
+  '15.4 racing claims p99': { item: '15.4', bench: 'lock-wait', on: 'p99', atMost: 50 },
+  '15.5 cross-process pickup p99': { item: '15.5', bench: 'cross-process', on: 'p99', atMost: 30 },
+  '15.5 idle CPU while subscribers wait ms/s': { item: '15.5', bench: 'cross-process', on: 'value', atMost: 5 },
+  '15.6 viewer revisions': { item: '15.6', bench: 'write-rate', on: 'ratio', atLeast: 0.8, against: 'raw single-row INSERT transactions' },
+  '15.7 flat page @1M': { item: '15.7', bench: 'scale', on: 'ratio', atMost: 1.5, against: '@100k' },
+  '15.7 lineage page @1M': { item: '15.7', bench: 'scale', on: 'ratio', atMost: 1.5, against: '@100k' },
+  '15.7 change feed @1M': { item: '15.7', bench: 'scale', on: 'ratio', atMost: 1.5, against: '@100k' },
+} as const satisfies Record<string, TargetSpec>;
+
+/** Key of a target in {@link ISSUE_15_TARGETS}. */
+export type TargetKey = keyof typeof ISSUE_15_TARGETS;
+
+/** A figure held to a target: {@link Figure} plus what the target table needs. */
+export interface TargetedFigure extends Figure {
+  /** Key in {@link ISSUE_15_TARGETS}. */
+  targetKey: TargetKey;
+  /** The bounded quantity's value. */
+  measured: number;
+  /** The baseline's value in the same run (the denominator of the ratio), when there is one. */
+  baselineValue?: number;
+}
+
+/** Extra facts for {@link meets}. */
+export interface MeetsOptions {
+  /** The baseline's value (same unit as the figure), printed next to the ratio. */
+  baselineValue?: number;
+  /**
+   * A further condition the figure must hold to count as met (e.g. every revision delivered);
+   * false makes the target MISSED whatever the bound says. `why` is added to the note.
+   */
+  also?: { ok: boolean; why: string };
+}
+
+function boundText(spec: TargetSpec, unit: string): string {
+  const suffix = spec.on === 'ratio' ? '×' : unit === '' ? '' : ` ${unit}`;
+  const parts: string[] = [];
+  if (spec.atLeast !== undefined) parts.push(`≥ ${formatNumber(spec.atLeast)}${suffix}`);
+  if (spec.atMost !== undefined) parts.push(`≤ ${formatNumber(spec.atMost)}${suffix}`);
+  const what = spec.on === 'ratio' ? `ratio` : spec.on;
+  return `${what} ${parts.join(' and ')}`;
+}
+
+/**
+ * Holds `figure` to the target `key`: sets `target` (text), `met`, `measured` and the baseline
+ * value. The bounded quantity (`on`) must be present on the figure.
+ *
+ * @returns the same figure, extended
+ * @throws Error for an unknown key or a figure without the bounded quantity
+ */
+export function meets(figure: Figure, key: TargetKey, options: MeetsOptions = {}): TargetedFigure {
+  const spec: TargetSpec | undefined = (ISSUE_15_TARGETS as Record<string, TargetSpec>)[key];
+  if (spec === undefined) throw new Error(`unknown target ${String(key)}; add it to ISSUE_15_TARGETS in bench/targets.ts`);
+  const measured = figure[spec.on];
+  if (measured === undefined) throw new Error(`figure ${figure.name} has no ${spec.on} for target ${key}`);
+  let met = Number.isFinite(measured) && (spec.atMost === undefined || measured <= spec.atMost) && (spec.atLeast === undefined || measured >= spec.atLeast);
+  let note = figure.note;
+  if (options.also !== undefined && !options.also.ok) {
+    met = false;
+    note = `${note === undefined ? '' : `${note}; `}MISSED because ${options.also.why}`;
+  }
+  return {
+    ...figure,
+    ...(note === undefined ? {} : { note }),
+    targetKey: key,
+    measured,
+    ...(options.baselineValue === undefined ? {} : { baselineValue: options.baselineValue }),
+    target: boundText(spec, figure.unit),
+    met,
+  };
+}
+
+/** One row of the issue 15 target table (also written to bench/results.json). */
+export interface TargetRow {
+  key: string;
+  item: string;
+  /** `bench / figure name`, or why there is none. */
+  figure: string;
+  measured?: number;
+  unit: string;
+  baseline?: string;
+  baselineValue?: number;
+  ratio?: number;
+  target: string;
+  /** `met`, `MISSED`, `not run` (its benchmark was not selected) or `no figure` (selected, nothing reported). */
+  status: 'met' | 'MISSED' | 'not run' | 'no figure';
+}
+
+/**
+ * The target table: one row per figure held to a target, then one row per catalogued target
+ * no figure reported (`not run` when its benchmark was not selected).
+ *
+ * @param ran the benchmarks that ran
+ */
+export function targetRows(figures: readonly Figure[], ran: readonly string[]): TargetRow[] {
+  const rows: TargetRow[] = [];
+  const seen = new Set<string>();
+  for (const figure of figures as ReadonlyArray<Partial<TargetedFigure> & Figure>) {
+    if (figure.targetKey === undefined) continue;
+    const spec = ISSUE_15_TARGETS[figure.targetKey] as TargetSpec;
+    seen.add(figure.targetKey);
+    rows.push({
+      key: figure.targetKey,
+      item: spec.item,
+      figure: `${figure.bench} / ${figure.name}`,
+      ...(figure.measured === undefined ? {} : { measured: figure.measured }),
+      unit: spec.on === 'ratio' ? '×' : figure.unit,
+      ...(figure.baseline === undefined ? {} : { baseline: figure.baseline }),
+      ...(figure.baselineValue === undefined ? {} : { baselineValue: figure.baselineValue }),
+      ...(figure.ratio === undefined ? {} : { ratio: figure.ratio }),
+      target: figure.target ?? '',
+      status: figure.met === true ? 'met' : 'MISSED',
+    });
+  }
+  for (const [key, spec] of Object.entries(ISSUE_15_TARGETS) as Array<[string, TargetSpec]>) {
+    if (seen.has(key)) continue;
+    const selected = ran.includes(spec.bench);
+    rows.push({
+      key,
+      item: spec.item,
+      figure: selected ? `${spec.bench}: no figure reported` : `${spec.bench} (not selected)`,
+      unit: '',
+      target: boundText(spec, ''),
+      status: selected ? 'no figure' : 'not run',
+    });
+  }
+  return rows.sort((a, b) => a.item.localeCompare(b.item, 'en', { numeric: true }));
+}
+
+/** Renders {@link targetRows} as a fixed-width text table. */
+export function renderTargetTable(rows: readonly TargetRow[]): string {
+  const header = ['target', 'figure', 'measured', 'baseline', 'ratio', 'bound', 'status'];
+  const cells = rows.map((row) => [
+    row.key,
+    row.figure,
+    row.measured === undefined ? '' : `${formatNumber(row.measured)}${row.unit === '×' ? '×' : row.unit === '' ? '' : ` ${row.unit}`}`,
+    row.baseline === undefined ? '' : `${row.baseline}${row.baselineValue === undefined ? '' : ` = ${formatNumber(row.baselineValue)}`}`,
+    row.ratio === undefined ? '' : `${formatNumber(row.ratio)}×`,
+    row.target,
+    row.status,
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((cell) => (cell[column] as string).length)));
+  const line = (values: readonly string[]): string =>
+    values
+      .map((value, column) => (column === 2 || column === 4 ? value.padStart(widths[column] as number) : value.padEnd(widths[column] as number)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
+}
