@@ -6,8 +6,9 @@ import type { GraphQLContext } from './context.js';
 import { decodeGlobalId, MAX_GLOBAL_ID_LENGTH } from './global-ids.js';
 
 /**
- * The Pothos schema builder: plugins and scalars only (DESIGN.md). Types live in one file per
- * area and are imported by `index.ts`.
+ * The Pothos schema builder: plugins, scalars and the three (empty) root types (DESIGN.md
+ * "Examples to follow"). Every GraphQL type lives in its own file under `types/`, together with
+ * the query, mutation and subscription fields that return it; `index.ts` imports them.
  *
  * Batching uses plain DataLoader instances on the context (see `context.ts`) rather than the
  * dataloader plugin, so a subscription can replace them for every event.
@@ -62,3 +63,4 @@ builder.addScalarType('JSON', JSONResolver);
 
 builder.queryType({ description: 'Reads of workflow runs, their lineage and their viewer deltas.' });
 builder.mutationType({ description: 'Reserve, restart, claim, park and settle workflow runs.' });
+builder.subscriptionType({ description: 'Live views fed from the durable viewer-delta log.' });

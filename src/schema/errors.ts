@@ -1,5 +1,4 @@
 import { isStoreError, type StateFile, type StoreErrorKind } from '../store/index.js';
-import { builder } from './builder.js';
 import type { GraphQLContext } from './context.js';
 
 /** Base of every typed mutation error (API.md "Typed errors"): a stable `code` and the store's message. */
@@ -44,69 +43,22 @@ export class ForbiddenError extends ApiError {
 }
 
 /** Every typed error class, for the errors plugin's `types`. */
-export const ALL_ERROR_TYPES = [
-  NotFoundError,
-  LineageError,
-  ConflictError,
-  ClaimLostError,
-  RestartRejectedError,
-  ValidationError,
-  ForbiddenError,
-] as const;
+export const ALL_ERROR_TYPES = [NotFoundError, LineageError, ConflictError, ClaimLostError, RestartRejectedError, ValidationError, ForbiddenError] as const;
 
 /** One typed error class. */
 export type ApiErrorClass = (typeof ALL_ERROR_TYPES)[number];
 
 /**
- * The typed errors each mutation can return, and when (issue 11 item 5): its result union
- * lists exactly these, so a client switches only on errors that can happen. A store error of
- * another kind would be a bug; it is not in the union, so the server masks it and logs it.
+ * The errors-plugin options of a mutation (issue 11 item 5): its result union
+ * `<Mutation>Result` (first letter upper case) lists exactly the typed errors it can return, so
+ * a client switches only on errors that can happen. A store error of another kind would be a
+ * bug; it is not in the union, so the server masks it and logs it.
+ *
+ * @param mutation the mutation field's name, e.g. `claimWorkflowRun`
+ * @param types the error classes it can return
+ * @param description the union's description: the success type, then each error and when
  */
-export const MUTATION_ERRORS = {
-  reserveWorkflowRun: {
-    types: [NotFoundError, LineageError, ConflictError, RestartRejectedError, ValidationError, ForbiddenError],
-    description:
-      'ReserveWorkflowRunSuccess, or: NotFoundError (the parent does not exist), LineageError (a lineage rule), ConflictError ' +
-      '(already reserved with other parameters, preparation conflict, a restart fingerprint that is not the parent\'s, the claim ' +
-      'could not be taken, the session already has an active run), RestartRejectedError (restart policy), ValidationError ' +
-      '(malformed input), ForbiddenError (read-only server, or a run that may not be restarted).',
-  },
-  restartWorkflowRun: {
-    types: [NotFoundError, LineageError, ConflictError, RestartRejectedError, ValidationError, ForbiddenError],
-    description:
-      'RestartWorkflowRunSuccess, or: NotFoundError (no such run), ForbiddenError (not an interactive run of this session, or ' +
-      'read-only server), RestartRejectedError (cancelled run, restart limit, repeated terminal outcome), LineageError (run not ' +
-      'terminal, malformed fingerprint), ConflictError (fingerprint of another outcome, the claim could not be taken), ' +
-      'ValidationError (malformed input).',
-  },
-  claimWorkflowRun: {
-    types: [NotFoundError, ConflictError, ValidationError, ForbiddenError],
-    description:
-      'ClaimWorkflowRunSuccess (run null when nothing is eligible), or: NotFoundError (no run with that runId), ConflictError ' +
-      "(the run's session already has an active run), ValidationError (malformed input, leaseMs out of range), ForbiddenError " +
-      '(read-only server).',
-  },
-  parkWorkflowRun: {
-    types: [NotFoundError, ClaimLostError, ConflictError, ValidationError, ForbiddenError],
-    description:
-      'ParkWorkflowRunSuccess, or: NotFoundError (no such run), ClaimLostError (the token is not the live claim), ConflictError ' +
-      '(a waiting run parked for no progress, a concurrent change), ValidationError (malformed input), ForbiddenError ' +
-      '(read-only server).',
-  },
-  settleWorkflowRun: {
-    types: [NotFoundError, ClaimLostError, ConflictError, ValidationError, ForbiddenError],
-    description:
-      'SettleWorkflowRunSuccess, or: NotFoundError (no such run), ClaimLostError (the token is not the live claim), ConflictError ' +
-      '(a concurrent change), ValidationError (malformed input or output), ForbiddenError (read-only server).',
-  },
-} as const satisfies Record<string, { types: readonly ApiErrorClass[]; description: string }>;
-
-/**
- * The errors-plugin options of a mutation: its own error types and its result union
- * `<Mutation>Result` (first letter upper case), described.
- */
-export function mutationErrors(mutation: keyof typeof MUTATION_ERRORS) {
-  const { types, description } = MUTATION_ERRORS[mutation];
+export function mutationErrors(mutation: string, types: readonly ApiErrorClass[], description: string) {
   const name = `${mutation[0]?.toUpperCase()}${mutation.slice(1)}Result`;
   return { types: [...types], directResult: true as const, union: { name, description } };
 }
@@ -164,36 +116,3 @@ export function runMutation<T>(context: Pick<GraphQLContext, 'scope' | 'readOnly
     throw toApiError(error);
   }
 }
-
-const ErrorInterface = builder.interfaceRef<ApiError>('Error').implement({
-  description: 'Every typed mutation error implements Error: a stable code and a human message.',
-  fields: (t) => ({
-    message: t.exposeString('message', { description: "The store's exact error text." }),
-    code: t.exposeString('code', { description: 'Stable machine value.' }),
-  }),
-});
-
-function errorObject(cls: ApiErrorClass, description: string): void {
-  builder.objectType(cls, {
-    name: cls.name,
-    description,
-    interfaces: [ErrorInterface],
-    isTypeOf: (value) => value instanceof cls,
-  });
-}
-
-errorObject(NotFoundError, 'NOT_FOUND: a named run or parent does not exist.');
-errorObject(LineageError, 'LINEAGE_INVALID: a lineage rule of the store failed.');
-errorObject(ConflictError, 'CONFLICT: already reserved with other parameters, a preparation conflict or a concurrent change.');
-errorObject(ClaimLostError, 'CLAIM_LOST: the claim token is not the live claim of that run.');
-errorObject(RestartRejectedError, 'RESTART_REJECTED: restart limit, a cancelled or headless run, or a repeated terminal outcome in the chain.');
-errorObject(ForbiddenError, 'FORBIDDEN: the run belongs to another session, the server is read-only, or the token has the read scope only.');
-builder.objectType(ValidationError, {
-  name: 'ValidationError',
-  description: 'INVALID_INPUT: malformed input (bad fingerprint, leaseMs out of range, oversized values).',
-  interfaces: [ErrorInterface],
-  isTypeOf: (value) => value instanceof ValidationError,
-  fields: (t) => ({
-    field: t.exposeString('field', { nullable: true, description: 'The input field at fault, when known.' }),
-  }),
-});

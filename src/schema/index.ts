@@ -1,16 +1,42 @@
 /**
- * Builds the GraphQL schema: imports every type file (each registers its types on the
- * builder), then converts the builder to a GraphQLSchema.
+ * Builds the GraphQL schema: imports every type file (each registers one GraphQL type on the
+ * builder, with the query, mutation and subscription fields that return it), then converts the
+ * builder to a GraphQLSchema.
+ *
+ * Layout (DESIGN.md "Examples to follow", issue 11 item 6): `builder.ts` holds plugins, scalars
+ * and the empty root types; `types/<type-name>.ts` holds one type. A field of one type that
+ * returns a type of another file sits in the file of the type it returns when the other way
+ * round would import in a circle: `WorkflowRun.lineage` in `workflow-run-connection.ts`,
+ * `WorkflowRun.viewerDeltas` in `viewer-delta-page.ts`. The other modules here are helpers
+ * without types (context, errors, cursors, connections, input limits, follow).
  */
 import { builder } from './builder.js';
-import './errors.js';
-import './enums.js';
-import './workflow-run.js';
-import './lineage.js';
-import './viewer.js';
-import './run-mutations.js';
-import './claim-mutations.js';
-import './subscriptions.js';
+import './types/error.js';
+import './types/execution-mode.js';
+import './types/lineage-kind.js';
+import './types/patch-op.js';
+import './types/run-claim.js';
+import './types/run-queue-status.js';
+import './types/settle-status.js';
+import './types/viewer-delta-page-kind.js';
+import './types/viewer-target-type.js';
+import './types/workflow-run-status.js';
+import './types/workflow-run.js';
+import './types/workflow-run-filter.js';
+import './types/workflow-run-connection.js';
+import './types/viewer-patch-operation.js';
+import './types/viewer-delta.js';
+import './types/viewer-delta-batch.js';
+import './types/viewer-snapshot-required.js';
+import './types/workflow-run-delta-event.js';
+import './types/viewer-delta-page.js';
+import './types/claim-input.js';
+import './types/run-success.js';
+import './types/reserve-workflow-run.js';
+import './types/restart-workflow-run.js';
+import './types/claim-workflow-run.js';
+import './types/park-workflow-run.js';
+import './types/settle-workflow-run.js';
 
 /** The executable schema. */
 export const schema = builder.toSchema({ sortSchema: true });

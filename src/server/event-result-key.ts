@@ -8,8 +8,8 @@ import { getOperationAST, Kind, visit, type DocumentNode, type FragmentDefinitio
  *
  * The arguments of the subscription's root field are not part of it: they select the event
  * stream (`subscribe` reads `runId` and the `afterRevision` cursor), while the field's `resolve`
- * maps an event to its value without them, as every subscription field of
- * src/schema/subscriptions.ts does. A subscriber at another cursor or of another run gets other
+ * maps an event to its value without them, as every subscription field does (each resolves
+ * through `freshLoaders` of src/schema/follow.ts). A subscriber at another cursor or of another run gets other
  * events, never another result for the same event. Variables used anywhere else (nested field
  * arguments, `@include` / `@skip`, fragments) are part of the key.
  */

@@ -1,37 +1,11 @@
-import type { ClaimRequest, DefinitionReservation, WorkflowRunRecord } from '../store/index.js';
-import { builder } from './builder.js';
-import { ExecutionModeEnum, LineageKindEnum } from './enums.js';
-import { mutationErrors, runMutation } from './errors.js';
-import { assertJson, assertText } from './input-limits.js';
-import { WorkflowRunRef } from './workflow-run.js';
-
-/** Success shape of reserve and restart. */
-interface RunAdoptedShape {
-  run: WorkflowRunRecord;
-  adopted: boolean;
-}
-
-/** `ClaimInput`: reserve and claim in one transaction (prepare-or-adopt). */
-export const ClaimInputRef = builder.inputType('ClaimInput', {
-  description: 'Claim the run in the same transaction. The token is stored only as a SHA-256 hash and never returned.',
-  fields: (t) => ({
-    runnerId: t.string({ required: true, description: 'Id of the runner taking the lease (stored as the claim owner).' }),
-    claimToken: t.string({ required: true, description: 'Secret chosen by the caller; stored only as a SHA-256 hash, never returned.' }),
-    leaseMs: t.int({ required: true, description: 'Lease duration in ms, 1 … 86400000.' }),
-  }),
-});
-
-/**
- * Checks and converts a `ClaimInput`.
- *
- * @throws ValidationError for oversized strings
- */
-export function claimRequest(claim: typeof ClaimInputRef.$inferInput | null | undefined): ClaimRequest | undefined {
-  if (claim == null) return undefined;
-  assertText(claim.runnerId, 'claim.runnerId');
-  assertText(claim.claimToken, 'claim.claimToken');
-  return { runnerId: claim.runnerId, claimToken: claim.claimToken, leaseMs: claim.leaseMs };
-}
+import type { DefinitionReservation } from '../../store/index.js';
+import { builder } from '../builder.js';
+import { ConflictError, ForbiddenError, LineageError, mutationErrors, NotFoundError, RestartRejectedError, runMutation, ValidationError } from '../errors.js';
+import { assertJson, assertText } from '../input-limits.js';
+import { claimRequest, ClaimInputRef } from './claim-input.js';
+import { ExecutionModeEnum } from './execution-mode.js';
+import { LineageKindEnum } from './lineage-kind.js';
+import { adoptedRunSuccessType } from './run-success.js';
 
 const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
   description: 'Reserve a root run, a continuation or a restart (STORE.md §6.1); with claim, prepare-or-adopt (§6.2).',
@@ -62,35 +36,7 @@ const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
   }),
 });
 
-const RestartInputRef = builder.inputType('RestartWorkflowRunInput', {
-  description: 'Restart a terminal run (STORE.md §13.1). Idempotent: a retry adopts the existing restart.',
-  fields: (t) => ({
-    runId: t.string({ required: true, description: 'The terminal run to restart.' }),
-    originSessionId: t.string({ required: true, description: 'The Pi session asking for the restart: the origin session of the run.' }),
-    parentTerminalFingerprint: t.string({
-      required: false,
-      description: "Optional: when absent the server uses the run's own terminalFingerprint.",
-    }),
-    restartRunId: t.string({
-      required: false,
-      description: 'Optional: default is derived deterministically from the parent and its fingerprint.',
-    }),
-    claim: t.field({ type: ClaimInputRef, required: false, description: 'Also claim the restart in the same transaction.' }),
-  }),
-});
-
-function successType(name: string, description: string) {
-  return builder.objectRef<RunAdoptedShape>(name).implement({
-    description,
-    fields: (t) => ({
-      run: t.field({ type: WorkflowRunRef, description: 'The run as stored after the call.', resolve: (result) => result.run }),
-      adopted: t.exposeBoolean('adopted', { description: 'True when an identical run already existed and nothing was written.' }),
-    }),
-  });
-}
-
-const ReserveSuccessRef = successType('ReserveWorkflowRunSuccess', 'The reserved (or adopted) run.');
-const RestartSuccessRef = successType('RestartWorkflowRunSuccess', 'The restart run (new, or adopted on retry).');
+const ReserveSuccessRef = adoptedRunSuccessType('ReserveWorkflowRunSuccess', 'The reserved (or adopted) run.');
 
 /**
  * Checks and converts a reserve input; the store computes the definition digest and the
@@ -121,38 +67,27 @@ function reservation(input: typeof ReserveInputRef.$inferInput): DefinitionReser
   };
 }
 
-builder.mutationFields((t) => ({
-  reserveWorkflowRun: t.field({
+/** The typed errors reserveWorkflowRun can return, and when: its result union lists exactly these (issue 11 item 5). */
+const ERRORS = mutationErrors(
+  'reserveWorkflowRun',
+  [NotFoundError, LineageError, ConflictError, RestartRejectedError, ValidationError, ForbiddenError],
+  'ReserveWorkflowRunSuccess, or: NotFoundError (the parent does not exist), LineageError (a lineage rule), ConflictError ' +
+    "(already reserved with other parameters, preparation conflict, a restart fingerprint that is not the parent's, the claim " +
+    'could not be taken, the session already has an active run), RestartRejectedError (restart policy), ValidationError ' +
+    '(malformed input), ForbiddenError (read-only server, or a run that may not be restarted).',
+);
+
+builder.mutationField('reserveWorkflowRun', (t) =>
+  t.field({
     type: ReserveSuccessRef,
     description:
       'Reserve a run (root, continuation or restart); with claim, reserve and claim in one transaction or adopt an identical run. A restart applies the rules of restartWorkflowRun: the parent is interactive and not cancelled, and parentTerminalFingerprint is its own terminalFingerprint.',
     args: { input: t.arg({ type: ReserveInputRef, required: true, description: 'What to reserve.' }) },
-    errors: mutationErrors('reserveWorkflowRun'),
+    errors: ERRORS,
     resolve: (_root, { input }, context) =>
       runMutation(context, () => {
         const result = context.store.reserveFromDefinition(reservation(input), claimRequest(input.claim));
         return { run: result.run, adopted: result.state === 'adopted' };
       }),
   }),
-  restartWorkflowRun: t.field({
-    type: RestartSuccessRef,
-    description:
-      'Restart a terminal run; a retry returns the same restart with adopted: true. Only runs of the same origin session (else ForbiddenError) that are interactive (else RestartRejectedError) can be restarted.',
-    args: { input: t.arg({ type: RestartInputRef, required: true, description: 'What to restart.' }) },
-    errors: mutationErrors('restartWorkflowRun'),
-    resolve: (_root, { input }, context) =>
-      runMutation(context, () => {
-        for (const field of ['runId', 'originSessionId', 'parentTerminalFingerprint', 'restartRunId'] as const) {
-          assertText(input[field], field);
-        }
-        const claim = claimRequest(input.claim);
-        return context.store.restartWorkflowRun({
-          runId: input.runId,
-          originSessionId: input.originSessionId,
-          ...(input.parentTerminalFingerprint == null ? {} : { parentTerminalFingerprint: input.parentTerminalFingerprint }),
-          ...(input.restartRunId == null ? {} : { restartRunId: input.restartRunId }),
-          ...(claim === undefined ? {} : { claim }),
-        });
-      }),
-  }),
-}));
+);

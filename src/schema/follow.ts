@@ -1,0 +1,38 @@
+import { GraphQLError } from 'graphql';
+import { isStoreError } from '../store/index.js';
+import { createRunLoaders, type GraphQLContext } from './context.js';
+
+/**
+ * Starts a follow stream of the store's change feed (src/store/feed-follow.ts holds every
+ * delivery rule), turning its refusals into GraphQL errors: an unknown run is `NOT_FOUND`, a
+ * bad argument `BAD_USER_INPUT`, with the store's message. Every subscription's `subscribe`
+ * is a call to it.
+ *
+ * @param start opens the stream (e.g. `() => context.feed.followRunUpdates(runId)`)
+ * @returns what `start` returns
+ * @throws GraphQLError(NOT_FOUND | BAD_USER_INPUT) with the store's message
+ */
+export function follow<T>(start: () => T): T {
+  try {
+    return start();
+  } catch (error) {
+    if (isStoreError(error) && error.kind === 'not_found') {
+      throw new GraphQLError(error.message, { extensions: { code: 'NOT_FOUND' } });
+    }
+    if (isStoreError(error) && error.kind === 'validation') {
+      throw new GraphQLError(error.message, { extensions: { code: 'BAD_USER_INPUT' } });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Gives every subscription event fresh loaders, so nested fields show the run as committed
+ * (issue 4). Every subscription's `resolve` is a call to it.
+ *
+ * @returns `event`, unchanged
+ */
+export function freshLoaders<T>(event: T, context: GraphQLContext): T {
+  context.loaders = createRunLoaders(context.store);
+  return event;
+}
