@@ -56,6 +56,13 @@ export interface SharedEventExecutionStats {
   readonly groups: number;
   /** Results currently held for members that have not taken them yet. */
   readonly heldResults: number;
+  /**
+   * Calls `listener` with {@link subscribers} each time a subscription joins or leaves. A test
+   * hook: tests await "every stream left" on it instead of polling.
+   *
+   * @returns a function that removes the listener
+   */
+  onSubscribers(listener: (subscribers: number) => void): () => void;
 }
 
 /** The plugin and its counters. */
@@ -97,6 +104,12 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
   const groups = new Map<string, Group>();
   let nextMember = 1;
   const counters = { executed: 0, shared: 0 };
+  const subscriberListeners = new Set<(subscribers: number) => void>();
+  const subscribersChanged = (): void => {
+    if (subscriberListeners.size === 0) return;
+    const count = stats.subscribers;
+    for (const listener of subscriberListeners) listener(count);
+  };
 
   function join(key: string): Membership {
     let group = groups.get(key);
@@ -108,6 +121,7 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
     const member = nextMember;
     nextMember += 1;
     joined.members.add(member);
+    subscribersChanged();
     let left = false;
     return {
       resultOf(event, run) {
@@ -134,12 +148,13 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
         joined.members.delete(member);
         if (joined.members.size === 0) {
           groups.delete(key);
-          return;
+        } else {
+          for (const [event, shared] of joined.results) {
+            shared.takers.delete(member);
+            if (shared.takers.size >= joined.members.size) joined.results.delete(event);
+          }
         }
-        for (const [event, shared] of joined.results) {
-          shared.takers.delete(member);
-          if (shared.takers.size >= joined.members.size) joined.results.delete(event);
-        }
+        subscribersChanged();
       },
     };
   }
@@ -177,6 +192,10 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
       let count = 0;
       for (const group of groups.values()) count += group.results.size;
       return count;
+    },
+    onSubscribers(listener) {
+      subscriberListeners.add(listener);
+      return () => subscriberListeners.delete(listener);
     },
   };
   return { plugin, stats };

@@ -51,6 +51,7 @@ export class ChangeFeed {
   /** `performance.now()` when the commits of the latest processed wake-up were first noticed. */
   private noticedAt = 0;
   private readonly deliveryListeners = new Set<(lagMs: number) => void>();
+  private readonly waiterListeners = new Set<(waiterCount: number) => void>();
   /** Number of wake-ups processed (for tests and benchmarks). */
   ticks = 0;
 
@@ -104,6 +105,25 @@ export class ChangeFeed {
   onDelivery(listener: (lagMs: number) => void): () => void {
     this.deliveryListeners.add(listener);
     return () => this.deliveryListeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` with {@link waiterCount} each time a waiter registers or leaves (woken,
+   * aborted, released by `close`). A test hook: tests await "the server registered the
+   * subscription" (it waits on the feed) or "the subscriber left" on it instead of polling.
+   *
+   * @returns a function that removes the listener
+   */
+  onWaiterCount(listener: (waiterCount: number) => void): () => void {
+    this.waiterListeners.add(listener);
+    return () => this.waiterListeners.delete(listener);
+  }
+
+  /** Tells {@link onWaiterCount}'s listeners the new count. */
+  private waitersChanged(): void {
+    if (this.waiterListeners.size === 0) return;
+    const count = this.waiterCount;
+    for (const listener of this.waiterListeners) listener(count);
   }
 
   /** A follow stream that reports the lag of each event delivered after a wake-up to {@link onDelivery}'s listeners. */
@@ -166,10 +186,12 @@ export class ChangeFeed {
         this.removeWaiter(runId, waiter);
         waiter.resolve(undefined);
         this.stopWatchingWhenIdle();
+        this.waitersChanged();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       waiters.add(waiter);
       this.startWatching();
+      this.waitersChanged();
     });
   }
 
@@ -194,10 +216,12 @@ export class ChangeFeed {
         this.changeWaiters = this.changeWaiters.filter((waiter) => waiter !== done);
         done();
         this.stopWatchingWhenIdle();
+        this.waitersChanged();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.changeWaiters.push(done);
       this.startWatching();
+      this.waitersChanged();
     });
   }
 
@@ -219,6 +243,7 @@ export class ChangeFeed {
     const changeWaiters = this.changeWaiters;
     this.changeWaiters = [];
     for (const done of changeWaiters) done();
+    this.waitersChanged();
   }
 
   private removeWaiter(runId: string, waiter: RevisionWaiter): void {
@@ -260,6 +285,7 @@ export class ChangeFeed {
     this.changeWaiters = [];
     for (const done of changeWaiters) done();
     this.stopWatchingWhenIdle();
+    this.waitersChanged();
   }
 
   /**

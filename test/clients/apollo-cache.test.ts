@@ -31,7 +31,8 @@ import {
   type WorkflowRunQuery,
   type WorkflowRunsQuery,
 } from '../../schema/generated/graphql.js';
-import { commitMarker, EventCollector, waitUntil, wsClient } from '../helpers/live-fixtures.js';
+import { commitMarker, EventCollector, wsClient } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { claim, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { captureConsole, documentNode, LIST_RUN_IDS, seedRuns, withoutTypename, type ConsoleCall, type SeededChain } from './client-fixtures.js';
 
@@ -228,7 +229,7 @@ describe('Apollo Client with the README cache set-up', () => {
     try {
       await deltas.take(1); // the snapshot-required event comes first
       expect(deltas.events[0]).toMatchObject({ workflowRunDeltas: { __typename: 'ViewerSnapshotRequired', run: { runId: 'list-4' } } });
-      await waitUntil(() => fx.server.feed.waiterCount >= 3, 'the three subscriptions wait on the feed');
+      await feedWaiters(fx.server, (count) => count >= 3, 'the three subscriptions wait on the feed');
 
       // Changed by another client: only the subscription tells this cache.
       const claimedRun = await claim(fx, 'list-4', 'token-list-4', { runnerId: 'runner-other' });

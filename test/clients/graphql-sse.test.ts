@@ -13,7 +13,8 @@ import { createClient, type Client as SseClient } from 'graphql-sse';
 import type { Client as WsClient } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimWorkflowRunDocument, WorkflowRunDeltasDocument, WorkflowRunDocument, WorkflowRunUpdatedDocument } from '../../schema/generated/graphql.js';
-import { closeAfterSse, commitMarker, EventCollector, subscribeWs, waitUntil, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
+import { closeAfterSse, commitMarker, EventCollector, subscribeWs, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { park, snapshotTables, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { seedRuns } from './client-fixtures.js';
 
@@ -76,7 +77,7 @@ describe('graphql-sse client', () => {
   afterEach(async () => {
     for (const stop of running.splice(0)) stop();
     for (const client of clients.splice(0)) client.dispose();
-    await waitUntil(() => fx.server.feed.waiterCount === 0, 'every subscription of the test left the feed');
+    await feedWaiters(fx.server, 0, 'every subscription of the test left the feed');
   });
   afterAll(async () => {
     await ws.dispose();
@@ -97,7 +98,7 @@ describe('graphql-sse client', () => {
       const deltas = subscribeSseClient(client, WorkflowRunDeltasDocument.toString(), { runId: 'list-1', afterRevision: 1 }, 'sse deltas');
       const wsUpdated = subscribeWsUntilEnd(ws, WorkflowRunUpdatedDocument.toString(), { runId: 'list-1' }, 'ws updated');
       const wsDeltas = subscribeWsUntilEnd(ws, WorkflowRunDeltasDocument.toString(), { runId: 'list-1', afterRevision: 1 }, 'ws deltas');
-      await waitUntil(() => fx.server.feed.waiterCount === 4, 'the four subscriptions wait on the feed');
+      await feedWaiters(fx.server, 4, 'the four subscriptions wait on the feed');
 
       const query = await once<{ workflowRun: { runId: string; status: string } }>(client, 'query One { workflowRun(runId: "list-1") { runId status } }');
       expect(query).toEqual([{ data: { workflowRun: { runId: 'list-1', status: 'QUEUED' } } }]);
@@ -133,12 +134,12 @@ describe('graphql-sse client', () => {
 
       // Unsubscribing stops that operation on the server (a DELETE); the others go on.
       updated.unsubscribe();
-      await waitUntil(() => fx.server.feed.waiterCount === 3, 'the unsubscribed operation leaves the feed');
+      await feedWaiters(fx.server, 3, 'the unsubscribed operation leaves the feed');
       expect(recorded.requests.filter((request) => request.startsWith('DELETE'))).toHaveLength(1);
       wsUpdated.unsubscribe();
       deltas.unsubscribe();
       wsDeltas.unsubscribe();
-      await waitUntil(() => fx.server.feed.waiterCount === 0, 'every subscription left the feed');
+      await feedWaiters(fx.server, 0, 'every subscription left the feed');
     } finally {
       recorded.stop();
     }
@@ -150,7 +151,7 @@ describe('graphql-sse client', () => {
     try {
       const updated = subscribeSseClient(client, WorkflowRunUpdatedDocument.toString(), { runId: 'list-2' }, 'sse updated');
       const wsUpdated = subscribeWsUntilEnd(ws, WorkflowRunUpdatedDocument.toString(), { runId: 'list-2' }, 'ws updated');
-      await waitUntil(() => fx.server.feed.waiterCount === 2, 'both subscriptions wait on the feed');
+      await feedWaiters(fx.server, 2, 'both subscriptions wait on the feed');
       const run = await once<{ workflowRun: { runId: string } }>(client, WorkflowRunDocument.toString(), { runId: 'list-2' });
       expect(run[0]?.data?.workflowRun.runId).toBe('list-2');
       await once(client, ClaimWorkflowRunDocument.toString(), { input: { runId: 'list-2', runnerId: 'runner-sse', claimToken: 'token-2', leaseMs: 60_000 } });
@@ -167,7 +168,7 @@ describe('graphql-sse client', () => {
       expect(recorded.requests.some((request) => request.startsWith('PUT'))).toBe(false);
       updated.unsubscribe();
       wsUpdated.unsubscribe();
-      await waitUntil(() => fx.server.feed.waiterCount === 0, 'both subscriptions left the feed');
+      await feedWaiters(fx.server, 0, 'both subscriptions left the feed');
     } finally {
       recorded.stop();
     }

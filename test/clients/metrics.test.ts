@@ -8,7 +8,8 @@ import { statSync } from 'node:fs';
 import { createClient as createSseClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowRunDocument, WorkflowRunUpdatedDocument } from '../../schema/generated/graphql.js';
-import { closeAfterSse, EventCollector, subscribeSse, subscribeWs, waitUntil, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
+import { closeAfterSse, EventCollector, subscribeSse, subscribeWs, wsClient, yieldToEventLoop, type StreamResult } from '../helpers/live-fixtures.js';
+import { feedWaiters, sharedSubscribers } from '../helpers/server-signals.js';
 import { claim, reserve, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { storeInternals } from '../helpers/store-internals.js';
 
@@ -95,7 +96,7 @@ describe('/metrics', () => {
       { next: (value) => overSingle.push(value as StreamResult<unknown>), error: (error) => overSingle.fail(error), complete: () => overSingle.complete() },
     );
     try {
-      await waitUntil(() => fx.server.feed.waiterCount === 3, 'three subscriptions wait on the feed');
+      await feedWaiters(fx.server, 3, 'three subscriptions wait on the feed');
       const open = await scrape(fx);
       expect([gauge(open.text, 'graphql-ws'), gauge(open.text, 'sse'), gauge(open.text, 'graphql-sse-single')]).toEqual([1, 1, 1]);
 
@@ -109,12 +110,12 @@ describe('/metrics', () => {
       overSse.close();
       stopSingle();
     }
-    await waitUntil(() => fx.server.feed.waiterCount === 0, 'the subscriptions left');
-    let closed = await scrape(fx);
-    for (let attempt = 0; attempt < 100 && gauge(closed.text, 'sse') !== 0; attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10)); // yoga ends an aborted SSE stream on its next turn
-      closed = await scrape(fx);
-    }
+    await feedWaiters(fx.server, 0, 'the subscriptions left');
+    // yoga ends an aborted SSE stream on a later turn: each stream leaves the shared execution
+    // when it ends; the gauge drops in the same promise chain, settled by the next macrotask.
+    await sharedSubscribers(fx.server, 0, 'every stream ended on the server');
+    await yieldToEventLoop();
+    const closed = await scrape(fx);
     expect([gauge(closed.text, 'graphql-ws'), gauge(closed.text, 'sse'), gauge(closed.text, 'graphql-sse-single')]).toEqual([0, 0, 0]);
     single.dispose();
     await ws.dispose();

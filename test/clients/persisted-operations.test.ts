@@ -19,7 +19,8 @@ import {
   WorkflowRunUpdatedDocument,
   type TypedDocumentString,
 } from '../../schema/generated/graphql.js';
-import { closeAfterSse, EventCollector, REPO_ROOT, subscribeSse, waitUntil, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
+import { closeAfterSse, EventCollector, REPO_ROOT, subscribeSse, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { claim, reserve, reserveInput, snapshotTables, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { parseServerConfig } from '../../src/server/config.js';
 import { PERSISTED_ERRORS } from '../../src/server/persisted-operations.js';
@@ -146,14 +147,14 @@ describe('--only-persisted', () => {
       const overWs = new EventCollector<StreamResult<unknown>>('ws');
       const stops = [single.subscribe(persisted, sink(overSingle)), ws.subscribe(persisted, sink(overWs))];
       try {
-        await waitUntil(() => fx.server.feed.waiterCount === 2, 'graphql-sse and graphql-ws subscriptions wait on the feed');
+        await feedWaiters(fx.server, 2, 'graphql-sse and graphql-ws subscriptions wait on the feed');
         const sseById = await fetch(fx.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
           body: JSON.stringify({ documentId: idOf(WorkflowRunUpdatedDocument), variables: { runId: 'run-p' } }),
         });
         expect(sseById.status).toBe(200);
-        await waitUntil(() => fx.server.feed.waiterCount === 3, 'the SSE subscription waits on the feed too');
+        await feedWaiters(fx.server, 3, 'the SSE subscription waits on the feed too');
         // Only persisted operations here: the claim goes by id too.
         const claimed = await post(fx, {
           documentId: idOf(ClaimWorkflowRunDocument),

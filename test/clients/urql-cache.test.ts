@@ -28,7 +28,8 @@ import {
   WorkflowRunUpdatedDocument,
   type WorkflowRunsQuery,
 } from '../../schema/generated/graphql.js';
-import { commitMarker, EventCollector, waitUntil, wsClient } from '../helpers/live-fixtures.js';
+import { commitMarker, EventCollector, wsClient } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { claim, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { captureConsole, documentNode, LIST_RUN_IDS, seedRuns, withoutTypename, type ConsoleCall, type SeededChain } from './client-fixtures.js';
 
@@ -210,7 +211,7 @@ describe('urql with the README Graphcache set-up', () => {
     const deltas = watch(client.subscription(doc(WorkflowRunDeltasDocument), { runId: 'list-4', afterRevision: 0 }), 'workflowRunDeltas');
     await deltas.take(1);
     expect(latest(deltas).workflowRunDeltas).toMatchObject({ __typename: 'ViewerSnapshotRequired', run: { runId: 'list-4' } });
-    await waitUntil(() => fx.server.feed.waiterCount >= 3, 'the three subscriptions wait on the feed');
+    await feedWaiters(fx.server, (count) => count >= 3, 'the three subscriptions wait on the feed');
 
     const claimedRun = await claim(fx, 'list-4', 'token-list-4', { runnerId: 'runner-other' });
     await updated.take(1);

@@ -5,7 +5,8 @@
  * offers the restart — the command to follow it, or with --follow-restarts it switches itself.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnTsChild, waitUntil, type ChildProcessHandle } from '../helpers/live-fixtures.js';
+import { spawnTsChild, type ChildProcessHandle } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { claim, failedRoot, reserve, reserveInput, restart, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { freePort } from '../helpers/service-process.js';
 
@@ -55,7 +56,7 @@ describe('examples/watch-run.ts', () => {
     watcher = spawnTsChild(SCRIPT, ['run-1', '--url', first.url], 'watch-run');
     await line(watcher, `following run-1 after revision 1 via ${wsUrl}`);
     // Both its streams (deltas, lineage) wait in the server's feed: the socket is up.
-    await waitUntil(() => first.server.feed.waiterCount === 2, 'the watcher subscribed');
+    await feedWaiters(first.server, 2, 'the watcher subscribed');
 
     await first.server.close();
     await line(watcher, 'disconnected: the server is shutting down (1001 Going away); reconnecting in 250 ms, then resuming after revision 1');
@@ -77,7 +78,7 @@ describe('examples/watch-run.ts', () => {
     await settle(fx, 'run-1', 'token-1', 'FAILED', { error: 'step test failed: exit code 31' });
     await line(watcher, 'run run-1 failed: step test failed: exit code 31');
     await line(watcher, '  no restart of run-1 yet; watching its chain for one (Ctrl-C stops)');
-    await waitUntil(() => fx.server.feed.waiterCount === 2, 'both streams of the watcher waiting');
+    await feedWaiters(fx.server, 2, 'both streams of the watcher waiting');
 
     const { run } = await restart(fx, { runId: 'run-1', originSessionId: 'session-1' });
     await line(watcher, `run run-1 was restarted as ${run.runId} (restart #1). Follow it with:`);

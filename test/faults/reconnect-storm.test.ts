@@ -24,7 +24,6 @@ import {
   DELTAS_SUBSCRIPTION,
   expectedMarkerBatch,
   reserveRun,
-  waitUntil,
   withoutRecordedAt,
   wsClient,
   yieldToEventLoop,
@@ -32,6 +31,7 @@ import {
   type DeltasData,
   type StreamResult,
 } from '../helpers/live-fixtures.js';
+import { feedWaiters, Signal } from '../helpers/server-signals.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 const RECONNECTS = 1_000;
@@ -95,12 +95,15 @@ describe('reconnect storm: 1,000 disconnect/reconnect cycles during commits', ()
     let reconnects = 0;
     let commits = 0;
     let nextK = 0;
+    /** Notified at each commit and each event a subscriber applies: the heads and cursors moved. */
+    const moved = new Signal();
     const commit = (runId: string): void => {
       nextK += 1;
       const revision = commitMarker(fx.store, runId, nextK);
       (markers.get(runId) as Map<number, number>).set(revision, nextK);
       heads.set(runId, revision);
       commits += 1;
+      moved.notify();
     };
 
     const subscribers: Subscriber[] = [...RUNS.map((runId) => [runId, SUBSCRIBERS_PER_RUN] as const), [SLEEP_RUN, SLEEPERS] as const].flatMap(([runId, count]) =>
@@ -156,6 +159,7 @@ describe('reconnect storm: 1,000 disconnect/reconnect cycles during commits', ()
         subscriber.cursor = event.currentRevision;
         subscriber.applied.push(`S${event.currentRevision}`);
       }
+      moved.notify();
       subscriber.budget -= 1;
       if (subscriber.budget <= 0 && reconnects < RECONNECTS) void drop(subscriber);
     }
@@ -204,7 +208,7 @@ describe('reconnect storm: 1,000 disconnect/reconnect cycles during commits', ()
         // Away long enough for the window to pass the cursor.
         subscriber.slept = true;
         const until = (heads.get(subscriber.runId) as number) + WINDOW + 20;
-        await waitUntil(() => (heads.get(subscriber.runId) as number) >= until, `${subscriber.name} asleep`, 60_000);
+        await moved.until(() => (heads.get(subscriber.runId) as number) >= until, `${subscriber.name} asleep`, 60_000);
       } else {
         await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 5)));
       }
@@ -231,7 +235,7 @@ describe('reconnect storm: 1,000 disconnect/reconnect cycles during commits', ()
     }
     // A few more commits after the last reconnect, then every subscriber catches up to the head.
     for (const runId of [...RUNS, SLEEP_RUN]) commit(runId);
-    await waitUntil(
+    await moved.until(
       () => subscribers.every((subscriber) => subscriber.cursor === heads.get(subscriber.runId)),
       'every subscriber at its run head',
       30_000,
@@ -270,6 +274,6 @@ describe('reconnect storm: 1,000 disconnect/reconnect cycles during commits', ()
     // checked above: its cursor had left the window; it only depends on how busy the machine is).
     expect(sleeperSnapshots).toBeGreaterThan(0);
     // Every dropped subscription released its feed waiter (no leak per reconnect).
-    await waitUntil(() => fx.server.feed.waiterCount === 0, 'no feed waiters left', 10_000);
+    await feedWaiters(fx.server, 0, 'no feed waiters left', 10_000);
   });
 });

@@ -21,6 +21,7 @@ import { pino } from 'pino';
 import WebSocket from 'ws';
 import { startServer } from '../../src/server/app.js';
 import { commitMarker } from '../helpers/live-markers.js';
+import { streamsWaiting } from '../helpers/server-signals.js';
 
 const [dir, runsArg, cyclesArg, concurrencyArg] = process.argv.slice(2);
 if (dir === undefined || runsArg === undefined || cyclesArg === undefined || concurrencyArg === undefined) {
@@ -127,7 +128,7 @@ async function cycles(perRun: number, concurrency: number): Promise<void> {
 }
 /** Resolves once the server holds no subscription and nothing waits on the feed. */
 async function drained(): Promise<void> {
-  while (server.sharedExecution.subscribers > 0 || server.feed.waiterCount > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  await streamsWaiting(server, { subscribers: 0, waiters: 0 }, 'no subscription held, nothing waits on the feed');
 }
 
 /** The heap after forced collections between event-loop turns: the lowest of 8 readings. */

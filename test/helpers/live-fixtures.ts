@@ -150,18 +150,6 @@ export interface StreamResult<TData> {
   errors?: GraphQLFormattedError[];
 }
 
-/**
- * Polls `condition` until it holds (for states nothing signals, e.g. "the server registered the
- * subscription"); bounded by `timeoutMs`.
- */
-export async function waitUntil(condition: () => boolean, what: string, timeoutMs = WAIT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** Yields to the event loop once (lets sockets and timers run between commit batches). */
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));

@@ -17,12 +17,12 @@ import {
   spawnTsChild,
   subscribeWs,
   untilRevision,
-  waitUntil,
   withoutRecordedAt,
   wsClient,
   type ChildProcessHandle,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 const WRITER = 'test/live/children/writer.ts';
@@ -51,7 +51,7 @@ describe('cross-process commits', () => {
   it(`${BURST} back-to-back commits of another process: every subscriber gets each revision once, in order, with its deltas`, async () => {
     const replay = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, 'replay').collector;
     const live = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, 'live').collector;
-    await waitUntil(() => fx.server.feed.waiterCount === 2, 'both subscriptions wait on the feed');
+    await feedWaiters(fx.server, 2, 'both subscriptions wait on the feed');
     writer.send(`burst ${BURST} 1`);
     await writer.lines.until((lines) => lines.some((line) => line.done === BURST), 'the burst');
     const last = BURST + 1;

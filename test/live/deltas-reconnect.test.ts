@@ -11,11 +11,11 @@ import {
   revisionsOf,
   subscribeWs,
   untilRevision,
-  waitUntil,
   withoutRecordedAt,
   wsClient,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 describe('workflowRunDeltas: reconnect with the last seen revision', () => {
@@ -38,7 +38,7 @@ describe('workflowRunDeltas: reconnect with the last seen revision', () => {
     const lastSeen = 4;
 
     await first.dispose();
-    await waitUntil(() => fx.server.feed.waiterCount === 0, 'the dropped subscription left the feed');
+    await feedWaiters(fx.server, 0, 'the dropped subscription left the feed');
     for (let k = 4; k <= 8; k += 1) commitMarker(fx.store, runId, k); // 5..9, while disconnected
 
     const second = wsClient(fx.url);
@@ -67,7 +67,7 @@ describe('workflowRunDeltas: reconnect with the last seen revision', () => {
 
     raw.ws.terminate();
     await raw.closed;
-    await waitUntil(() => fx.server.feed.waiterCount === 0, 'the terminated subscription left the feed');
+    await feedWaiters(fx.server, 0, 'the terminated subscription left the feed');
     for (let k = 3; k <= 7; k += 1) commitMarker(fx.store, runId, k); // 4..8
 
     const client = wsClient(fx.url);

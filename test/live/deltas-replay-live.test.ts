@@ -11,11 +11,11 @@ import {
   revisionsOf,
   subscribeWs,
   untilRevision,
-  waitUntil,
   withoutRecordedAt,
   wsClient,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 describe('workflowRunDeltas: replay then live', () => {
@@ -91,7 +91,7 @@ describe('workflowRunDeltas: live only (afterRevision null)', () => {
     const { collector } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null });
     const omitted = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId }).collector;
     // Nothing signals "the server registered the subscription" but its wait on the feed.
-    await waitUntil(() => fx.server.feed.waiterCount === 2, 'both subscriptions wait on the feed');
+    await feedWaiters(fx.server, 2, 'both subscriptions wait on the feed');
     expect(collector.events).toEqual([]);
     commitMarker(fx.store, runId, 5); // revision 6
     await collector.take(1);

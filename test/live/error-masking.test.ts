@@ -14,11 +14,11 @@ import {
   reserveRun,
   subscribeSse,
   subscribeWs,
-  waitUntil,
   wsClient,
   type EventCollector,
   type StreamResult,
 } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { claim, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 const FAULT = 'The database connection is not open';
@@ -149,7 +149,7 @@ describe('an internal fault on HTTP, SSE and graphql-ws', () => {
     const sse = subscribeSse(fx.url, subscription, { runId }, {}, 'sse');
     const ws = subscribeWs(client, subscription, { runId }, 'ws');
     try {
-      await waitUntil(() => fx.server.feed.waiterCount === 2, 'both subscriptions wait on the feed');
+      await feedWaiters(fx.server, 2, 'both subscriptions wait on the feed');
       undo.push(breakStore(fx.store, 'childrenOfRuns'));
       const from = lines.length;
       await claim(fx, runId, 'token-event-fault'); // a summary change: one event for each

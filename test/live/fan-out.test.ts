@@ -10,7 +10,6 @@ import {
   reserveRun,
   subscribeWs,
   untilRevision,
-  waitUntil,
   withoutRecordedAt,
   wsClient,
   yieldToEventLoop,
@@ -18,6 +17,7 @@ import {
   type EventCollector,
   type StreamResult,
 } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 const SOCKETS = 20;
@@ -55,7 +55,7 @@ describe('fan-out', () => {
     const total = SOCKETS * PER_SOCKET;
     // Replay and snapshot subscribers first catch up (revision 2), then everyone waits on the feed.
     for (const collector of [...replay, ...snapshot]) await collector.take(1);
-    await waitUntil(() => fx.server.feed.waiterCount === total, `all ${total} subscriptions wait on the feed`);
+    await feedWaiters(fx.server, total, `all ${total} subscriptions wait on the feed`);
 
     for (let k = 2; k <= COMMITS + 1; k += 1) {
       commitMarker(fx.store, runId, k); // 3 … 52

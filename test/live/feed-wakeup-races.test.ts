@@ -15,10 +15,10 @@ import {
   revisionsOf,
   subscribeWs,
   untilRevision,
-  waitUntil,
   wsClient,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 /** A guard far above the 25 ms poll interval, far below the test timeout. */
@@ -78,14 +78,14 @@ describe('change feed: commits of another connection inside the wait window', ()
     const root = 'run-race-lineage';
     await reserveRun(fx, root);
     // Alone on the feed: nobody else keeps its poll timer running.
-    await waitUntil(() => fx.server.feed.waiterCount === 0, 'no other subscription waits');
+    await feedWaiters(fx.server, 0, 'no other subscription waits');
     const { collector, unsubscribe } = subscribeWs<{ workflowRunLineageUpdated: { runId: string; presentationRevision: number } }>(
       client,
       'subscription L($root: String!) { workflowRunLineageUpdated(rootRunId: $root) { runId presentationRevision } }',
       { root },
     );
     restore.push(unsubscribe);
-    await waitUntil(() => fx.server.feed.waiterCount === 1, 'the lineage subscription waits');
+    await feedWaiters(fx.server, 1, 'the lineage subscription waits');
 
     // After the wake-up below, once it loaded the changed runs (before it waits again), another
     // connection commits on the chain.

@@ -4,7 +4,8 @@
  */
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitMarker, reserveRun, subscribeWs, waitUntil, wsClient } from '../helpers/live-fixtures.js';
+import { commitMarker, reserveRun, subscribeWs, wsClient } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { claim, park, reserve, reserveInput, restart, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 const LINEAGE = /* GraphQL */ `
@@ -54,7 +55,7 @@ describe('workflowRunLineageUpdated', () => {
     await reserveRun(fx, 'run-other-chain');
     const waiting = fx.server.feed.waiterCount;
     const { collector } = subscribeWs<LineageData>(client, LINEAGE, { rootRunId: root });
-    await waitUntil(() => fx.server.feed.waiterCount === waiting + 1, 'the lineage subscription waits');
+    await feedWaiters(fx.server, waiting + 1, 'the lineage subscription waits');
     const emitted = (): Array<[string, string, number]> =>
       collector.events.map((result) => {
         expect(result.errors).toBeUndefined();
@@ -135,9 +136,9 @@ describe('workflowRunLineageUpdated', () => {
     await reserveRun(fx, root);
     const waiting = fx.server.feed.waiterCount;
     const { unsubscribe } = subscribeWs<LineageData>(client, LINEAGE, { rootRunId: root });
-    await waitUntil(() => fx.server.feed.waiterCount === waiting + 1, 'the lineage subscription waits');
+    await feedWaiters(fx.server, waiting + 1, 'the lineage subscription waits');
     unsubscribe();
-    await waitUntil(() => fx.server.feed.waiterCount === waiting, 'the waiter is gone', 5_000);
+    await feedWaiters(fx.server, waiting, 'the waiter is gone', 5_000);
   });
 
   it('an unknown root is a NOT_FOUND error', async () => {

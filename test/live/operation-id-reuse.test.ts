@@ -13,12 +13,12 @@ import {
   revisionOf,
   sendInOneWrite,
   untilRevision,
-  waitUntil,
   type DeltasData,
   type ProtocolMessage,
   type RawWs,
   type StreamResult,
 } from '../helpers/live-fixtures.js';
+import { feedWaiters, streamsWaiting } from '../helpers/server-signals.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 /** A `subscribe` message for the deltas of `runId` after `afterRevision` (null: live only). */
@@ -53,10 +53,7 @@ describe('graphql-ws operation ids', () => {
       raw.ws.close();
       await raw.closed;
     }
-    await waitUntil(
-      () => fx.server.feed.waiterCount === 0 && fx.server.sharedExecution.subscribers === 0,
-      'no stream left (none waits on the feed) once the sockets closed',
-    );
+    await streamsWaiting(fx.server, { subscribers: 0, waiters: 0 }, 'no stream left (none waits on the feed) once the sockets closed');
   });
   afterAll(async () => {
     await fx.close();
@@ -76,18 +73,18 @@ describe('graphql-ws operation ids', () => {
     sendInOneWrite(raw, [subscribeDeltas('c', runId, null), { type: 'complete', id: 'c' }, subscribeDeltas('c', runId, null)]);
     raw.send(subscribeDeltas('d', runId, null));
     await pingPong(raw); // the server has handled all four messages
-    await waitUntil(() => fx.server.sharedExecution.subscribers === 2 && fx.server.feed.waiterCount === 2, 'c and d wait on the feed');
+    await streamsWaiting(fx.server, { subscribers: 2, waiters: 2 }, 'c and d wait on the feed');
 
     const first = commitMarker(fx.store, runId, 1);
     await untilSent(raw, 'c', first);
     await untilSent(raw, 'd', first);
     await pingPong(raw);
     expect(sentFor(raw, 'c')).toEqual([`next@${first}`]);
-    await waitUntil(() => fx.server.feed.waiterCount === 2, 'c and d wait again');
+    await feedWaiters(fx.server, 2, 'c and d wait again');
 
     raw.send({ type: 'complete', id: 'c' });
     await pingPong(raw);
-    await waitUntil(() => fx.server.sharedExecution.subscribers === 1 && fx.server.feed.waiterCount === 1, 'only d waits on the feed once c completed');
+    await streamsWaiting(fx.server, { subscribers: 1, waiters: 1 }, 'only d waits on the feed once c completed');
     const second = commitMarker(fx.store, runId, 2);
     await untilSent(raw, 'd', second);
     await pingPong(raw);
@@ -101,13 +98,13 @@ describe('graphql-ws operation ids', () => {
     await reserveRun(fx, runId);
     const raw = await connect();
     raw.send(subscribeDeltas('c', runId, null));
-    await waitUntil(() => fx.server.feed.waiterCount === 1, 'c waits on the feed');
+    await feedWaiters(fx.server, 1, 'c waits on the feed');
     const first = commitMarker(fx.store, runId, 1);
     await untilSent(raw, 'c', first);
 
     sendInOneWrite(raw, [{ type: 'complete', id: 'c' }, subscribeDeltas('c', runId, first)]);
     await pingPong(raw); // the server has handled both messages
-    await waitUntil(() => fx.server.sharedExecution.subscribers === 1 && fx.server.feed.waiterCount === 1, 'the new c waits on the feed');
+    await streamsWaiting(fx.server, { subscribers: 1, waiters: 1 }, 'the new c waits on the feed');
     const second = commitMarker(fx.store, runId, 2);
     await untilSent(raw, 'c', second);
     await pingPong(raw);
@@ -130,7 +127,7 @@ describe('graphql-ws operation ids', () => {
     const stream = raw.subscribe<DeltasData>('e', DELTAS_SUBSCRIPTION, { runId, afterRevision: revisions[2] });
     sendInOneWrite(raw, [{ type: 'complete', id: 'e' }, subscribeDeltas('e', runId, revisions[1] as number)]);
     await untilRevision(stream, revisions[2] as number);
-    await waitUntil(() => fx.server.sharedExecution.subscribers === 1 && fx.server.feed.waiterCount === 1, 'the new e waits on the feed');
+    await streamsWaiting(fx.server, { subscribers: 1, waiters: 1 }, 'the new e waits on the feed');
     await pingPong(raw);
     expect(sentFor(raw, 'e')).toEqual([`next@${String(revisions[2])}`]);
   });

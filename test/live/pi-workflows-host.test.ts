@@ -21,12 +21,12 @@ import {
   spawnTsChild,
   subscribeWs,
   untilRevision,
-  waitUntil,
   withoutRecordedAt,
   wsClient,
   type ChildProcessHandle,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { startTestServer, T0, type TestServer } from '../helpers/server-fixture.js';
 
 const HOST = 'test/live/children/pi-host.ts';
@@ -99,7 +99,7 @@ describe('pi-workflows host commits from another process', () => {
     const updated = subscribeWs<{ workflowRunUpdated: RunState }>(client, RUN_UPDATED, { runId: 'run-a3' }, 'updated').collector;
     const lineage = subscribeWs<{ workflowRunLineageUpdated: RunState }>(client, LINEAGE_UPDATED, { rootRunId: 'run-a' }, 'lineage').collector;
     await untilRevision(deltas, 7); // the replay of 6 and 7
-    await waitUntil(() => fx.server.feed.waiterCount >= 3, 'the three subscriptions wait on the feed');
+    await feedWaiters(fx.server, (count) => count >= 3, 'the three subscriptions wait on the feed');
 
     expect(await command('delta run-a3 1')).toEqual({ command: 'delta', revision: 8 });
     expect(await command('delta run-a3 2')).toEqual({ command: 'delta', revision: 9 });

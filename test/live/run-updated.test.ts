@@ -6,7 +6,8 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowStore } from '../../src/store/index.js';
-import { EventCollector, reserveRun, subscribeWs, waitUntil, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
+import { EventCollector, reserveRun, subscribeWs, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { claim, park, reserve, reserveInput, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 const RUN_FIELDS = /* GraphQL */ `
@@ -88,7 +89,7 @@ describe('workflowRunUpdated', () => {
     await reserve(fx, reserveInput(parentId, { originSessionId: session }));
     const waiting = fx.server.feed.waiterCount;
     const parentUpdates = subscribeWs<{ workflowRunUpdated: LiveRun }>(client, UPDATED, { runId: parentId }, 'parent').collector;
-    await waitUntil(() => fx.server.feed.waiterCount === waiting + 1, 'the parent subscription waits');
+    await feedWaiters(fx.server, waiting + 1, 'the parent subscription waits');
 
     const claimedParent = await step(parentUpdates, parentId, () => claim(fx, parentId, 'token-parent'));
     expect(claimedParent).toMatchObject({ queueStatus: 'STARTING', claim: { ownerId: 'runner-1', leaseGeneration: 1 }, continuation: null });
@@ -103,7 +104,7 @@ describe('workflowRunUpdated', () => {
     expect(doneParent).toMatchObject({ queueStatus: 'DONE', continuation: { runId: childId, queueStatus: 'QUEUED' } });
 
     const childUpdates = subscribeWs<{ workflowRunUpdated: LiveRun }>(client, UPDATED, { runId: childId }, 'child').collector;
-    await waitUntil(() => fx.server.feed.waiterCount === waiting + 2, 'both subscriptions wait');
+    await feedWaiters(fx.server, waiting + 2, 'both subscriptions wait');
     fx.clock.advance(1_000);
     const claimed = await step(childUpdates, childId, () => claim(fx, childId, 'token-1', { runnerId: 'runner-1' }));
     expect(claimed).toMatchObject({
@@ -141,7 +142,7 @@ describe('workflowRunUpdated', () => {
     await reserveRun(fx, runId);
     const waiting = fx.server.feed.waiterCount;
     const updates = subscribeWs<{ workflowRunUpdated: LiveRun }>(client, UPDATED, { runId }, 'quiet').collector;
-    await waitUntil(() => fx.server.feed.waiterCount === waiting + 1, 'the subscription waits');
+    await feedWaiters(fx.server, waiting + 1, 'the subscription waits');
     fx.store.recordViewerDeltas(runId, [{ targetType: 'timeline', ops: [{ op: 'append', path: '/entries', value: [1] }] }]);
     const summaryRevision = fx.store.recordViewerDeltas(runId, [{ targetType: 'summary' }]);
     await updates.take(1);

@@ -18,7 +18,6 @@ import {
   subscribeSse,
   subscribeWs,
   untilRevision,
-  waitUntil,
   wsClient,
   type DeltasData,
   type EventCollector,
@@ -26,6 +25,7 @@ import {
   type RawWs,
   type StreamResult,
 } from '../helpers/live-fixtures.js';
+import { feedWaiters, sharedSubscribers } from '../helpers/server-signals.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 /** A short deltas document: 100 subscribe messages fit one TCP read. */
@@ -81,7 +81,7 @@ describe('shared execution of subscription events', () => {
     const sse = [0, 1, 2].map((index) => subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, {}, `sse${index}`));
     try {
       collectors.push(...sse.map((stream) => stream.collector));
-      await waitUntil(() => fx.server.feed.waiterCount === 33, 'all 33 subscriptions wait on the feed');
+      await feedWaiters(fx.server, 33, 'all 33 subscriptions wait on the feed');
       const before = snapshotStats();
       const revision = commitMarker(fx.store, runId, 1);
       for (const collector of collectors) await untilRevision(collector, revision);
@@ -93,7 +93,7 @@ describe('shared execution of subscription events', () => {
       for (const stream of sse) stream.close();
       await Promise.all(clients.splice(0).map((client) => client.dispose()));
     }
-    await waitUntil(() => fx.server.sharedExecution.subscribers === 0, 'all 33 left');
+    await sharedSubscribers(fx.server, 0, 'all 33 left');
   });
 
   it('100 subscribers at 100 different cursors: each revision executes once (20,050 executions before)', async () => {
@@ -123,9 +123,9 @@ describe('shared execution of subscription events', () => {
     }
     for (const cursor of range(1, 100)) expect(received.get(`at${cursor}`)).toEqual(range(cursor + 1, 251));
     expect(sharingSince(before)).toEqual({ executed: 250, shared: 20_050 - 250 });
-    await waitUntil(() => fx.server.feed.waiterCount === 100, 'all 100 caught up and wait on the feed');
+    await feedWaiters(fx.server, 100, 'all 100 caught up and wait on the feed');
     for (const message of messages) raw.send({ type: 'complete', id: message.id as string });
-    await waitUntil(() => fx.server.sharedExecution.subscribers === 0, 'all 100 left');
+    await sharedSubscribers(fx.server, 0, 'all 100 left');
     expect({ groups: fx.server.sharedExecution.groups, heldResults: fx.server.sharedExecution.heldResults }).toEqual({ groups: 0, heldResults: 0 });
   });
 
@@ -161,7 +161,7 @@ describe('shared execution of subscription events', () => {
     // Revisions 2 … 6, once with the deltas and once without.
     expect(sharingSince(before)).toEqual({ executed: 10, shared: 24 - 10 });
     raw.ws.close();
-    await waitUntil(() => fx.server.sharedExecution.subscribers === 0, 'all 6 left');
+    await sharedSubscribers(fx.server, 0, 'all 6 left');
   });
 
   it("the caller's scope separates results: a read-token subscriber and a full-token one execute apart", async () => {
@@ -171,7 +171,7 @@ describe('shared execution of subscription events', () => {
       const runId = 'run-scopes';
       await reserveRun(secured, runId);
       const streams = scoped.map((client, index) => subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, `scope${index}`).collector);
-      await waitUntil(() => secured.server.feed.waiterCount === 3, 'all three wait on the feed');
+      await feedWaiters(secured.server, 3, 'all three wait on the feed');
       const revision = commitMarker(secured.store, runId, 1);
       for (const stream of streams) await untilRevision(stream, revision);
       // One execution for the full scope, one shared by the two read-scope subscribers.
@@ -191,7 +191,7 @@ describe('shared execution of subscription events', () => {
     const ws = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, 'ws');
     const sse = subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, {}, 'sse');
     try {
-      await waitUntil(() => fx.server.feed.waiterCount === 2, 'both wait on the feed');
+      await feedWaiters(fx.server, 2, 'both wait on the feed');
       const before = snapshotStats();
       const revision = commitMarker(fx.store, runId, 1);
       await untilRevision(ws.collector, revision);
@@ -203,6 +203,6 @@ describe('shared execution of subscription events', () => {
       sse.close();
       ws.unsubscribe();
     }
-    await waitUntil(() => fx.server.sharedExecution.subscribers === 0, 'both left');
+    await sharedSubscribers(fx.server, 0, 'both left');
   });
 });

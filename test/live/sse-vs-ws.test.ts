@@ -11,11 +11,11 @@ import {
   subscribeSse,
   subscribeWs,
   untilRevision,
-  waitUntil,
   withoutRecordedAt,
   wsClient,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { closeAfterSse } from '../helpers/live-fixtures.js';
 import { claim, park, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
@@ -43,7 +43,7 @@ describe('SSE and graphql-ws', () => {
     try {
       for (const { sse } of streams) expect((await sse.response).status).toBe(200);
       // The live-only ones take their cursor when the server registers them.
-      await waitUntil(() => fx.server.feed.waiterCount === 6, 'all six subscriptions wait on the feed');
+      await feedWaiters(fx.server, 6, 'all six subscriptions wait on the feed');
       for (let k = 4; k <= 10; k += 1) commitMarker(fx.store, runId, k); // 5..11
       await claim(fx, runId, 'token-sse'); // 12: bump
       fx.clock.advance(1_000);
