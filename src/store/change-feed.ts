@@ -3,6 +3,8 @@ import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { DeltaReadCache } from './delta-read-cache.js';
 import * as follow from './feed-follow.js';
 import type { FollowOptions, RunDeltaEvent } from './feed-follow.js';
+import { followRunChanges, type RunChangeEvent } from './feed-run-changes.js';
+import type { WorkflowRunFilter } from './run-filter.js';
 import type { WorkflowRunRecord } from './run-records.js';
 import type { ViewerDeltaRead } from './viewer-deltas.js';
 import type { WorkflowStore } from './workflow-store.js';
@@ -25,8 +27,8 @@ interface RevisionWaiter {
 /**
  * The store's change feed (DESIGN.md "The change feed"). Its follow streams
  * ({@link followRunDeltas}, {@link followRunUpdates}, {@link followChainUpdates}) are what
- * subscriptions call; their delivery rules live in `feed-follow.ts`. A later stream (the
- * run-list change feed of issue 13) sits beside them: a method here, its rules in a sibling file.
+ * subscriptions call; their delivery rules live in `feed-follow.ts`. The run-list change feed
+ * of issue 13 ({@link followRunChanges}) sits beside them, its rules in `feed-run-changes.ts`.
  *
  * Underneath, the feed wakes readers of the durable viewer-delta log when it may have changed.
  * Two sources: this process's own commits (the store's commit hook) and commits by other
@@ -91,6 +93,21 @@ export class ChangeFeed {
    */
   followChainUpdates(rootRunId: string, options?: FollowOptions): AsyncIterableIterator<WorkflowRunRecord> {
     return this.measured(follow.followChainUpdates(this, this.store, rootRunId, options));
+  }
+
+  /**
+   * Every run created or changed, in commit order, for subscribers whose filter it matches
+   * (API.md `workflowRunChanges`, issue 13 §1): replay after a cursor, then live; a reset event
+   * for a cursor that cannot be replayed. See {@link followRunChanges} in `feed-run-changes.ts`
+   * for the rules and errors. Also the invalidation source of `@live` queries (with no filter and
+   * a null cursor).
+   *
+   * @param filter the `workflowRuns` filter (undefined: every run)
+   * @param after an event's cursor, or null for live only
+   * @throws StoreError(validation) for a malformed cursor, at once
+   */
+  followRunChanges(filter: WorkflowRunFilter | undefined, after: string | null, options?: FollowOptions): AsyncIterableIterator<RunChangeEvent> {
+    return this.measured(followRunChanges(this, this.store, filter, after, options));
   }
 
   /**

@@ -52,11 +52,12 @@ function notFound(runId: string): StoreError {
 }
 
 /**
- * A stream driven by `loop`, which must return once `aborted` fires. `aborted` fires when the
+ * A stream driven by `loop` (every follow stream of the feed, `feed-run-changes.ts` too), which
+ * must return once `aborted` fires. `aborted` fires when the
  * consumer returns (unsubscribes), when `signal` aborts, or when `loop` ends; so a consumer
  * that leaves while the loop waits on the feed frees its waiter at once.
  */
-function stream<T>(
+export function stream<T>(
   signal: AbortSignal | undefined,
   loop: (push: (value: T) => Promise<unknown>, aborted: AbortSignal) => Promise<void>,
 ): AsyncIterableIterator<T> {

@@ -64,6 +64,9 @@ export type { OpenInteractionInput } from './interactions.js';
 export { MAX_LEASE_MS, systemClock, type Clock } from './values.js';
 export { ChangeFeed, type ChangeFeedOptions } from './change-feed.js';
 export type { FollowOptions, RunDeltaEvent, ViewerSnapshotEvent } from './feed-follow.js';
+export type { RunChangeEvent } from './feed-run-changes.js';
+export { MALFORMED_RUN_CHANGE_CURSOR } from './run-change-cursor.js';
+export type { RunChangeHead } from './run-change-log.js';
 export {
   PI_WORKFLOWS_APPLICATION_ID,
   PI_WORKFLOWS_SCHEMA_NAME,

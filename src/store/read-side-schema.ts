@@ -51,6 +51,7 @@ export const READ_SIDE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   ],
   run_bindings: ['run_id', 'origin_session_id', 'execution_mode'],
   run_sources: ['run_id', 'mount_path', 'source_type', 'source_ref', 'source_revision'],
+  events: ['event_seq', 'resource_id'],
   viewer_runs: ['run_id', 'presentation_revision', 'retained_from_revision'],
   viewer_deltas: ['run_id', 'presentation_revision', 'delta_index', 'target_type', 'target_key', 'patch_hash', 'recorded_at'],
 };

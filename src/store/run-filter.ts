@@ -1,4 +1,4 @@
-import type { LineageKind, QueueStatus, RunStatus } from './run-records.js';
+import type { LineageKind, QueueStatus, RunStatus, WorkflowRunRecord } from './run-records.js';
 
 /** Filter of `listWorkflowRunSlice` and `countWorkflowRuns`; all parts optional, combined with AND (API.md). */
 export interface WorkflowRunFilter {
@@ -74,5 +74,52 @@ export function matchesLineage(
     (filter.rootRunId === undefined || run.rootRunId === filter.rootRunId) &&
     (filter.parentRunId === undefined || run.parentRunId === filter.parentRunId) &&
     (filter.lineageKind === undefined || run.lineageKind === filter.lineageKind)
+  );
+}
+
+/** The fields of a run record a filter reads (see {@link matchesFilter}). */
+export type FilterableRun = Pick<
+  WorkflowRunRecord,
+  'runStateStatus' | 'status' | 'rootRunId' | 'parentRunId' | 'lineageKind' | 'originSessionId' | 'workflowName'
+>;
+
+/**
+ * Whether a run record passes a filter: the same definition as {@link filterClause}, for a
+ * record already read (the run-list change feed's live matching, issue 13 §1). `status` is the
+ * durable status (`runs.status` = the record's `runStateStatus`), `queueStatus` the scheduling
+ * status (`run_queue.status` = the record's `status`); `originSessionId` matches interactive
+ * runs only (a headless record shows a null origin session).
+ */
+export function matchesFilter(run: FilterableRun, filter: WorkflowRunFilter | undefined): boolean {
+  return matchesFixedParts(run, filter) && mayHaveMatched(filter, [run.runStateStatus], [run.status]);
+}
+
+/**
+ * Whether a run passes the parts of a filter that never change once the run is inserted
+ * (lineage, origin session, workflow name): a run failing them never matched and never will.
+ */
+export function matchesFixedParts(run: FilterableRun, filter: WorkflowRunFilter | undefined): boolean {
+  if (filter === undefined) return true;
+  return (
+    matchesLineage(run, filter) &&
+    (filter.originSessionId === undefined || run.originSessionId === filter.originSessionId) &&
+    (filter.workflowName === undefined || run.workflowName === filter.workflowName)
+  );
+}
+
+/**
+ * Whether the parts of a filter that change over a run's life (`status`, `queueStatus`) pass
+ * for some durable status and some scheduling status among those given (the states a run has
+ * held, or its current ones).
+ */
+export function mayHaveMatched(
+  filter: WorkflowRunFilter | undefined,
+  statuses: readonly string[],
+  queueStatuses: readonly string[],
+): boolean {
+  if (filter === undefined) return true;
+  return (
+    (filter.status === undefined || filter.status.some((status) => statuses.includes(status))) &&
+    (filter.queueStatus === undefined || filter.queueStatus.some((status) => queueStatuses.includes(status)))
   );
 }

@@ -57,6 +57,7 @@ import {
   type RunEventRecord,
 } from './run-transitions.js';
 import { RunOrderIndex } from './run-order-index.js';
+import { runChangeLogOf, type RunChangeHead, type RunChangeLog, type RunChangeRow } from './run-change-log.js';
 import type { StateFile } from './state-file.js';
 import type { StoreContext } from './store-context.js';
 import { resolveNow, sha256Hex, systemClock, type Clock } from './values.js';
@@ -114,6 +115,8 @@ export class WorkflowStore {
   /** What kind of file is open: our own, or a pi-workflows state file served read-only (issue 12). */
   readonly file: StateFile;
   private readonly context: StoreContext;
+  /** The durable order of run changes (issue 13 §1). */
+  private readonly runChanges: RunChangeLog;
 
   private constructor(context: StoreContext) {
     this.context = context;
@@ -123,6 +126,7 @@ export class WorkflowStore {
     this.interactions = new InteractionStore(context.database, context.blobs);
     this.projectId = context.projectId;
     this.file = context.database.file;
+    this.runChanges = runChangeLogOf(context.database);
   }
 
   /**
@@ -437,6 +441,44 @@ export class WorkflowStore {
   /** A keyset slice of a chain in lineage order, root first (API.md `lineage`). See {@link lineageSlice}. */
   lineageSlice(rootRunId: string, request: LineageSliceRequest): Array<KeyedRun<LineageKey>> {
     return lineageSlice(this.context, rootRunId, request);
+  }
+
+  /**
+   * Where the durable order of run changes stands (issue 13 §1; see `run-change-log.ts`).
+   *
+   * @returns the database identity, the newest position, and the oldest position a replay can
+   *   start from
+   */
+  runChangeHead(): RunChangeHead {
+    return this.runChanges.head();
+  }
+
+  /**
+   * The runs whose latest change is after a position, oldest position first, each with its
+   * record, all read in one snapshot together with the log's head (so a record is never older
+   * than its position). The run-list change feed's read (`feed-run-changes.ts`).
+   *
+   * @param afterSeq a position of the log (≥ 0)
+   * @param limit at most this many runs
+   * @returns `head`; `changes`; `scannedTo`, the last position read (`afterSeq` when none: a
+   *   run gone from `runs` is skipped but still passed); `full`, true when `limit` rows were read
+   *   (more may follow at once)
+   */
+  readRunChanges(
+    afterSeq: number,
+    limit: number,
+  ): { head: RunChangeHead; changes: Array<RunChangeRow & { run: WorkflowRunRecord }>; scannedTo: number; full: boolean } {
+    return this.database.readSnapshot(() => {
+      const head = this.runChanges.head();
+      const rows = this.runChanges.readAfter(afterSeq, limit);
+      const runs = getWorkflowRuns(this.context, rows.map((row) => row.runId));
+      const changes: Array<RunChangeRow & { run: WorkflowRunRecord }> = [];
+      rows.forEach((row, index) => {
+        const run = runs[index];
+        if (run !== undefined) changes.push({ ...row, run });
+      });
+      return { head, changes, scannedTo: rows.at(-1)?.seq ?? afterSeq, full: rows.length === limit };
+    });
   }
 
   /**

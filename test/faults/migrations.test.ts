@@ -79,8 +79,9 @@ describe('migrations at the server level', () => {
     connection.pragma('journal_mode = WAL');
     expect(applyMigrations(bareDatabase(connection, olderDb), MIGRATIONS.slice(0, 1))).toEqual([1]);
     connection.close();
-    // Data written by a store against the 0001 layout (0002 only adds indexes): open a copy with
-    // the full store, write, then drop what 0002 added and its record.
+    // Data written by a store against the 0001 layout (0002 only adds indexes, 0003 a log fed by
+    // triggers): open a copy with the full store, write, then drop what 0002 and 0003 added and
+    // their records.
     const scratch = join(dir, 'scratch.db');
     copyFileSync(olderDb, scratch);
     const store = WorkflowStore.open({ path: scratch, projectPath: dir });
@@ -104,6 +105,12 @@ describe('migrations at the server level', () => {
     expect(introduced.length).toBeGreaterThan(0);
     expect(added.map((row) => row.name)).toEqual(expect.arrayContaining(introduced));
     for (const name of introduced) downgrade.exec(`DROP INDEX ${name}`);
+    // 0003 (the run change log): its triggers, view and tables.
+    for (const kind of ['TRIGGER', 'VIEW', 'TABLE']) {
+      const names = MIGRATIONS[2]?.sql.match(new RegExp(`CREATE ${kind} (\\w+)`, 'g'))?.map((statement) => statement.split(' ')[2] as string) ?? [];
+      expect(names.length).toBeGreaterThan(0);
+      for (const name of names) downgrade.exec(`DROP ${kind} ${name}`);
+    }
     downgrade.exec('DELETE FROM schema_migrations WHERE version > 1');
     downgrade.close();
     copyFileSync(scratch, olderDb);

@@ -44,12 +44,14 @@ describe('migrations (STORE.md §13.9)', () => {
     expect(loadMigrations().map((migration) => [migration.version, migration.name])).toEqual([
       [1, '0001_state_store'],
       [2, '0002_lineage_indexes'],
+      [3, '0003_run_changes'],
     ]);
     open().close();
     const rows = migrationRows() as Array<{ version: number; name: string }>;
     expect(rows.map((row) => [row.version, row.name])).toEqual([
       [1, '0001_state_store'],
       [2, '0002_lineage_indexes'],
+      [3, '0003_run_changes'],
     ]);
   });
 
@@ -83,6 +85,8 @@ describe('migrations (STORE.md §13.9)', () => {
         'projects',
         'resources',
         'run_bindings',
+        'run_change_head',
+        'run_changes',
         'run_queue',
         'run_sources',
         'runs',
@@ -102,19 +106,19 @@ describe('migrations (STORE.md §13.9)', () => {
   it('refuses a database with a newer migration, leaving its bytes unchanged', () => {
     open().close();
     const db = new Database(path);
-    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (3, '0003_future', 1)").run();
+    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (4, '0004_future', 1)").run();
     db.close();
     const before = fileHash(path);
     expectStoreError(
       () => open(),
-      `Workflow state database ${path} has migration 0003_future, newer than this server knows (latest 0002_lineage_indexes); upgrade the server`,
+      `Workflow state database ${path} has migration 0004_future, newer than this server knows (latest 0003_run_changes); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
     expect(existsSync(`${path}-wal`)).toBe(false);
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} has migration 0003_future, newer than this server knows (latest 0002_lineage_indexes); upgrade the server`,
+      `Workflow state database ${path} has migration 0004_future, newer than this server knows (latest 0003_run_changes); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
@@ -150,7 +154,7 @@ describe('migrations (STORE.md §13.9)', () => {
     new Database(path).close();
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} is not migrated to 0002_lineage_indexes; open it read-write once to upgrade`,
+      `Workflow state database ${path} is not migrated to 0003_run_changes; open it read-write once to upgrade`,
       'integrity',
     );
   });

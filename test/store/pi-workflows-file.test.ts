@@ -195,7 +195,7 @@ describe('a pi-workflows state file', () => {
     const { seeded } = seededFile({ readSideOnly: true });
     const store = open();
     try {
-      expect(store.file).toMatchObject({ kind: 'pi-workflows', tableCount: 12, optionalColumns: { 'workflow_messages.trigger_turn': false } });
+      expect(store.file).toMatchObject({ kind: 'pi-workflows', tableCount: 13, optionalColumns: { 'workflow_messages.trigger_turn': false } });
       const filters = [
         undefined,
         { status: ['failed' as const] },

@@ -1,0 +1,310 @@
+/**
+ * The run-list change feed on its own, without GraphQL (issue 13 §1): `ChangeFeed.followRunChanges`
+ * over the durable order of migration 0003 (`run_changes`), its cursors, resets, filter rule and
+ * resume after a reopen. The subscription over real sockets is covered by
+ * test/live/run-changes.test.ts.
+ */
+import { rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ChangeFeed,
+  MALFORMED_RUN_CHANGE_CURSOR,
+  WorkflowStore,
+  type RunChangeEvent,
+} from '../../src/store/index.js';
+import { READ_PAGE } from '../../src/store/feed-run-changes.js';
+import {
+  claim,
+  expectStoreError,
+  openTestStore,
+  reserve,
+  reserveInput,
+  snapshotTables,
+  T0,
+  tempDir,
+  type TestStore,
+} from '../helpers/store-fixtures.js';
+import { connectionOf } from '../helpers/store-internals.js';
+import { createPiWorkflowsFile } from '../helpers/pi-workflows-file.js';
+
+let t: TestStore;
+let feed: ChangeFeed;
+beforeEach(() => {
+  t = openTestStore();
+  feed = new ChangeFeed(t.store, { pollIntervalMs: 25 });
+});
+afterEach(() => {
+  feed.close();
+  t.close();
+});
+
+async function take<T>(stream: AsyncIterator<T>, count: number): Promise<T[]> {
+  const values: T[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const item = await stream.next();
+    if (item.done === true) throw new Error(`stream ended after ${index} events`);
+    values.push(item.value);
+  }
+  return values;
+}
+
+/** What a test compares: run id, queue status, durable status, presentation revision; or the reset. */
+const label = (event: RunChangeEvent): string =>
+  event.kind === 'change'
+    ? `${event.run.runId} ${event.run.status}/${event.run.runStateStatus} r${event.run.presentationRevision}`
+    : 'reset';
+
+const decoded = (cursor: string): string => Buffer.from(cursor, 'base64url').toString('utf8');
+const databaseId = (): string => t.store.runChangeHead().databaseId;
+const cursorAt = (seq: number, id = databaseId()): string => Buffer.from(`v1:${id}:${seq}`).toString('base64url');
+
+/** Lets the stream run until it waits (the store is synchronous). */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('ChangeFeed.followRunChanges: order and cursors', () => {
+  it('after null: live from the head at the call, in commit order, each run in the state its commit left', async () => {
+    reserve(t.store, 'run-old');
+    const stream = feed.followRunChanges(undefined, null);
+    reserve(t.store, 'run-1', { originSessionId: 'session-1' }); // after the call, before the first pull
+    reserve(t.store, 'run-2', { originSessionId: 'session-2' });
+    const first = await take(stream, 2);
+    expect(first.map(label)).toEqual(['run-1 queued/queued r1', 'run-2 queued/queued r1']);
+    const next = stream.next();
+    await settle();
+    claim(t.store, 'run-1');
+    expect(label((await next).value as RunChangeEvent)).toBe('run-1 starting/queued r2');
+    await stream.return?.();
+    expect(feed.waiterCount).toBe(0);
+  });
+
+  it('replay after a cursor: each run that changed since once, in its latest state, ordered by its latest change; then live', async () => {
+    const live = feed.followRunChanges(undefined, null);
+    reserve(t.store, 'run-1', { originSessionId: 'session-1' });
+    const [seen] = await take(live, 1);
+    await live.return?.();
+    if (seen?.kind !== 'change') throw new Error('expected a change');
+    // Away: run-2 created, run-1 claimed and renewed (two changes), run-2 claimed.
+    reserve(t.store, 'run-2', { originSessionId: 'session-2' });
+    claim(t.store, 'run-1');
+    t.store.renewWorkflowRunClaim({ runId: 'run-1', claimToken: 'token-run-1', leaseMs: 60_000 });
+    claim(t.store, 'run-2');
+    const stream = feed.followRunChanges(undefined, seen.cursor);
+    expect((await take(stream, 2)).map(label)).toEqual(['run-1 starting/queued r3', 'run-2 starting/queued r2']);
+    const next = stream.next();
+    await settle();
+    t.store.recordViewerDeltas('run-1', [{ targetType: 'timeline' }]);
+    expect(label((await next).value as RunChangeEvent)).toBe('run-1 starting/queued r4');
+    await stream.return?.();
+  });
+
+  it('the cursor is opaque base64url of v1:<database id>:<position>; positions grow by commit', async () => {
+    const stream = feed.followRunChanges(undefined, null);
+    reserve(t.store, 'run-1');
+    reserve(t.store, 'run-2', { originSessionId: 'session-2' });
+    const events = await take(stream, 2);
+    await stream.return?.();
+    const cursors = events.map((event) => decoded(event.cursor));
+    expect(cursors.map((cursor) => cursor.split(':').slice(0, 2).join(':'))).toEqual([`v1:${databaseId()}`, `v1:${databaseId()}`]);
+    const positions = cursors.map((cursor) => Number(cursor.split(':')[2]));
+    expect(positions[1]).toBeGreaterThan(positions[0] as number);
+    expect(positions[1]).toBe(t.store.runChangeHead().head);
+    expect(databaseId()).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('a replay longer than a page: every run once, in order, no gap, no duplicate', async () => {
+    const start = cursorAt(t.store.runChangeHead().head);
+    const ids = Array.from({ length: READ_PAGE * 2 + 5 }, (_, index) => `run-${String(index).padStart(3, '0')}`);
+    t.store.transaction(() => ids.forEach((id) => reserve(t.store, id, { originSessionId: `session-${id}` })));
+    const stream = feed.followRunChanges(undefined, start);
+    const events = await take(stream, ids.length);
+    expect(events.map((event) => (event.kind === 'change' ? event.run.runId : 'reset'))).toEqual(ids);
+    const next = stream.next();
+    await settle();
+    claim(t.store, 'run-000');
+    expect(label((await next).value as RunChangeEvent)).toBe('run-000 starting/queued r2');
+    await stream.return?.();
+  });
+
+  it('a cursor of another database, or ahead of the head: reset first (cursor = head), then live', async () => {
+    reserve(t.store, 'run-1');
+    for (const ahead of [false, true]) {
+      const head = t.store.runChangeHead().head;
+      const cursor = ahead ? cursorAt(head + 1) : cursorAt(3, '0123456789abcdef0123456789abcdef');
+      const stream = feed.followRunChanges(undefined, cursor);
+      const [reset] = await take(stream, 1);
+      expect(reset).toEqual({ kind: 'reset_required', cursor: cursorAt(head) });
+      const next = stream.next();
+      await settle();
+      claim(t.store, 'run-1', 'runner-1', `token-${cursor}`);
+      expect(((await next).value as RunChangeEvent).kind).toBe('change');
+      await stream.return?.();
+    }
+  });
+
+  it('a malformed cursor: the exact error at the call, nothing read or written', () => {
+    reserve(t.store, 'run-1');
+    const before = snapshotTables(t.store);
+    for (const cursor of ['', 'not a cursor', Buffer.from('v2:abc:1').toString('base64url'), cursorAt(1).slice(0, -1) + '!', `${cursorAt(1)}=`, Buffer.from('v1:abc:01').toString('base64url'), 'x'.repeat(10_000)]) {
+      const error = expectStoreError(() => feed.followRunChanges(undefined, cursor), MALFORMED_RUN_CHANGE_CURSOR, 'validation');
+      expect(error.field).toBe('after');
+    }
+    expect(MALFORMED_RUN_CHANGE_CURSOR).toBe(
+      'Malformed run change cursor: pass the cursor of a WorkflowRunChange or WorkflowRunChangesResetRequired event, or null for live only',
+    );
+    expect(snapshotTables(t.store)).toEqual(before);
+  });
+
+  it('a failed write changes no position: no row, no event', async () => {
+    reserve(t.store, 'run-1');
+    const head = t.store.runChangeHead();
+    const before = connectionOf(t.store).prepare('SELECT * FROM run_changes ORDER BY change_seq').all();
+    expect(() => t.store.reserveWorkflowRun(reserveInput('run-1', { workflowSourceRef: 'other.json' }))).toThrow();
+    expect(() => t.store.claimWorkflowRun({ runId: 'run-1', runnerId: 'r', claimToken: 'tok', leaseMs: -1 })).toThrow();
+    expect(t.store.runChangeHead()).toEqual(head);
+    expect(connectionOf(t.store).prepare('SELECT * FROM run_changes ORDER BY change_seq').all()).toEqual(before);
+  });
+});
+
+describe('ChangeFeed.followRunChanges: filter', () => {
+  const statuses = (event: RunChangeEvent | undefined): string =>
+    event?.kind === 'change' ? `${event.run.runId} ${event.run.status}/${event.run.runStateStatus}` : String(event?.kind);
+
+  it('only runs that match; a run that leaves the filter comes once more (so a list drops it); one that never matched never comes', async () => {
+    reserve(t.store, 'run-a', { originSessionId: 'session-a' });
+    reserve(t.store, 'run-b', { originSessionId: 'session-b' });
+    const stream = feed.followRunChanges({ queueStatus: ['starting', 'running'] }, null);
+    const step = async (write: () => void): Promise<string> => {
+      const next = stream.next();
+      await settle();
+      write();
+      return statuses((await next).value as RunChangeEvent);
+    };
+    expect(await step(() => claim(t.store, 'run-a'))).toBe('run-a starting/queued'); // joins
+    expect(
+      await step(() => {
+        t.store.recordViewerDeltas('run-b', [{ targetType: 'timeline' }]); // queued, never matched: skipped
+        t.store.markWorkflowRunRunning({ runId: 'run-a', claimToken: 'token-run-a' });
+      }),
+    ).toBe('run-a running/queued');
+    expect(
+      await step(() => t.store.settleWorkflowRun({ runId: 'run-a', claimToken: 'token-run-a', status: 'completed' })),
+    ).toBe('run-a done/completed'); // leaves
+    expect(await step(() => claim(t.store, 'run-b'))).toBe('run-b starting/queued');
+    await stream.return?.();
+  });
+
+  it('replay with a filter: what left the filter while away comes in its latest state; the fixed parts (session, workflow, lineage) exclude for good', async () => {
+    reserve(t.store, 'run-a', { originSessionId: 'session-a' });
+    reserve(t.store, 'run-c', { originSessionId: 'session-c' });
+    const start = cursorAt(t.store.runChangeHead().head);
+    claim(t.store, 'run-a');
+    t.store.settleWorkflowRun({ runId: 'run-a', claimToken: 'token-run-a', status: 'failed', error: 'boom' });
+    claim(t.store, 'run-c');
+    reserve(t.store, 'run-d', { originSessionId: 'session-d' }); // queued only: never matched
+    const stream = feed.followRunChanges({ queueStatus: ['starting'] }, start);
+    expect((await take(stream, 2)).map(statuses)).toEqual(['run-a failed/failed', 'run-c starting/queued']);
+    await stream.return?.();
+    const bySession = feed.followRunChanges({ originSessionId: 'session-c', queueStatus: ['starting'] }, start);
+    expect((await take(bySession, 1)).map(statuses)).toEqual(['run-c starting/queued']);
+    const next = bySession.next();
+    await settle();
+    claim(t.store, 'run-d'); // another session: not delivered
+    t.store.recordViewerDeltas('run-c', [{ targetType: 'timeline' }]);
+    expect(statuses((await next).value as RunChangeEvent)).toBe('run-c starting/queued');
+    await bySession.return?.();
+  });
+});
+
+describe('the durable order: migration 0003', () => {
+  it('survives a reopen: a cursor of the last session replays what changed since, with the same database id', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'state.db');
+    try {
+      let store = WorkflowStore.open({ path, projectPath: dir });
+      store.reserveWorkflowRun(reserveInput('run-1'));
+      const { databaseId: id, head } = store.runChangeHead();
+      store.close();
+      store = WorkflowStore.open({ path, projectPath: dir });
+      store.reserveWorkflowRun(reserveInput('run-2', { originSessionId: 'session-2' }));
+      const reopened = new ChangeFeed(store, { pollIntervalMs: 25 });
+      const stream = reopened.followRunChanges(undefined, Buffer.from(`v1:${id}:${head}`).toString('base64url'));
+      expect((await take(stream, 1)).map((event) => (event.kind === 'change' ? event.run.runId : 'reset'))).toEqual(['run-2']);
+      expect(store.runChangeHead().databaseId).toBe(id);
+      await stream.return?.();
+      reopened.close();
+      store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('backfills the runs of a database written before it, oldest change first, with their statuses', () => {
+    const dir = tempDir();
+    const path = join(dir, 'state.db');
+    const clock = { t: 1_000 };
+    try {
+      let store = WorkflowStore.open({ path, projectPath: dir, clock: () => clock.t });
+      store.reserveWorkflowRun(reserveInput('run-1'));
+      clock.t += 10;
+      store.reserveWorkflowRun(reserveInput('run-2', { originSessionId: 'session-2' }));
+      clock.t += 10;
+      store.claimWorkflowRun({ runId: 'run-1', runnerId: 'runner-1', claimToken: 'token-1', leaseMs: 60_000 }); // run-1 now newest
+      store.close();
+      // Back to a database of migration 0002 (as an older server left it), then reopen: 0003 runs.
+      const raw = new Database(path);
+      raw.exec(`DROP TRIGGER run_changes_viewer_insert; DROP TRIGGER run_changes_viewer_revision;
+        DROP TRIGGER run_changes_run_status; DROP TRIGGER run_changes_queue_insert; DROP TRIGGER run_changes_queue_status;
+        DROP VIEW run_change_marks; DROP TABLE run_changes; DROP TABLE run_change_head;
+        DELETE FROM schema_migrations WHERE version = 3;`);
+      raw.close();
+      store = WorkflowStore.open({ path, projectPath: dir, clock: () => clock.t });
+      const rows = connectionOf(store).prepare('SELECT * FROM run_changes ORDER BY change_seq').all();
+      expect(rows).toEqual([
+        { change_seq: 1, run_id: 'run-2', statuses: ',queued,', queue_statuses: ',queued,' },
+        { change_seq: 2, run_id: 'run-1', statuses: ',queued,', queue_statuses: ',starting,' },
+      ]);
+      expect(store.runChangeHead()).toEqual({ databaseId: expect.stringMatching(/^[0-9a-f]{32}$/), head: 2, floor: 0 });
+      store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a pi-workflows state file: the order it keeps (events.event_seq), read only', () => {
+  it('replay, then live from another connection; a viewer revision without an event is no position there; a foreign cursor resets', async () => {
+    const dir = tempDir('pi-feed-');
+    const path = join(dir, 'state.sqlite');
+    const writer = createPiWorkflowsFile(path, { line: '0.14' });
+    let store: WorkflowStore | undefined;
+    let piFeed: ChangeFeed | undefined;
+    try {
+      writer.transaction(() => writer.reserveRun({ runId: 'run-1', originSessionId: 'session-1', at: T0 }));
+      writer.transaction(() => writer.reserveRun({ runId: 'run-2', originSessionId: 'session-2', at: T0 + 1 }));
+      store = WorkflowStore.open({ path, projectPath: dir });
+      piFeed = new ChangeFeed(store, { pollIntervalMs: 10 });
+      const head = store.runChangeHead();
+      expect(head).toEqual({ databaseId: `piwf-${T0}`, head: 2, floor: 0 });
+      const stream = piFeed.followRunChanges(undefined, cursorAt(0, head.databaseId));
+      const replay = await take(stream, 2);
+      expect(replay.map(label)).toEqual(['run-1 queued/queued r1', 'run-2 queued/queued r1']);
+      expect(replay.map((event) => decoded(event.cursor))).toEqual([`v1:piwf-${T0}:1`, `v1:piwf-${T0}:2`]);
+      writer.transaction(() => writer.claim('run-1', 'runner-1', 'token-1', T0 + 60_000, T0 + 2));
+      expect((await take(stream, 1)).map(label)).toEqual(['run-1 starting/queued r2']);
+      writer.transaction(() => writer.recordViewerRevision('run-2', [{ targetType: 'timeline' }], T0 + 3));
+      writer.transaction(() => writer.claim('run-2', 'runner-1', 'token-2', T0 + 60_000, T0 + 4));
+      expect((await take(stream, 1)).map(label)).toEqual(['run-2 starting/queued r3']);
+      await stream.return?.();
+      const foreign = piFeed.followRunChanges(undefined, cursorAt(1));
+      expect(await take(foreign, 1)).toEqual([{ kind: 'reset_required', cursor: Buffer.from(`v1:piwf-${T0}:4`).toString('base64url') }]);
+      await foreign.return?.();
+    } finally {
+      piFeed?.close();
+      store?.close();
+      writer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
