@@ -1,9 +1,11 @@
 import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
+import ValidationPlugin from '@pothos/plugin-validation';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { GraphQLContext } from './context.js';
 import { decodeGlobalId, MAX_GLOBAL_ID_LENGTH } from './global-ids.js';
+import { inputValidationError } from './input-limits.js';
 
 /**
  * The Pothos schema builder: plugins, scalars and the three (empty) root types (DESIGN.md
@@ -21,7 +23,7 @@ export const builder = new SchemaBuilder<{
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ErrorsPlugin, RelayPlugin],
+  plugins: [ErrorsPlugin, ValidationPlugin, RelayPlugin],
   defaultFieldNullability: false,
   relay: {
     clientMutationId: 'omit',
@@ -55,7 +57,11 @@ export const builder = new SchemaBuilder<{
   },
   errors: {
     defaultTypes: [],
+    // Input limits (input-limits.ts) fail before the resolver runs: their ValidationError is a
+    // member of the mutation's result union, not a GraphQL error.
+    unsafelyHandleInputErrors: true,
   },
+  validation: { validationError: (failure) => inputValidationError(failure) },
 });
 
 builder.addScalarType('DateTime', DateTimeResolver);

@@ -1,4 +1,18 @@
+import type { StandardSchemaV1 } from '@pothos/plugin-validation';
+import { z } from 'zod';
 import { ValidationError } from './errors.js';
+
+/**
+ * The one input-validation layer (issue 11 item 6): the limits of mutation inputs, declared on
+ * the input fields as `validate: limitedText()` / `validate: limitedJson` and checked by
+ * `@pothos/plugin-validation` before the resolver runs; {@link inputValidationError} turns the
+ * first failure into the `ValidationError` member of the mutation's result union (the errors
+ * plugin catches it: `errors.unsafelyHandleInputErrors` in builder.ts). Nothing reaches the
+ * store, so nothing is written.
+ *
+ * Because the check runs before the resolver, a caller that may not mutate (read scope,
+ * read-only server) and sends an oversized value gets ValidationError, not ForbiddenError.
+ */
 
 /** Longest accepted id, name, ref or token, in characters. */
 export const MAX_TEXT_LENGTH = 4_096;
@@ -10,32 +24,51 @@ export const MAX_JSON_DEPTH = 64;
 export const MAX_JSON_BYTES = 1_048_576;
 
 /**
- * Refuses an oversized string input.
+ * A string input of at most `max` characters. A null or absent value is not checked.
  *
- * @throws ValidationError `<field> must be at most <max> characters`
+ * @returns a zod schema whose issue reads `must be at most <max> characters`
  */
-export function assertText(value: string | null | undefined, field: string, max = MAX_TEXT_LENGTH): void {
-  if (typeof value === 'string' && value.length > max) {
-    throw new ValidationError(`${field} must be at most ${max} characters`, field);
-  }
+export function limitedText(max = MAX_TEXT_LENGTH) {
+  return z.string().max(max, { error: `must be at most ${max} characters` });
 }
 
 /**
- * Refuses a JSON input value nested deeper than {@link MAX_JSON_DEPTH} or larger than
- * {@link MAX_JSON_BYTES}. Iterative, so a hostile depth cannot overflow the stack.
- *
- * @throws ValidationError `<field> is nested deeper than 64 levels`, `<field> is larger than 1048576 bytes`
+ * What is wrong with a JSON input value, or null: nested deeper than {@link MAX_JSON_DEPTH} or
+ * larger than {@link MAX_JSON_BYTES}. Iterative, so a hostile depth cannot overflow the stack.
  */
-export function assertJson(value: unknown, field: string): void {
-  if (value === undefined || value === null) return;
+function jsonProblem(value: unknown): string | null {
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
     const [item, depth] = stack.pop() as [unknown, number];
     if (typeof item !== 'object' || item === null) continue;
-    if (depth > MAX_JSON_DEPTH) throw new ValidationError(`${field} is nested deeper than ${MAX_JSON_DEPTH} levels`, field);
+    if (depth > MAX_JSON_DEPTH) return `is nested deeper than ${MAX_JSON_DEPTH} levels`;
     for (const child of Object.values(item)) stack.push([child, depth + 1]);
   }
-  if (Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') > MAX_JSON_BYTES) {
-    throw new ValidationError(`${field} is larger than ${MAX_JSON_BYTES} bytes`, field);
-  }
+  if (Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') > MAX_JSON_BYTES) return `is larger than ${MAX_JSON_BYTES} bytes`;
+  return null;
+}
+
+/**
+ * A JSON input value within {@link MAX_JSON_DEPTH} and {@link MAX_JSON_BYTES}; issues read
+ * `is nested deeper than 64 levels`, `is larger than 1048576 bytes`. A null or absent value is
+ * not checked.
+ */
+export const limitedJson = z.unknown().superRefine((value, context) => {
+  const problem = jsonProblem(value);
+  if (problem !== null) context.addIssue({ code: 'custom', message: problem });
+});
+
+/**
+ * The plugin's `validationError` hook: the first issue as a `ValidationError`.
+ *
+ * @param failure the issues; each path starts with the argument name (`input`), which the field
+ *   name leaves out (`input.claim.runnerId` → `claim.runnerId`)
+ * @returns ValidationError `<field> <issue>`, e.g. `runId must be at most 4096 characters`,
+ *   with `field` set
+ */
+export function inputValidationError(failure: StandardSchemaV1.FailureResult): ValidationError {
+  const issue = failure.issues[0];
+  const path = (issue?.path ?? []).slice(1).map((segment) => String(typeof segment === 'object' ? segment.key : segment));
+  const field = path.join('.');
+  return new ValidationError(`${field} ${issue?.message ?? 'is invalid'}`, field === '' ? null : field);
 }

@@ -1,26 +1,27 @@
 import type { ClaimRequest } from '../../store/index.js';
 import { builder } from '../builder.js';
-import { assertText } from '../input-limits.js';
+import { limitedText } from '../input-limits.js';
 
 /** `ClaimInput`: reserve and claim in one transaction (prepare-or-adopt). */
 export const ClaimInputRef = builder.inputType('ClaimInput', {
   description: 'Claim the run in the same transaction. The token is stored only as a SHA-256 hash and never returned.',
   fields: (t) => ({
-    runnerId: t.string({ required: true, description: 'Id of the runner taking the lease (stored as the claim owner).' }),
-    claimToken: t.string({ required: true, description: 'Secret chosen by the caller; stored only as a SHA-256 hash, never returned.' }),
+    runnerId: t.string({ validate: limitedText(), required: true, description: 'Id of the runner taking the lease (stored as the claim owner).' }),
+    claimToken: t.string({
+      validate: limitedText(),
+      required: true,
+      description: 'Secret chosen by the caller; stored only as a SHA-256 hash, never returned.',
+    }),
     leaseMs: t.int({ required: true, description: 'Lease duration in ms, 1 … 86400000.' }),
   }),
 });
 
 /**
- * Checks and converts a `ClaimInput`.
+ * Converts a `ClaimInput` (its limits are checked by the fields' `validate`).
  *
  * @returns undefined when no claim was given
- * @throws ValidationError for oversized strings
  */
 export function claimRequest(claim: typeof ClaimInputRef.$inferInput | null | undefined): ClaimRequest | undefined {
   if (claim == null) return undefined;
-  assertText(claim.runnerId, 'claim.runnerId');
-  assertText(claim.claimToken, 'claim.claimToken');
   return { runnerId: claim.runnerId, claimToken: claim.claimToken, leaseMs: claim.leaseMs };
 }

@@ -1,14 +1,15 @@
 import { builder } from '../builder.js';
 import { ClaimLostError, ConflictError, ForbiddenError, mutationErrors, NotFoundError, runMutation, ValidationError } from '../errors.js';
-import { assertText, MAX_LONG_TEXT_LENGTH } from '../input-limits.js';
+import { limitedText, MAX_LONG_TEXT_LENGTH } from '../input-limits.js';
 import { runSuccessType } from './run-success.js';
 
 const ParkInputRef = builder.inputType('ParkWorkflowRunInput', {
   description: 'Release a claim to parked; with noProgressDetail, park for worker no progress.',
   fields: (t) => ({
-    runId: t.string({ required: true, description: 'The claimed run.' }),
-    claimToken: t.string({ required: true, description: 'The token the run was claimed with.' }),
+    runId: t.string({ validate: limitedText(), required: true, description: 'The claimed run.' }),
+    claimToken: t.string({ validate: limitedText(), required: true, description: 'The token the run was claimed with.' }),
     noProgressDetail: t.string({
+      validate: limitedText(MAX_LONG_TEXT_LENGTH),
       required: false,
       description: 'When given: park for worker no progress (error code workerNoProgress; detail cut to 8192 characters).',
     }),
@@ -34,9 +35,6 @@ builder.mutationField('parkWorkflowRun', (t) =>
     errors: ERRORS,
     resolve: (_root, { input }, context) =>
       runMutation(context, () => {
-        assertText(input.runId, 'runId');
-        assertText(input.claimToken, 'claimToken');
-        assertText(input.noProgressDetail, 'noProgressDetail', MAX_LONG_TEXT_LENGTH);
         const run = context.store.parkClaimedWorkflowRun({
           runId: input.runId,
           claimToken: input.claimToken,

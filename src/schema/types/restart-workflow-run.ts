@@ -1,19 +1,25 @@
 import { builder } from '../builder.js';
 import { ConflictError, ForbiddenError, LineageError, mutationErrors, NotFoundError, RestartRejectedError, runMutation, ValidationError } from '../errors.js';
-import { assertText } from '../input-limits.js';
+import { limitedText } from '../input-limits.js';
 import { claimRequest, ClaimInputRef } from './claim-input.js';
 import { adoptedRunSuccessType } from './run-success.js';
 
 const RestartInputRef = builder.inputType('RestartWorkflowRunInput', {
   description: 'Restart a terminal run (STORE.md §13.1). Idempotent: a retry adopts the existing restart.',
   fields: (t) => ({
-    runId: t.string({ required: true, description: 'The terminal run to restart.' }),
-    originSessionId: t.string({ required: true, description: 'The Pi session asking for the restart: the origin session of the run.' }),
+    runId: t.string({ validate: limitedText(), required: true, description: 'The terminal run to restart.' }),
+    originSessionId: t.string({
+      validate: limitedText(),
+      required: true,
+      description: 'The Pi session asking for the restart: the origin session of the run.',
+    }),
     parentTerminalFingerprint: t.string({
+      validate: limitedText(),
       required: false,
       description: "Optional: when absent the server uses the run's own terminalFingerprint.",
     }),
     restartRunId: t.string({
+      validate: limitedText(),
       required: false,
       description: 'Optional: default is derived deterministically from the parent and its fingerprint.',
     }),
@@ -42,9 +48,6 @@ builder.mutationField('restartWorkflowRun', (t) =>
     errors: ERRORS,
     resolve: (_root, { input }, context) =>
       runMutation(context, () => {
-        for (const field of ['runId', 'originSessionId', 'parentTerminalFingerprint', 'restartRunId'] as const) {
-          assertText(input[field], field);
-        }
         const claim = claimRequest(input.claim);
         return context.store.restartWorkflowRun({
           runId: input.runId,

@@ -1,0 +1,74 @@
+/**
+ * The input limits of every mutation (src/schema/input-limits.ts, checked by
+ * @pothos/plugin-validation before the resolver): an oversized value is the ValidationError
+ * member of the mutation's result union, naming the field (a nested one by its path inside
+ * `input`), and nothing is written.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ClaimWorkflowRunDocument,
+  ParkWorkflowRunDocument,
+  ReserveWorkflowRunDocument,
+  RestartWorkflowRunDocument,
+  SettleWorkflowRunDocument,
+} from '../../schema/generated/graphql.js';
+import { claim, reserve, reserveInput, snapshotTables, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+
+let fx: TestServer;
+beforeEach(async () => {
+  fx = await startTestServer();
+  await reserve(fx, reserveInput('root-1'));
+  await claim(fx, 'root-1', 'token-1');
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+const LONG = 'x'.repeat(4_097);
+const VERY_LONG = 'x'.repeat(65_537);
+const invalid = (field: string, message: string) => ({ __typename: 'ValidationError', code: 'INVALID_INPUT', message, field });
+
+/** Runs a mutation that must answer a typed error and change no table; returns the error. */
+async function refused(send: () => Promise<Record<string, unknown>>): Promise<unknown> {
+  const before = snapshotTables(fx.store);
+  const result = Object.values(await send())[0];
+  expect(snapshotTables(fx.store)).toEqual(before);
+  return result;
+}
+
+describe('input limits', () => {
+  it('reserveWorkflowRun: a nested claim field is named by its path', async () => {
+    const input = reserveInput('root-2', { originSessionId: 'session-2', claim: { runnerId: LONG, claimToken: 't', leaseMs: 1_000 } });
+    expect(await refused(() => fx.data(ReserveWorkflowRunDocument, { input }))).toEqual(
+      invalid('claim.runnerId', 'claim.runnerId must be at most 4096 characters'),
+    );
+  });
+
+  it('restartWorkflowRun: restartRunId', async () => {
+    const input = { runId: 'root-1', originSessionId: 'session-1', restartRunId: LONG };
+    expect(await refused(() => fx.data(RestartWorkflowRunDocument, { input }))).toEqual(
+      invalid('restartRunId', 'restartRunId must be at most 4096 characters'),
+    );
+  });
+
+  it('claimWorkflowRun: sessionId', async () => {
+    const input = { runnerId: 'runner-2', claimToken: 't', leaseMs: 1_000, sessionId: LONG };
+    expect(await refused(() => fx.data(ClaimWorkflowRunDocument, { input }))).toEqual(invalid('sessionId', 'sessionId must be at most 4096 characters'));
+  });
+
+  it('parkWorkflowRun: noProgressDetail has the long-text limit', async () => {
+    const input = { runId: 'root-1', claimToken: 'token-1', noProgressDetail: VERY_LONG };
+    expect(await refused(() => fx.data(ParkWorkflowRunDocument, { input }))).toEqual(
+      invalid('noProgressDetail', 'noProgressDetail must be at most 65536 characters'),
+    );
+  });
+
+  it('settleWorkflowRun: error text and output JSON', async () => {
+    const error = { runId: 'root-1', claimToken: 'token-1', status: 'FAILED' as const, error: VERY_LONG };
+    expect(await refused(() => fx.data(SettleWorkflowRunDocument, { input: error }))).toEqual(invalid('error', 'error must be at most 65536 characters'));
+    let deep: unknown = 1;
+    for (let i = 0; i < 70; i += 1) deep = { a: deep };
+    const output = { runId: 'root-1', claimToken: 'token-1', status: 'COMPLETED' as const, output: deep };
+    expect(await refused(() => fx.data(SettleWorkflowRunDocument, { input: output }))).toEqual(invalid('output', 'output is nested deeper than 64 levels'));
+  });
+});
