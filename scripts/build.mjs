@@ -1,6 +1,7 @@
 /**
  * `npm run build`: compiles `src/` into `dist/` (tsconfig.build.json) and copies the live
- * page's files (`src/server/public/`) beside the compiled server, so `npm run start:prod`
+ * page's files (`src/server/public/`, plus `schema/operations/` as `public/operations/`) beside
+ * the compiled server, so `npm run start:prod`
  * (plain `node dist/server/main.js`, no tsx) serves everything `npm start` serves.
  * `dist/` is emptied first: nothing stale from a renamed or deleted source survives.
  * Plain JavaScript on purpose: it runs with `node` alone. Exits with tsc's status on a type error.
@@ -18,4 +19,6 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 cpSync(join(root, 'src', 'server', 'public'), join(dist, 'server', 'public'), { recursive: true });
+// The page loads its GraphQL operations as text (src/server/static-files.ts OPERATIONS_DIR).
+cpSync(join(root, 'schema', 'operations'), join(dist, 'server', 'public', 'operations'), { recursive: true });
 process.stdout.write(`built ${dist} (server, schema, store and the live page)\n`);

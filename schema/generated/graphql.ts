@@ -236,6 +236,62 @@ export type ErrorFieldsFragment =
   | ErrorFields_ValidationError_Fragment
 ;
 
+export type LivePageListRunFragment = { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null } } };
+
+export type LivePageTreeRunFragment = { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, presentationRevision: number, parentTerminalFingerprint: string | null, claim: { expiresAt: string } | null };
+
+export type LivePageRunRecordFragment = { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null };
+
+export type LivePageRunsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  filter?: WorkflowRunFilter | null | undefined;
+}>;
+
+
+export type LivePageRunsQuery = { workflowRuns: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null } } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type LivePageChainQueryVariables = Exact<{
+  rootRunId: string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type LivePageChainQuery = { workflowRun: { id: string, runId: string, workflowName: string, lineage: { totalCount: number, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, presentationRevision: number, parentTerminalFingerprint: string | null, claim: { expiresAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type LivePageRunQueryVariables = Exact<{
+  runId: string;
+}>;
+
+
+export type LivePageRunQuery = { workflowRun: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null };
+
+export type LivePageDeltasSubscriptionVariables = Exact<{
+  runId: string;
+  after?: number | null | undefined;
+}>;
+
+
+export type LivePageDeltasSubscription = { workflowRunDeltas:
+    | { __typename: 'ViewerDeltaBatch', runId: string, presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> }
+    | { __typename: 'ViewerSnapshotRequired', runId: string, currentRevision: number, retainedFromRevision: number, run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+   };
+
+export type LivePageRunUpdatedSubscriptionVariables = Exact<{
+  runId: string;
+}>;
+
+
+export type LivePageRunUpdatedSubscription = { workflowRunUpdated: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } };
+
+export type LivePageLineageSubscriptionVariables = Exact<{
+  rootRunId: string;
+}>;
+
+
+export type LivePageLineageSubscription = { workflowRunLineageUpdated: { id: string, runId: string } };
+
 export type ReserveWorkflowRunMutationVariables = Exact<{
   input: ReserveWorkflowRunInput;
 }>;
@@ -461,6 +517,327 @@ export const ErrorFieldsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"ErrorFields"}) as unknown as TypedDocumentString<ErrorFieldsFragment, unknown>;
+export const LivePageListRunFragmentDoc = new TypedDocumentString(`
+    fragment LivePageListRun on WorkflowRun {
+  id
+  runId
+  rootRunId
+  workflowName
+  status
+  queueStatus
+  paused
+  lineageKind
+  restartNumber
+  createdAt
+  updatedAt
+  presentationRevision
+  claim {
+    expiresAt
+  }
+  rootRun {
+    id
+    runId
+    workflowName
+    createdAt
+    lineage(first: 1) {
+      totalCount
+    }
+    latestRun {
+      id
+      runId
+      status
+      queueStatus
+      lineageKind
+      restartNumber
+      updatedAt
+      claim {
+        expiresAt
+      }
+    }
+  }
+}
+    `, {"fragmentName":"LivePageListRun"}) as unknown as TypedDocumentString<LivePageListRunFragment, unknown>;
+export const LivePageTreeRunFragmentDoc = new TypedDocumentString(`
+    fragment LivePageTreeRun on WorkflowRun {
+  id
+  runId
+  parentRunId
+  lineageKind
+  restartNumber
+  status
+  queueStatus
+  paused
+  statusDetail
+  errorCode
+  errorMessage
+  createdAt
+  presentationRevision
+  parentTerminalFingerprint
+  claim {
+    expiresAt
+  }
+}
+    `, {"fragmentName":"LivePageTreeRun"}) as unknown as TypedDocumentString<LivePageTreeRunFragment, unknown>;
+export const LivePageRunRecordFragmentDoc = new TypedDocumentString(`
+    fragment LivePageRunRecord on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+    `, {"fragmentName":"LivePageRunRecord"}) as unknown as TypedDocumentString<LivePageRunRecordFragment, unknown>;
+export const LivePageRunsDocument = new TypedDocumentString(`
+    query LivePageRuns($first: Int, $after: String, $filter: WorkflowRunFilter) {
+  workflowRuns(first: $first, after: $after, filter: $filter) {
+    totalCount
+    edges {
+      cursor
+      node {
+        ...LivePageListRun
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    fragment LivePageListRun on WorkflowRun {
+  id
+  runId
+  rootRunId
+  workflowName
+  status
+  queueStatus
+  paused
+  lineageKind
+  restartNumber
+  createdAt
+  updatedAt
+  presentationRevision
+  claim {
+    expiresAt
+  }
+  rootRun {
+    id
+    runId
+    workflowName
+    createdAt
+    lineage(first: 1) {
+      totalCount
+    }
+    latestRun {
+      id
+      runId
+      status
+      queueStatus
+      lineageKind
+      restartNumber
+      updatedAt
+      claim {
+        expiresAt
+      }
+    }
+  }
+}`, {"hash":"sha256:aab1e07fbe67777ea3fd3653455e4ac6b18967d4d6e0cb837105238ad4df0efb"}) as unknown as TypedDocumentString<LivePageRunsQuery, LivePageRunsQueryVariables>;
+export const LivePageChainDocument = new TypedDocumentString(`
+    query LivePageChain($rootRunId: String!, $first: Int, $after: String) {
+  workflowRun(runId: $rootRunId) {
+    id
+    runId
+    workflowName
+    lineage(first: $first, after: $after) {
+      totalCount
+      edges {
+        node {
+          ...LivePageTreeRun
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    fragment LivePageTreeRun on WorkflowRun {
+  id
+  runId
+  parentRunId
+  lineageKind
+  restartNumber
+  status
+  queueStatus
+  paused
+  statusDetail
+  errorCode
+  errorMessage
+  createdAt
+  presentationRevision
+  parentTerminalFingerprint
+  claim {
+    expiresAt
+  }
+}`, {"hash":"sha256:02d34b6df70ac62ffbd93109c86bfa3703747c3ba011ca30169fa09f87ab9511"}) as unknown as TypedDocumentString<LivePageChainQuery, LivePageChainQueryVariables>;
+export const LivePageRunDocument = new TypedDocumentString(`
+    query LivePageRun($runId: String!) {
+  workflowRun(runId: $runId) {
+    ...LivePageRunRecord
+  }
+}
+    fragment LivePageRunRecord on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`, {"hash":"sha256:67ac865543ca6f9b49864a1945160211aee19c387eb619a9058c8091b4c8fca6"}) as unknown as TypedDocumentString<LivePageRunQuery, LivePageRunQueryVariables>;
+export const LivePageDeltasDocument = new TypedDocumentString(`
+    subscription LivePageDeltas($runId: String!, $after: Int) {
+  workflowRunDeltas(runId: $runId, afterRevision: $after) {
+    __typename
+    ... on ViewerDeltaBatch {
+      runId
+      presentationRevision
+      deltas {
+        deltaIndex
+        targetType
+        targetKey
+        recordedAt
+        patch {
+          op
+          path
+          value
+        }
+      }
+    }
+    ... on ViewerSnapshotRequired {
+      runId
+      currentRevision
+      retainedFromRevision
+      run {
+        ...LivePageRunRecord
+      }
+    }
+  }
+}
+    fragment LivePageRunRecord on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`, {"hash":"sha256:14661796f5203f8bf7d361f294b214745bf272879835657767b5410affe9561a"}) as unknown as TypedDocumentString<LivePageDeltasSubscription, LivePageDeltasSubscriptionVariables>;
+export const LivePageRunUpdatedDocument = new TypedDocumentString(`
+    subscription LivePageRunUpdated($runId: String!) {
+  workflowRunUpdated(runId: $runId) {
+    ...LivePageRunRecord
+  }
+}
+    fragment LivePageRunRecord on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`, {"hash":"sha256:cb3e86eec9b82342d06986e7442e26bd2d4c6e3c3673b6c3a3122ab85b4a553a"}) as unknown as TypedDocumentString<LivePageRunUpdatedSubscription, LivePageRunUpdatedSubscriptionVariables>;
+export const LivePageLineageDocument = new TypedDocumentString(`
+    subscription LivePageLineage($rootRunId: String!) {
+  workflowRunLineageUpdated(rootRunId: $rootRunId) {
+    id
+    runId
+  }
+}
+    `, {"hash":"sha256:214f539f392bef0db39b29598a6cb88a756a1902ba9d2442e5a16fe6635ed1d7"}) as unknown as TypedDocumentString<LivePageLineageSubscription, LivePageLineageSubscriptionVariables>;
 export const ReserveWorkflowRunDocument = new TypedDocumentString(`
     mutation ReserveWorkflowRun($input: ReserveWorkflowRunInput!) {
   reserveWorkflowRun(input: $input) {

@@ -1,12 +1,14 @@
 /**
  * Static files of the live lineage page (`src/server/public/`): `GET /` answers
- * `index.html`, `GET /app/<file>` the page's scripts and styles, and
+ * `index.html`, `GET /app/<file>` the page's scripts and styles,
+ * `GET /app/operations/<file>.graphql` the client operation documents of `schema/operations/`
+ * (the page loads its own, `live-page.graphql`, as text; issue 13 §4), and
  * `GET /app/vendor/graphql-ws/<file>` the browser build of the `graphql-ws` client, read from
  * its installed package (no CDN, no bundler; issue 11 item 7). Nothing else is served from
  * disk; names are checked against a strict pattern so no path can leave its directory.
  * The page itself needs no token; its GraphQL calls do when the server has one.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
@@ -14,6 +16,18 @@ import { fileURLToPath } from 'node:url';
 
 /** The directory holding the page. */
 export const PUBLIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'public');
+
+/** URL prefix of the client operation documents; the page loads `${OPERATIONS_PREFIX}live-page.graphql`. */
+export const OPERATIONS_PREFIX = '/app/operations/';
+
+/**
+ * The directory of the operation documents: `public/operations/` beside the compiled server
+ * (`npm run build` copies `schema/operations/` there), else the repository's
+ * `schema/operations/` (src/server/ → ../../schema/operations).
+ */
+export const OPERATIONS_DIR =
+  [join(PUBLIC_DIR, 'operations'), join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'operations')].find((dir) => existsSync(dir)) ??
+  join(PUBLIC_DIR, 'operations');
 
 /** URL prefix of the `graphql-ws` browser client; the page imports `${GRAPHQL_WS_PREFIX}client.js`. */
 export const GRAPHQL_WS_PREFIX = '/app/vendor/graphql-ws/';
@@ -42,6 +56,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
+  '.graphql': 'application/graphql; charset=utf-8',
 };
 
 /** Same-origin only: the page talks to this server's /graphql over fetch and WebSocket. */
@@ -49,6 +64,7 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*\.[a-z]{2,4}$/;
+const OPERATIONS_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*\.graphql$/;
 
 /**
  * The file answering a page path: undefined when the path is not a page path, '' for a page
@@ -62,14 +78,19 @@ function fileFor(path: string): string | undefined {
     if (name === 'client.js') return GRAPHQL_WS_CLIENT;
     return FILE_NAME.test(name) && extname(name) === '.js' ? join(dirname(GRAPHQL_WS_CLIENT), name) : '';
   }
+  if (path.startsWith(OPERATIONS_PREFIX)) {
+    const name = path.slice(OPERATIONS_PREFIX.length);
+    return OPERATIONS_FILE_NAME.test(name) ? join(OPERATIONS_DIR, name) : '';
+  }
   if (!path.startsWith('/app/')) return undefined;
   const name = path.slice('/app/'.length);
   return FILE_NAME.test(name) ? join(PUBLIC_DIR, name) : '';
 }
 
 /**
- * Answers `GET`/`HEAD` of `/`, `/index.html` and `/app/*` from {@link PUBLIC_DIR}, and of
- * `/app/vendor/graphql-ws/*` from the installed graphql-ws package.
+ * Answers `GET`/`HEAD` of `/`, `/index.html` and `/app/*` from {@link PUBLIC_DIR}, of
+ * `/app/operations/*.graphql` from {@link OPERATIONS_DIR}, and of `/app/vendor/graphql-ws/*`
+ * from the installed graphql-ws package.
  *
  * @returns true when the request was answered (200 or 404), false when it is not a page path
  */

@@ -261,7 +261,9 @@ describe('the production image (deploy/Dockerfile), its steps run here', () => {
     expect(runtime.healthcheck?.command.slice(0, 2)).toEqual(['node', '-e']);
     expect(runtime.cmd).toEqual(['npm', 'run', '--silent', 'start:prod']);
     expect(readdirSync(mapPath(runtime, '.')).sort()).toEqual(['dist', 'migrations', 'node_modules', 'package-lock.json', 'package.json']);
-    expect(readdirSync(mapPath(runtime, 'dist/server/public')).sort()).toEqual(readdirSync(join(REPO_ROOT, 'src/server/public')).sort());
+    // The page's files, and its operation documents (schema/operations) as public/operations/.
+    expect(readdirSync(mapPath(runtime, 'dist/server/public')).sort()).toEqual([...readdirSync(join(REPO_ROOT, 'src/server/public')), 'operations'].sort());
+    expect(readdirSync(mapPath(runtime, 'dist/server/public/operations')).sort()).toEqual(readdirSync(join(REPO_ROOT, 'schema/operations')).sort());
     expect(existsSync(mapPath(runtime, 'node_modules/better-sqlite3'))).toBe(true);
     expect(existsSync(mapPath(runtime, 'node_modules/vitest'))).toBe(false); // devDependencies pruned
     expect(existsSync(mapPath(runtime, 'node_modules/typescript'))).toBe(false);
@@ -286,6 +288,8 @@ describe('the production image (deploy/Dockerfile), its steps run here', () => {
     }
     // The page's graphql-ws client, from the image's node_modules.
     expect((await fetch(`${base}/app/vendor/graphql-ws/client.js`)).status).toBe(200);
+    // The page's operations, copied into dist by the build.
+    expect((await fetch(`${base}/app/operations/live-page.graphql`)).status).toBe(200);
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', database: { path: dbPath, readOnly: false, quickCheck: 'ok' } });
@@ -363,6 +367,10 @@ describe('the production image (deploy/Dockerfile), its steps run here', () => {
     expect(await started.service.stop('SIGINT'), started.service.describe()).toBe(0);
     expect(databaseClosedCleanly(dbPath)).toBe(true);
     // pino's asynchronous stdout may flush the last two lines in either order.
-    expect(started.service.lines.events.map((line) => line.msg).sort()).toEqual(['database closed, bye', 'listening', 'shutting down: finishing in-flight requests']);
+    expect(started.service.lines.events.map((line) => line.msg).sort()).toEqual([
+      'database closed, bye',
+      'listening',
+      'shutting down: finishing in-flight requests',
+    ]);
   });
 });

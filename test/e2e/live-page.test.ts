@@ -7,7 +7,11 @@
  * Checks: chains listed; follow mode reaches a run and receives live delta batches; after the
  * server drops every WebSocket the page shows "disconnected", reconnects by itself and resumes
  * from its cursor (no gap, no duplicate); a chain with a restart is drawn as a tree with the
- * restart number. Writes test-artifacts/live-page.png.
+ * restart number. Then (issue 13 §4): a run reserved over GraphQL appears in the list and its
+ * settlement shows, without a reload; a run whose claim expires gets its stale mark; the run's
+ * GRAPH view is drawn; bookkeeping revisions are hidden until asked; the selected run is in
+ * the URL (`#run=<id>`, back and forward work) and an unknown id says so.
+ * Writes test-artifacts/live-page.png.
  *
  * Needs /usr/bin/chromium (`apt-get install -y chromium`); without it the test is skipped.
  */
@@ -43,8 +47,26 @@ async function gql<T>(server: RunningServer, query: string, variables: Record<st
   return body.data as T;
 }
 
-const dataset = (page: Page, selector: string) =>
-  page.locator(selector).evaluate((node) => ({ ...(node as HTMLElement).dataset }) as Record<string, string>);
+/** Reserves a root run of its own session; with `leaseMs`, claimed (queue STARTING) with token `token-<runId>`. */
+async function reserveRun(server: RunningServer, runId: string, workflowName: string, leaseMs?: number): Promise<void> {
+  const data = await gql<{ reserveWorkflowRun: { __typename: string } }>(
+    server,
+    `mutation ($input: ReserveWorkflowRunInput!) { reserveWorkflowRun(input: $input) { __typename ... on Error { message } } }`,
+    {
+      input: {
+        runId,
+        workflowName,
+        workflowRef: `workflows/${workflowName}.ts`,
+        definition: { name: workflowName, steps: [{ id: 'plan', type: 'agent' }] },
+        originSessionId: `session-${runId}`,
+        ...(leaseMs === undefined ? {} : { claim: { runnerId: 'runner-e2e', claimToken: `token-${runId}`, leaseMs } }),
+      },
+    },
+  );
+  expect(data.reserveWorkflowRun.__typename, JSON.stringify(data)).toBe('ReserveWorkflowRunSuccess');
+}
+
+const dataset = (page: Page, selector: string) => page.locator(selector).evaluate((node) => ({ ...(node as HTMLElement).dataset }) as Record<string, string>);
 
 describe('live lineage page (browser)', () => {
   let dir: string;
@@ -157,7 +179,9 @@ describe('live lineage page (browser)', () => {
       const stats = await dataset(page, '#feed-stats');
       expect(stats.gaps).toBe('0');
       expect(stats.duplicates).toBe('0');
-      const revisions = await page.locator('#feed li[data-revision]').evaluateAll((nodes) => nodes.map((node) => Number((node as HTMLElement).dataset.revision)));
+      const revisions = await page
+        .locator('#feed li[data-revision]')
+        .evaluateAll((nodes) => nodes.map((node) => Number((node as HTMLElement).dataset.revision)));
       expect(revisions.length).toBeGreaterThan(3);
       revisions.forEach((revision, index) => {
         if (index > 0) expect(revision).toBe((revisions[index - 1] as number) - 1);
@@ -166,10 +190,9 @@ describe('live lineage page (browser)', () => {
       // A chain with a restart: pick it in the list, see the tree with its restart number.
       const restart = await vi.waitFor(
         async () => {
-          const data = await gql<{ workflowRuns: { edges: Array<{ node: { runId: string; rootRunId: string; restartNumber: number; parentRunId: string } }> } }>(
-            server,
-            'query { workflowRuns(first: 1, filter: { lineageKind: RESTART }) { edges { node { runId rootRunId restartNumber parentRunId } } } }',
-          );
+          const data = await gql<{
+            workflowRuns: { edges: Array<{ node: { runId: string; rootRunId: string; restartNumber: number; parentRunId: string } }> };
+          }>(server, 'query { workflowRuns(first: 1, filter: { lineageKind: RESTART }) { edges { node { runId rootRunId restartNumber parentRunId } } } }');
           const node = data.workflowRuns.edges[0]?.node;
           if (node === undefined) throw new Error('no restart yet');
           return node;
@@ -183,11 +206,13 @@ describe('live lineage page (browser)', () => {
       expect(await restartNode.getAttribute('data-restart-number')).toBe(String(restart.restartNumber));
       expect(await restartNode.locator('.badge.kind').textContent()).toBe(`restart #${restart.restartNumber}`);
       // The restart sits under its failed parent in the tree.
-      const parentOfRestart = await restartNode.evaluate((node) => (node.closest('ul')?.parentElement?.querySelector(':scope > .run-node') as HTMLElement | null)?.dataset.runId);
+      const parentOfRestart = await restartNode.evaluate(
+        (node) => (node.closest('ul')?.parentElement?.querySelector(':scope > .run-node') as HTMLElement | null)?.dataset.runId,
+      );
       expect(parentOfRestart).toBe(restart.parentRunId);
       await restartNode.click();
       await page.waitForFunction((id) => document.querySelector('#run-id')?.textContent === id, restart.runId);
-      await page.waitForSelector('#feed li[data-revision]');
+      await page.waitForSelector('#feed li[data-revision][data-bookkeeping="false"]');
       await page.waitForSelector('#run-summary dd');
 
       // Back to following whatever is active, then keep a picture of the page.
@@ -196,6 +221,99 @@ describe('live lineage page (browser)', () => {
       mkdirSync(dirname(SCREENSHOT), { recursive: true });
       await page.screenshot({ path: SCREENSHOT });
       expect(existsSync(SCREENSHOT)).toBe(true);
+      expect(pageErrors).toEqual([]);
+    },
+    120_000,
+  );
+
+  it.skipIf(!HAS_CHROMIUM)(
+    'a run appears and changes without a reload; stale marks; graph view; bookkeeping toggle; the URL names the run',
+    async () => {
+      const base = server.url.replace(/\/graphql$/, '');
+      await page.goto(`${base}/`);
+      await page.waitForSelector('#conn[data-state="live"]');
+      await page.waitForSelector('#chains .chain');
+      const navigations: string[] = [];
+      page.on('framenavigated', (frame) => {
+        if (frame === page.mainFrame()) navigations.push(frame.url());
+      });
+      // A mark on this document: a reload would lose it.
+      await page.evaluate(() => Object.assign(window, { liveTestDocument: 'first' }));
+
+      // A run reserved (and claimed) by another client appears; its settlement shows.
+      await reserveRun(server, 'e2e-appear', 'e2e-appearing', 60_000);
+      const appeared = page.locator('#chains .chain[data-root="e2e-appear"]');
+      await appeared.waitFor();
+      expect(await appeared.getAttribute('data-status')).not.toBe('COMPLETED');
+      expect(await appeared.locator('.name').textContent()).toBe('e2e-appearing');
+      const settled = await gql<{ settleWorkflowRun: { __typename: string } }>(
+        server,
+        'mutation { settleWorkflowRun(input: { runId: "e2e-appear", claimToken: "token-e2e-appear", status: COMPLETED }) { __typename } }',
+      );
+      expect(settled.settleWorkflowRun.__typename).toBe('SettleWorkflowRunSuccess');
+      await page.waitForSelector('#chains .chain[data-root="e2e-appear"][data-status="COMPLETED"]');
+
+      // A claimed run whose lease runs out gets its stale mark (the page's own clock; no event).
+      await reserveRun(server, 'e2e-stale', 'e2e-stale', 1_500);
+      const staleChain = page.locator('#chains .chain[data-root="e2e-stale"]');
+      await staleChain.waitFor();
+      await page.waitForSelector('#chains .chain[data-root="e2e-stale"][data-stale="true"] .badge.stale');
+
+      // Select it: the URL names it; the tree and the summary mark it stale.
+      await staleChain.locator('button').click();
+      await page.waitForFunction(() => document.querySelector('#run-id')?.textContent === 'e2e-stale');
+      expect(new URL(page.url()).hash).toBe('#run=e2e-stale');
+      await page.waitForSelector('#tree .run-node[data-run-id="e2e-stale"][data-stale="true"]');
+      await page.waitForSelector('#run-summary[data-stale="true"] .stale-reason');
+
+      // Back to a demo run by its URL: its GRAPH view and the feed without bookkeeping revisions.
+      const demoRun = await vi.waitFor(
+        async () => {
+          const data = await gql<{ workflowRuns: { edges: Array<{ node: { runId: string } }> } }>(
+            server,
+            'query { workflowRuns(first: 10, filter: { status: [COMPLETED, FAILED] }) { edges { node { runId } } } }',
+          );
+          const node = data.workflowRuns.edges.find((edge) => !edge.node.runId.startsWith('e2e-'))?.node;
+          if (node === undefined) throw new Error('no finished demo run yet');
+          return node.runId;
+        },
+        { timeout: 30_000, interval: 100 },
+      );
+      await page.evaluate((runId) => {
+        location.hash = `run=${runId}`;
+      }, demoRun);
+      await page.waitForFunction((id) => document.querySelector('#run-id')?.textContent === id, demoRun);
+      await page.waitForSelector('#graph .g-node[data-state]');
+      const nodeStates = await page.locator('#graph .g-node').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.state));
+      expect(nodeStates.length).toBeGreaterThan(0);
+      expect(nodeStates.every((nodeState) => ['running', 'completed', 'failed'].includes(nodeState ?? ''))).toBe(true);
+      await page.waitForFunction(() => Number((document.querySelector('#feed-stats') as HTMLElement).dataset.bookkeeping) > 0);
+      const bookkeeping = page.locator('#feed li[data-bookkeeping="true"]');
+      expect(await bookkeeping.count()).toBeGreaterThan(0);
+      expect(await bookkeeping.first().isVisible()).toBe(false);
+      expect(await page.locator('#feed li[data-bookkeeping="false"]').first().isVisible()).toBe(true);
+      await page.locator('#show-bookkeeping').check();
+      expect(await bookkeeping.first().isVisible()).toBe(true);
+      await page.locator('#show-bookkeeping').uncheck();
+      expect(await bookkeeping.first().isVisible()).toBe(false);
+
+      // Back and forward move between the selected runs.
+      await page.goBack();
+      await page.waitForFunction(() => document.querySelector('#run-id')?.textContent === 'e2e-stale');
+      expect(new URL(page.url()).hash).toBe('#run=e2e-stale');
+      await page.goForward();
+      await page.waitForFunction((id) => document.querySelector('#run-id')?.textContent === id, demoRun);
+
+      // An unknown id says so.
+      await page.evaluate(() => {
+        location.hash = 'run=no-such-run';
+      });
+      await page.waitForSelector('#run-missing:not([hidden])');
+      expect(await page.locator('#run-missing').textContent()).toBe('Workflow run not found: no-such-run');
+
+      // All of it without a reload: one document load, only same-document navigations.
+      expect(await page.evaluate(() => (window as unknown as { liveTestDocument?: string }).liveTestDocument)).toBe('first');
+      expect(navigations.every((url) => new URL(url).pathname === '/')).toBe(true);
       expect(pageErrors).toEqual([]);
     },
     120_000,

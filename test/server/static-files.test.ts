@@ -50,7 +50,7 @@ describe('the graphql-ws browser client at /app/vendor/graphql-ws/', () => {
     expect(app).not.toContain('graphql-transport-ws');
   });
 
-  it('client.js is the package\'s browser build, byte for byte, with the page\'s headers; so is every module it imports', async () => {
+  it("client.js is the package's browser build, byte for byte, with the page's headers; so is every module it imports", async () => {
     const client = await rawGet(base, '/app/vendor/graphql-ws/client.js');
     expect(client.status).toBe(200);
     expect(client.type).toBe('text/javascript; charset=utf-8');
@@ -61,7 +61,10 @@ describe('the graphql-ws browser client at /app/vendor/graphql-ws/', () => {
       const chunk = await rawGet(base, `/app/vendor/graphql-ws/${name}`);
       expect(chunk.status, name).toBe(200);
       expect(chunk.body, name).toBe(readFileSync(join(dirname(CLIENT_FILE), name), 'utf8'));
-      expect(relativeImports(chunk.body).every((nested) => imports.includes(nested)), `${name} imports nothing else`).toBe(true);
+      expect(
+        relativeImports(chunk.body).every((nested) => imports.includes(nested)),
+        `${name} imports nothing else`,
+      ).toBe(true);
     }
   });
 
@@ -75,6 +78,41 @@ describe('the graphql-ws browser client at /app/vendor/graphql-ws/', () => {
     '/app/vendor/graphql-ws/',
     '/app/vendor/other/client.js',
   ])('%s: 404, nothing else is served', async (path) => {
+    const response = await rawGet(base, path);
+    expect(response.status).toBe(404);
+    expect(response.body).toBe('Not found\n');
+  });
+});
+
+describe('the client operation documents at /app/operations/ (issue 13 §4)', () => {
+  let fx: TestServer;
+  let base: string;
+  beforeAll(async () => {
+    fx = await startTestServer();
+    base = fx.url.replace(/\/graphql$/, '');
+  });
+  afterAll(async () => {
+    await fx.close();
+  });
+
+  it('live-page.graphql is schema/operations/live-page.graphql, byte for byte; the page loads it', async () => {
+    const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+    const response = await rawGet(base, '/app/operations/live-page.graphql');
+    expect(response.status).toBe(200);
+    expect(response.type).toBe('application/graphql; charset=utf-8');
+    expect(response.body).toBe(readFileSync(join(root, 'schema', 'operations', 'live-page.graphql'), 'utf8'));
+    const app = readFileSync(join(root, 'src', 'server', 'public', 'app.js'), 'utf8');
+    expect(app).toContain("'/app/operations/live-page.graphql'");
+  });
+
+  it.each([
+    '/app/operations/../schema.graphql',
+    '/app/operations/..%2Fschema.graphql',
+    '/app/operations/missing.graphql',
+    '/app/operations/live-page.js',
+    '/app/operations/',
+    '/app/operations/sub/live-page.graphql',
+  ])('%s: 404', async (path) => {
     const response = await rawGet(base, path);
     expect(response.status).toBe(404);
     expect(response.body).toBe('Not found\n');

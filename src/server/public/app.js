@@ -1,18 +1,33 @@
 // The live lineage page: plain browser JavaScript, no framework, no CDN, no build step.
 //
-// - Chains: `workflowRuns` (newest first) polled, grouped by root run.
-// - A chain's tree: the root's `lineage`, refreshed on `workflowRunLineageUpdated`.
-// - A run's live delta feed: `workflowRunDeltas` with a resume cursor, over the `graphql-ws`
-//   package's own browser client, which the server serves from its node_modules at
-//   /app/vendor/graphql-ws/. The client sends every active subscription again after a
-//   reconnect, with its payload as it is then: the delta subscription's variables carry the
-//   current cursor, so the stream resumes after the last revision applied (docs/PROTOCOL.md
-//   "Reconnect recipe").
+// - Operations: schema/operations/live-page.graphql, loaded as text and split by
+//   /app/operations.js (validated and linted with the other client operations).
+// - Chains: pages of `workflowRuns` ("load more" reaches every run), filtered, grouped by
+//   chain, kept fresh by the run-list change feed `workflowRunChanges` (merged by
+//   /app/run-list.js); no polling.
+// - A chain's tree: the root's `lineage` (every page), reloaded on `workflowRunLineageUpdated`.
+// - A run: its record (`workflowRunUpdated`), its GRAPH view rebuilt from the viewer deltas
+//   (/app/graph-view.js) and its live delta feed (`workflowRunDeltas` with a resume cursor);
+//   bookkeeping revisions (record bumps, /app/bookkeeping.js) hidden unless asked.
+// - Stale marks (/app/stale.js): a STARTING or RUNNING run without a live claim.
+// - The selected run is in the URL: /#run=<runId> (/app/url-hash.js); back and forward work.
+//
+// Subscriptions go over the `graphql-ws` package's own browser client, which the server serves
+// from its node_modules at /app/vendor/graphql-ws/. The client sends every active subscription
+// again after a reconnect, with its payload as it is then: the subscriptions' variables carry
+// the current cursors, so the streams resume after the last event applied (docs/PROTOCOL.md
+// "Reconnect recipe").
 //
 // Token: when the server runs with --token, open the page as /?token=<token> (kept in
 // sessionStorage, removed from the address bar).
 
 import { createClient } from '/app/vendor/graphql-ws/client.js';
+import { isBookkeeping, ownOps } from '/app/bookkeeping.js';
+import { applyGraphBatch, emptyGraph } from '/app/graph-view.js';
+import { loadOperations } from '/app/operations.js';
+import { chainsOf, DEFAULT_ORDER, emptyFilter, graphqlFilter, mergeChange, mergePage } from '/app/run-list.js';
+import { nextStaleAt, staleReason } from '/app/stale.js';
+import { hashWithRun, parseHash } from '/app/url-hash.js';
 
 const params = new URLSearchParams(location.search);
 if (params.has('token')) {
@@ -23,18 +38,40 @@ if (params.has('token')) {
 const TOKEN = sessionStorage.getItem('pi-workflows-token') || null;
 const HTTP_URL = `${location.origin}/graphql`;
 const WS_URL = `${location.origin.replace(/^http/, 'ws')}/graphql`;
-const CHAIN_POLL_MS = 1500;
-const FEED_LIMIT = 200;
-const REPLAY_REVISIONS = 30;
+const OPERATIONS_URL = '/app/operations/live-page.graphql';
+/** Runs per page of the chain list (the server allows 0 … 100). */
+const PAGE_SIZE = 50;
+const FEED_LIMIT = 300;
+/** Revisions replayed when a run is opened: the whole retained window (STORE.md §8: 256), so the graph view is complete. */
+const REPLAY_REVISIONS = 255;
 
 const $ = (id) => document.getElementById(id);
 
+function showError(message) {
+  const box = $('error');
+  box.textContent = message;
+  box.hidden = message === '';
+}
+
+// ---- operations ----------------------------------------------------------------------------
+
+let OPS = {};
+try {
+  OPS = await loadOperations(async (url) => {
+    const response = await fetch(url, { headers: { accept: 'application/graphql' } });
+    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+    return response.text();
+  }, OPERATIONS_URL);
+} catch (error) {
+  showError(`Could not load the page's operations: ${error.message}`);
+}
+
 // ---- GraphQL over HTTP ---------------------------------------------------------------------
 
-async function gql(query, variables = {}) {
+async function gql(operationName, variables = {}) {
   const headers = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' };
   if (TOKEN) headers.authorization = `Bearer ${TOKEN}`;
-  const response = await fetch(HTTP_URL, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+  const response = await fetch(HTTP_URL, { method: 'POST', headers, body: JSON.stringify({ query: OPS[operationName], operationName, variables }) });
   const body = await response.json().catch(() => ({}));
   if (!response.ok || body.errors) {
     const message = body.errors?.map((error) => error.message).join('; ') || `HTTP ${response.status}`;
@@ -108,62 +145,16 @@ const client = createClient({
 });
 
 /**
- * Subscribes with `payload` ({query, variables}); the client sends the payload again as it is
- * then after every reconnect, so keep its variables current. Returns the unsubscribe function.
+ * Subscribes to the page operation `operationName` with `variables`; the client sends the
+ * payload again as it is then after every reconnect, so keep `variables` (the same object)
+ * current. Returns the unsubscribe function.
  */
-function subscribe(payload, { next, error }) {
-  return client.subscribe(payload, { next, error: (reason) => error(new Error(errorText(reason))), complete: () => {} });
+function subscribe(operationName, variables, { next, error }) {
+  return client.subscribe(
+    { query: OPS[operationName], operationName, variables },
+    { next, error: (reason) => error(new Error(errorText(reason))), complete: () => {} },
+  );
 }
-
-// ---- operations ----------------------------------------------------------------------------
-
-const CHAINS_QUERY = `query LiveChains($first: Int) {
-  workflowRuns(first: $first) {
-    totalCount
-    edges { node { runId rootRunId rootRun {
-      runId workflowName createdAt
-      lineage(first: 1) { totalCount }
-      latestRun { runId status queueStatus restartNumber lineageKind updatedAt }
-    } } }
-  }
-}`;
-
-const CHAIN_QUERY = `query LiveChain($rootRunId: String!) {
-  workflowRun(runId: $rootRunId) {
-    runId workflowName
-    lineage(first: 100) { totalCount edges { node {
-      runId parentRunId lineageKind restartNumber status queueStatus paused statusDetail
-      errorCode errorMessage createdAt presentationRevision parentTerminalFingerprint
-    } } }
-  }
-}`;
-
-const RUN_FIELDS = `runId workflowName workflowRef status queueStatus paused statusDetail originSessionId
-  errorCode errorMessage createdAt updatedAt startedAt finishedAt parentRunId rootRunId lineageKind
-  restartNumber parentTerminalFingerprint terminalFingerprint presentationRevision
-  claim { ownerId leaseGeneration expiresAt }`;
-
-const RUN_QUERY = `query LiveRun($runId: String!) { workflowRun(runId: $runId) { ${RUN_FIELDS} } }`;
-
-const DELTAS_SUBSCRIPTION = `subscription LiveDeltas($runId: String!, $after: Int) {
-  workflowRunDeltas(runId: $runId, afterRevision: $after) {
-    __typename
-    ... on ViewerDeltaBatch {
-      runId presentationRevision
-      deltas { deltaIndex targetType targetKey recordedAt patch { op path value } }
-    }
-    ... on ViewerSnapshotRequired {
-      runId currentRevision retainedFromRevision
-      run { runId status queueStatus presentationRevision }
-    }
-  }
-}`;
-
-const RUN_UPDATED_SUBSCRIPTION = `subscription LiveRunUpdated($runId: String!) { workflowRunUpdated(runId: $runId) { ${RUN_FIELDS} } }`;
-
-const LINEAGE_SUBSCRIPTION = `subscription LiveLineage($rootRunId: String!) {
-  workflowRunLineageUpdated(rootRunId: $rootRunId) { runId parentRunId lineageKind restartNumber status queueStatus }
-}`;
 
 // ---- state ---------------------------------------------------------------------------------
 
@@ -171,17 +162,26 @@ const ACTIVE_QUEUE = new Set(['QUEUED', 'STARTING', 'RUNNING', 'PARKED']);
 
 const state = {
   follow: true,
-  chains: [],
-  chain: null, // { rootRunId, unsubscribe, refreshTimer }
-  run: null, // { runId, cursor, initialRevision, unsubscribers, record, view }
-  stats: { live: 0, gaps: 0, duplicates: 0 },
+  list: {
+    filter: emptyFilter(),
+    order: DEFAULT_ORDER,
+    runs: [],
+    totalCount: 0,
+    endCursor: null,
+    hasNextPage: false,
+    loaded: false,
+    generation: 0,
+    feed: null, // { variables, buffer, ready, unsubscribe }
+    pollTimer: null,
+    /** rootRunId → { latestRun, runs } of the newest state seen of each chain. */
+    chains: new Map(),
+  },
+  chain: null, // { rootRunId, unsubscribe, refreshTimer, nodes }
+  run: null, // { runId, cursor, initialRevision, unsubscribers, record, view, graph }
+  stats: { live: 0, gaps: 0, duplicates: 0, bookkeeping: 0 },
+  showBookkeeping: false,
+  staleTimer: null,
 };
-
-function showError(message) {
-  const box = $('error');
-  box.textContent = message;
-  box.hidden = message === '';
-}
 
 // ---- small DOM helpers ---------------------------------------------------------------------
 
@@ -203,6 +203,12 @@ function el(tag, attributes = {}, ...children) {
 
 const badge = (status, prefix = '') => el('span', { class: `badge s-${status}` }, `${prefix}${status}`);
 
+/** The stale mark of a run, or null (see /app/stale.js). */
+function staleBadge(run) {
+  const reason = staleReason(run, Date.now());
+  return reason === null ? null : el('span', { class: 'badge stale', title: `stale: ${reason}` }, 'stale');
+}
+
 function kindBadge(run) {
   if (run.lineageKind === 'RESTART') return el('span', { class: 'badge kind restart' }, `restart #${run.restartNumber}`);
   if (run.lineageKind === 'CONTINUATION') return el('span', { class: 'badge kind continuation' }, 'continuation');
@@ -211,76 +217,233 @@ function kindBadge(run) {
 
 const time = (iso) => (iso ? new Date(iso).toISOString().slice(11, 23) : '');
 
-// ---- chains --------------------------------------------------------------------------------
+// ---- stale marks ---------------------------------------------------------------------------
 
-async function refreshChains() {
+/**
+ * Re-renders when the next shown claim expires, so its run gets its stale mark without any
+ * event (a local timer; no request).
+ */
+function scheduleStaleRender() {
+  clearTimeout(state.staleTimer);
+  const runs = [...state.list.runs, ...[...state.list.chains.values()].map((chain) => chain.latestRun), ...(state.chain?.nodes ?? [])];
+  if (state.run?.record) runs.push(state.run.record);
+  const next = nextStaleAt(runs, Date.now());
+  if (next === null) return;
+  state.staleTimer = setTimeout(
+    () => {
+      renderChains();
+      if (state.chain) renderTree(state.chain.nodes);
+      if (state.run) renderSummary(state.run);
+    },
+    Math.min(next - Date.now() + 20, 2 ** 31 - 1),
+  );
+}
+
+// ---- the chain list ------------------------------------------------------------------------
+
+/** Keeps the newest state seen of each chain's latest run and size. */
+function noteChain(run) {
+  const root = run.rootRun;
+  if (!root?.latestRun) return;
+  const known = state.list.chains.get(run.rootRunId);
+  const newer = known === undefined || Date.parse(root.latestRun.updatedAt) >= Date.parse(known.latestRun.updatedAt);
+  if (newer) state.list.chains.set(run.rootRunId, { latestRun: root.latestRun, runs: Math.max(root.lineage.totalCount, known?.runs ?? 0) });
+}
+
+function readFilter() {
+  const value = (id) => $(id).value.trim();
+  const isoOf = (id) => (value(id) === '' ? null : new Date(value(id)).toISOString());
+  return {
+    statuses: value('filter-status') === '' ? [] : [value('filter-status')],
+    workflowName: value('filter-workflow') === '' ? null : value('filter-workflow'),
+    createdAfter: $('filter-from') ? isoOf('filter-from') : null,
+    createdBefore: $('filter-to') ? isoOf('filter-to') : null,
+    search: $('filter-search') && value('filter-search') !== '' ? value('filter-search') : null,
+  };
+}
+
+/** Starts the list over: the change feed first (buffering), then the first page. */
+async function reloadList() {
+  const list = state.list;
+  list.generation += 1;
+  const generation = list.generation;
+  list.filter = readFilter();
+  list.runs = [];
+  list.loaded = false;
+  startListFeed();
+  renderChains();
+  await loadPage(generation, null);
+}
+
+/** Loads the page after `after` (null: the first page) and merges it into the list. */
+async function loadPage(generation, after, { merge = after !== null } = {}) {
+  const list = state.list;
+  $('chains-more').disabled = true;
+  clearTimeout(list.pollTimer);
   try {
-    const data = await gql(CHAINS_QUERY, { first: 100 });
-    const seen = new Map();
-    for (const { node } of data.workflowRuns.edges) {
-      if (!seen.has(node.rootRunId)) seen.set(node.rootRunId, node.rootRun);
+    const data = await gql('LivePageRuns', { first: PAGE_SIZE, after, filter: graphqlFilter(list.filter) });
+    if (generation !== list.generation) return;
+    const page = data.workflowRuns;
+    const nodes = page.edges.map((edge) => edge.node);
+    nodes.forEach(noteChain);
+    list.runs = mergePage(merge ? list.runs : [], nodes, list.order);
+    list.totalCount = page.totalCount;
+    if (after !== null || !merge) {
+      list.endCursor = page.pageInfo.endCursor;
+      list.hasNextPage = page.pageInfo.hasNextPage;
     }
-    state.chains = [...seen.values()];
-    $('chains-count').textContent = `${state.chains.length} shown · ${data.workflowRuns.totalCount} runs`;
+    list.loaded = true;
+    // Changes that arrived while the page was on its way: newer states win (run-list.js).
+    const feed = list.feed;
+    if (feed !== null && !feed.ready) {
+      feed.ready = true;
+      for (const run of feed.buffer.splice(0)) applyRunChange(run, { render: false });
+    }
     renderChains();
     showError('');
     if (state.follow) follow();
   } catch (error) {
     showError(`Could not load runs: ${error.message}`);
   } finally {
-    setTimeout(refreshChains, CHAIN_POLL_MS);
+    $('chains-more').disabled = false;
+    // FALLBACK until the server has the run-list change feed: the first page again in 1.5 s.
+    if (list.feed === null && generation === list.generation) {
+      clearTimeout(list.pollTimer);
+      list.pollTimer = setTimeout(() => void loadPage(generation, null, { merge: true }), 1500);
+    }
   }
 }
 
+/** The run-list change feed (issue 13 §1): live from now, resumed from its cursor after a reconnect. */
+function startListFeed() {
+  const list = state.list;
+  list.feed?.unsubscribe?.();
+  list.feed = null;
+  if (OPS.LivePageRunChanges === undefined) return;
+  const feed = { variables: { filter: graphqlFilter(list.filter, { immutableOnly: true }), after: null }, buffer: [], ready: false, unsubscribe: null };
+  list.feed = feed;
+  feed.unsubscribe = subscribe('LivePageRunChanges', feed.variables, {
+    next: (result) => onRunChange(feed, result),
+    error: (error) => showError(`Run list subscription: ${error.message}`),
+  });
+}
+
+function onRunChange(feed, result) {
+  if (state.list.feed !== feed) return;
+  if (result.errors) {
+    showError(result.errors.map((error) => error.message).join('; '));
+    return;
+  }
+  const event = result.data.workflowRunChanges;
+  feed.variables.after = event.cursor;
+  if (event.__typename === 'WorkflowRunChangesResetRequired') {
+    // Too far behind to replay: re-query the list, then continue from the event's cursor.
+    feed.buffer = [];
+    feed.ready = false;
+    state.list.generation += 1;
+    void loadPage(state.list.generation, null);
+    return;
+  }
+  if (!feed.ready) feed.buffer.push(event.run);
+  else applyRunChange(event.run, { render: true });
+}
+
+function applyRunChange(run, { render }) {
+  const list = state.list;
+  noteChain(run);
+  const merged = mergeChange(list.runs, run, { filter: list.filter, order: list.order, complete: !list.hasNextPage });
+  list.runs = merged.runs;
+  if (merged.change === 'added') list.totalCount += 1;
+  if (merged.change === 'removed' && !list.runs.some((other) => other.runId === run.runId)) list.totalCount = Math.max(list.runs.length, list.totalCount - 1);
+  if (!render) return;
+  renderChains();
+  if (state.follow) follow();
+}
+
 function renderChains() {
-  $('chains-empty').hidden = state.chains.length > 0;
+  const list = state.list;
+  const chains = chainsOf(list.runs);
+  const filtered = graphqlFilter(list.filter) !== null;
+  $('chains-empty').hidden = chains.length > 0 || !list.loaded;
+  $('chains-empty').textContent = filtered ? 'No run matches the filter.' : 'No runs yet. Start the demo host: npm run demo';
+  $('chains-count').textContent = list.loaded
+    ? `${chains.length} chain${chains.length === 1 ? '' : 's'} · ${list.runs.length} of ${list.totalCount} runs loaded`
+    : '';
+  $('chains-more').hidden = !list.hasNextPage;
+  const names = new Set(list.runs.map((run) => run.workflowName));
+  $('workflow-names').replaceChildren(...[...names].sort().map((name) => el('option', { value: name })));
   $('chains').replaceChildren(
-    ...state.chains.map((root) =>
-      el(
+    ...chains.map(({ rootRunId, run, listed }) => {
+      const root = run.rootRun;
+      const known = list.chains.get(rootRunId);
+      const latest = known?.latestRun ?? root.latestRun;
+      const size = known?.runs ?? root.lineage.totalCount;
+      const stale = staleBadge(latest) ?? staleBadge(run);
+      return el(
         'li',
-        { class: 'chain', dataset: { root: root.runId }, 'aria-current': state.chain?.rootRunId === root.runId ? 'true' : 'false' },
+        {
+          class: 'chain',
+          dataset: { root: rootRunId, latest: latest.runId, status: latest.status, stale: String(stale !== null) },
+          'aria-current': state.chain?.rootRunId === rootRunId ? 'true' : 'false',
+        },
         el(
           'button',
-          { type: 'button', onclick: () => selectChain(root.runId, { byUser: true }) },
+          { type: 'button', onclick: () => selectChain(rootRunId, { byUser: true }) },
           el('span', { class: 'name' }, root.workflowName),
-          badge(root.latestRun.status),
-          el('span', { class: 'meta mono' }, `${root.runId} · ${root.lineage.totalCount} run${root.lineage.totalCount === 1 ? '' : 's'} · latest ${root.latestRun.runId}`),
+          el('span', { class: 'badges' }, stale, badge(latest.status)),
+          el(
+            'span',
+            { class: 'meta mono' },
+            `${rootRunId} · ${size} run${size === 1 ? '' : 's'} · latest ${latest.runId}${filtered ? ` · ${listed} matching` : ''}`,
+          ),
         ),
-      ),
-    ),
+      );
+    }),
   );
+  scheduleStaleRender();
 }
 
 /** Follow mode: stay on an active run; else move to the newest active run of any chain. */
 function follow() {
-  const current = state.chains.find((root) => root.runId === state.chain?.rootRunId);
-  if (current !== undefined && ACTIVE_QUEUE.has(current.latestRun.queueStatus)) {
-    if (state.run?.runId !== current.latestRun.runId) selectRun(current.latestRun.runId);
+  const chains = chainsOf(state.list.runs).map(({ rootRunId, run }) => ({
+    rootRunId,
+    latest: state.list.chains.get(rootRunId)?.latestRun ?? run.rootRun.latestRun,
+  }));
+  const current = chains.find((chain) => chain.rootRunId === state.chain?.rootRunId);
+  if (current !== undefined && ACTIVE_QUEUE.has(current.latest.queueStatus)) {
+    if (state.run?.runId !== current.latest.runId) selectRun(current.latest.runId);
     return;
   }
-  const active = state.chains
-    .filter((root) => ACTIVE_QUEUE.has(root.latestRun.queueStatus))
-    .sort((a, b) => b.latestRun.updatedAt.localeCompare(a.latestRun.updatedAt))[0];
-  const target = active ?? (state.chain === null ? state.chains[0] : undefined);
-  if (target !== undefined && target.runId !== state.chain?.rootRunId) selectChain(target.runId);
+  const active = chains.filter((chain) => ACTIVE_QUEUE.has(chain.latest.queueStatus)).sort((a, b) => b.latest.updatedAt.localeCompare(a.latest.updatedAt))[0];
+  const target = active ?? (state.chain === null ? chains[0] : undefined);
+  if (target !== undefined && target.rootRunId !== state.chain?.rootRunId) void selectChain(target.rootRunId);
 }
 
 // ---- one chain: the lineage tree -----------------------------------------------------------
 
-function selectChain(rootRunId, { byUser = false } = {}) {
+/**
+ * Shows a chain; selects its latest run unless `runId` names the run to select.
+ * `history`: how the URL records the selection ('push' for a user's choice, 'replace' for
+ * follow mode, 'none' when the URL already says it).
+ */
+function selectChain(rootRunId, { byUser = false, runId = null, history: historyMode = byUser ? 'push' : 'replace' } = {}) {
   if (byUser) setFollow(false);
   if (state.chain?.rootRunId !== rootRunId) {
     state.chain?.unsubscribe();
     const chain = { rootRunId, refreshTimer: null, nodes: [] };
-    chain.unsubscribe = subscribe({ query: LINEAGE_SUBSCRIPTION, variables: { rootRunId } }, {
-      next: () => scheduleTreeRefresh(),
-      error: (error) => showError(`Lineage subscription: ${error.message}`),
-    });
+    chain.unsubscribe = subscribe(
+      'LivePageLineage',
+      { rootRunId },
+      {
+        next: () => scheduleTreeRefresh(),
+        error: (error) => showError(`Lineage subscription: ${error.message}`),
+      },
+    );
     state.chain = chain;
     $('tree-root').textContent = rootRunId;
     renderChains();
   }
-  return refreshTree({ selectLatest: true });
+  return refreshTree({ selectRunId: runId, selectLatest: runId === null, historyMode });
 }
 
 function scheduleTreeRefresh() {
@@ -288,21 +451,38 @@ function scheduleTreeRefresh() {
   if (chain === null || chain.refreshTimer !== null) return;
   chain.refreshTimer = setTimeout(() => {
     chain.refreshTimer = null;
-    if (state.chain === chain) void refreshTree({ selectLatest: false });
+    if (state.chain === chain) void refreshTree({ selectRunId: null, selectLatest: false, historyMode: 'replace' });
   }, 100);
 }
 
-async function refreshTree({ selectLatest }) {
+/** Every run of the chain, root first (all pages of `lineage`). */
+async function loadChain(rootRunId) {
+  const nodes = [];
+  let after = null;
+  for (;;) {
+    const data = await gql('LivePageChain', { rootRunId, first: 100, after });
+    const lineage = data.workflowRun?.lineage;
+    if (!lineage) return nodes;
+    nodes.push(...lineage.edges.map((edge) => edge.node));
+    if (!lineage.pageInfo.hasNextPage) return nodes;
+    after = lineage.pageInfo.endCursor;
+  }
+}
+
+async function refreshTree({ selectRunId, selectLatest, historyMode }) {
   const chain = state.chain;
   try {
-    const data = await gql(CHAIN_QUERY, { rootRunId: chain.rootRunId });
+    const nodes = await loadChain(chain.rootRunId);
     if (state.chain !== chain) return;
-    const nodes = data.workflowRun?.lineage.edges.map((edge) => edge.node) ?? [];
     chain.nodes = nodes;
     renderTree(nodes);
+    if (selectRunId !== null) {
+      selectRun(selectRunId, { history: historyMode });
+      return;
+    }
     const latest = nodes[nodes.length - 1];
     if (latest !== undefined && (selectLatest || (state.follow && state.run?.runId !== latest.runId))) {
-      if (state.run?.runId !== latest.runId) selectRun(latest.runId);
+      selectRun(latest.runId, { history: historyMode });
     }
   } catch (error) {
     showError(`Could not load the chain: ${error.message}`);
@@ -316,14 +496,19 @@ function renderTree(nodes) {
     if (!children.has(key)) children.set(key, []);
     children.get(key).push(node);
   }
+  const pick = (runId) => {
+    setFollow(false);
+    selectRun(runId, { history: 'push' });
+  };
   const branch = (parentKey) => {
     const list = children.get(parentKey) ?? [];
     if (list.length === 0) return null;
     return el(
       'ul',
       { class: 'tree' },
-      list.map((run) =>
-        el(
+      list.map((run) => {
+        const stale = staleBadge(run);
+        return el(
           'li',
           {},
           el(
@@ -339,22 +524,18 @@ function renderTree(nodes) {
                 restartNumber: String(run.restartNumber),
                 status: run.status,
                 queueStatus: run.queueStatus,
+                stale: String(stale !== null),
               },
-              onclick: () => {
-                setFollow(false);
-                selectRun(run.runId);
-              },
+              onclick: () => pick(run.runId),
               onkeydown: (event) => {
-                if (event.key === 'Enter') {
-                  setFollow(false);
-                  selectRun(run.runId);
-                }
+                if (event.key === 'Enter') pick(run.runId);
               },
             },
             kindBadge(run),
             el('code', {}, run.runId),
             badge(run.status),
             badge(run.queueStatus, 'queue '),
+            stale,
             run.paused ? el('span', { class: 'badge s-WAITING' }, 'paused') : null,
             el('span', { class: 'mono' }, `rev ${run.presentationRevision}`),
             el(
@@ -364,18 +545,78 @@ function renderTree(nodes) {
             ),
           ),
           branch(run.runId),
-        ),
-      ),
+        );
+      }),
     );
   };
   $('tree').replaceChildren(branch('') ?? el('p', { class: 'empty' }, 'No runs.'));
+  scheduleStaleRender();
 }
 
-// ---- one run: summary, view and the delta feed ---------------------------------------------
+// ---- the URL: /#run=<runId> ----------------------------------------------------------------
 
-function selectRun(runId) {
-  if (state.run?.runId === runId) return;
+/** Records the selected run in the URL: a new history entry ('push') or in place ('replace'). */
+function writeHash(runId, mode) {
+  if (mode === 'none') return;
+  const hash = hashWithRun(location.hash, runId);
+  if (hash === location.hash) return;
+  const url = `${location.pathname}${location.search}${hash}`;
+  if (mode === 'push') history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+}
+
+/** Opens the run the URL names (first load, back, forward, an edited hash). */
+async function openFromHash() {
+  const { run: runId } = parseHash(location.hash);
+  if (runId === null || runId === state.run?.runId || runId === state.missing) return;
+  setFollow(false);
+  try {
+    const data = await gql('LivePageRun', { runId });
+    if (parseHash(location.hash).run !== runId) return;
+    if (data.workflowRun === null) {
+      showMissing(runId);
+      return;
+    }
+    await selectChain(data.workflowRun.rootRunId, { runId, history: 'none' });
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+/** An unknown run id in the URL: the run panel says so. */
+function showMissing(runId) {
+  clearRun();
+  state.missing = runId;
+  $('run-id').textContent = runId;
+  $('run-missing').textContent = `Workflow run not found: ${runId}`;
+  $('run-missing').hidden = false;
+}
+
+window.addEventListener('popstate', () => void openFromHash());
+window.addEventListener('hashchange', () => void openFromHash());
+
+// ---- one run: summary, graph, view and the delta feed --------------------------------------
+
+function clearRun() {
   for (const unsubscribe of state.run?.unsubscribers ?? []) unsubscribe();
+  state.run = null;
+  state.missing = null;
+  state.stats = { live: 0, gaps: 0, duplicates: 0, bookkeeping: 0 };
+  $('run-missing').hidden = true;
+  $('run-id').textContent = '';
+  $('run-summary').replaceChildren();
+  $('feed').replaceChildren();
+  $('timeline').replaceChildren();
+  $('conversation').replaceChildren();
+  $('graph').replaceChildren();
+  $('graph-rev').textContent = '';
+  renderStats();
+}
+
+function selectRun(runId, { history: historyMode = 'replace' } = {}) {
+  writeHash(runId, historyMode);
+  if (state.run?.runId === runId) return;
+  clearRun();
   const run = {
     runId,
     cursor: null,
@@ -384,43 +625,49 @@ function selectRun(runId) {
     initialRevision: null,
     unsubscribers: [],
     record: null,
-    view: { summary: {}, timeline: [], messages: [] },
+    view: { summary: {} },
+    graph: emptyGraph(),
+    graphFrom: null,
   };
   state.run = run;
-  state.stats = { live: 0, gaps: 0, duplicates: 0 };
   $('run-id').textContent = runId;
-  $('feed').replaceChildren();
-  $('timeline').replaceChildren();
-  $('conversation').replaceChildren();
-  renderStats();
   for (const node of document.querySelectorAll('.run-node')) node.setAttribute('aria-current', String(node.dataset.runId === runId));
+  renderGraph(run);
   void startRun(run);
 }
 
 async function startRun(run) {
   try {
-    // First load: the run's current revision is what the page shows; replay a few revisions
-    // before it so the feed is not empty, then continue live (docs/PROTOCOL.md).
-    const data = await gql(RUN_QUERY, { runId: run.runId });
+    // First load: the run's current revision is what the page shows; replay the retained
+    // revisions before it (the graph view needs them), then continue live (docs/PROTOCOL.md).
+    const data = await gql('LivePageRun', { runId: run.runId });
     if (state.run !== run) return;
-    if (data.workflowRun === null) throw new Error(`Workflow run not found: ${run.runId}`);
+    if (data.workflowRun === null) {
+      showMissing(run.runId);
+      return;
+    }
     run.record = data.workflowRun;
     run.initialRevision = data.workflowRun.presentationRevision;
     setCursor(run, Math.max(1, run.initialRevision - REPLAY_REVISIONS));
+    run.graphFrom = run.cursor + 1;
     renderSummary(run);
     run.unsubscribers.push(
-      subscribe({ query: DELTAS_SUBSCRIPTION, variables: run.deltaVariables }, {
+      subscribe('LivePageDeltas', run.deltaVariables, {
         next: (result) => onDeltaEvent(run, result),
         error: (error) => showError(`Delta subscription: ${error.message}`),
       }),
-      subscribe({ query: RUN_UPDATED_SUBSCRIPTION, variables: { runId: run.runId } }, {
-        next: (result) => {
-          if (state.run !== run || !result.data) return;
-          run.record = result.data.workflowRunUpdated;
-          renderSummary(run);
+      subscribe(
+        'LivePageRunUpdated',
+        { runId: run.runId },
+        {
+          next: (result) => {
+            if (state.run !== run || !result.data) return;
+            run.record = result.data.workflowRunUpdated;
+            renderSummary(run);
+          },
+          error: (error) => showError(`Run subscription: ${error.message}`),
         },
-        error: (error) => showError(`Run subscription: ${error.message}`),
-      }),
+      ),
     );
   } catch (error) {
     showError(`Could not load the run: ${error.message}`);
@@ -441,15 +688,15 @@ function onDeltaEvent(run, result) {
   }
   const event = result.data.workflowRunDeltas;
   if (event.__typename === 'ViewerSnapshotRequired') {
-    // Reload from a query, set the cursor, keep consuming (docs/PROTOCOL.md).
+    // Reload the record, set the cursor, keep consuming (docs/PROTOCOL.md). The graph view
+    // restarts from here: the revisions before are gone.
     setCursor(run, event.currentRevision);
+    run.record = event.run;
+    run.graph = emptyGraph();
+    run.graphFrom = event.currentRevision + 1;
+    renderGraph(run);
+    renderSummary(run);
     prependFeed(el('li', { class: 'snapshot' }, `snapshot required: current revision ${event.currentRevision}, retained from ${event.retainedFromRevision}`));
-    void gql(RUN_QUERY, { runId: run.runId }).then((data) => {
-      if (state.run === run && data.workflowRun) {
-        run.record = data.workflowRun;
-        renderSummary(run);
-      }
-    });
     renderStats();
     return;
   }
@@ -463,21 +710,29 @@ function onDeltaEvent(run, result) {
   setCursor(run, revision);
   const live = revision > run.initialRevision;
   if (live) state.stats.live += 1;
+  const bookkeeping = isBookkeeping(event);
+  if (bookkeeping) state.stats.bookkeeping += 1;
+  const graph = applyGraphBatch(run.graph, event);
+  if (graph !== run.graph) {
+    run.graph = graph;
+    renderGraph(run);
+  }
   applyToView(run, event.deltas);
-  prependFeed(feedEntry(event, live));
+  prependFeed(feedEntry(event, live, bookkeeping));
   renderStats();
 }
 
 function applyToView(run, deltas) {
   for (const delta of deltas) {
-    for (const op of delta.patch) {
-      if (op.path === '/presentationRevision' || op.path === '/graphRevision') continue;
+    for (const op of ownOps(delta)) {
       if (delta.targetType === 'SUMMARY' && op.op === 'REPLACE') run.view.summary[op.path.slice(1)] = op.value;
       if (delta.targetType === 'TIMELINE' && op.op === 'APPEND' && Array.isArray(op.value)) {
-        for (const item of op.value) prependTo('timeline', el('li', {}, el('span', { class: 'kind' }, `${time(item.at)} ${item.kind ?? ''}`), item.text ?? JSON.stringify(item)));
+        for (const item of op.value)
+          prependTo('timeline', el('li', {}, el('span', { class: 'kind' }, `${time(item.at)} ${item.kind ?? ''}`), item.text ?? JSON.stringify(item)));
       }
       if (delta.targetType === 'CONVERSATION' && op.op === 'APPEND' && Array.isArray(op.value)) {
-        for (const item of op.value) prependTo('conversation', el('li', {}, el('span', { class: 'role' }, `${item.role ?? '?'}:`), item.text ?? JSON.stringify(item)));
+        for (const item of op.value)
+          prependTo('conversation', el('li', {}, el('span', { class: 'role' }, `${item.role ?? '?'}:`), item.text ?? JSON.stringify(item)));
       }
     }
   }
@@ -490,23 +745,54 @@ function prependTo(id, node) {
   while (list.childElementCount > 50) list.lastElementChild.remove();
 }
 
-function describeOp(op) {
+/** The run's GRAPH view: its nodes in first-seen order, each with its state. */
+function renderGraph(run) {
+  const graph = run.graph;
+  const from = run.graphFrom !== null && run.graphFrom > 2 ? ` · from revision ${run.graphFrom}` : '';
+  $('graph-rev').textContent = graph.revision === null ? '' : `revision ${graph.revision}${from}`;
+  $('graph').dataset.revision = graph.revision === null ? '' : String(graph.revision);
+  $('graph').replaceChildren(
+    ...(graph.nodes.length === 0
+      ? [el('li', { class: 'empty' }, 'No graph deltas yet.')]
+      : graph.nodes.map((node) =>
+          el(
+            'li',
+            {
+              class: `g-node g-${node.state}`,
+              dataset: { node: node.name, state: node.state, revision: String(node.revision) },
+              title: `${node.name}: ${node.state} since revision ${node.revision}`,
+            },
+            el('span', { class: 'g-name' }, node.name),
+            el('span', { class: 'g-state' }, node.state),
+          ),
+        )),
+  );
+}
+
+function describeOp(delta, op) {
+  if (delta.targetType === 'GRAPH') {
+    const match = /^\/nodes\/([^/]+)\/state$/.exec(op.path);
+    if (match && op.op !== 'REMOVE') return `${match[1].replace(/~1/g, '/').replace(/~0/g, '~')} → ${op.value}`;
+  }
   if (op.op === 'REMOVE') return `remove ${op.path}`;
   if (op.op === 'APPEND') return `append ${op.path} [${Array.isArray(op.value) ? op.value.length : '?'}]`;
   const value = JSON.stringify(op.value);
   return `${op.op.toLowerCase()} ${op.path} ${value.length > 60 ? `${value.slice(0, 57)}…` : value}`;
 }
 
-function feedEntry(batch, live) {
+function feedEntry(batch, live, bookkeeping) {
   const targets = batch.deltas.map((delta) => (delta.targetKey ? `${delta.targetType.toLowerCase()}/${delta.targetKey}` : delta.targetType.toLowerCase()));
-  const ops = batch.deltas.flatMap((delta) => delta.patch.filter((op) => op.path !== '/presentationRevision' && op.path !== '/graphRevision').map(describeOp));
+  const ops = batch.deltas.flatMap((delta) => ownOps(delta).map((op) => describeOp(delta, op)));
   return el(
     'li',
-    { class: live ? 'live' : 'replayed', dataset: { revision: String(batch.presentationRevision) } },
+    {
+      class: `${live ? 'live' : 'replayed'}${bookkeeping ? ' bookkeeping' : ''}`,
+      dataset: { revision: String(batch.presentationRevision), bookkeeping: String(bookkeeping) },
+    },
     el('span', { class: 'rev' }, `#${batch.presentationRevision}`),
     el('time', {}, time(batch.deltas[0]?.recordedAt)),
     el('span', { class: 'targets' }, targets.join(' · ')),
-    el('span', { class: 'ops mono' }, ops.length > 0 ? ops.join('; ') : 'bump (run record changed)'),
+    el('span', { class: 'ops mono' }, bookkeeping ? 'bump (run record changed)' : ops.join('; ')),
   );
 }
 
@@ -523,16 +809,20 @@ function renderStats() {
   stats.dataset.live = String(state.stats.live);
   stats.dataset.gaps = String(state.stats.gaps);
   stats.dataset.duplicates = String(state.stats.duplicates);
-  stats.textContent = run?.cursor ? `cursor ${run.cursor} · ${state.stats.live} live · ${state.stats.gaps} gaps` : '';
+  stats.dataset.bookkeeping = String(state.stats.bookkeeping);
+  const hidden = state.showBookkeeping || state.stats.bookkeeping === 0 ? '' : ` · ${state.stats.bookkeeping} bookkeeping hidden`;
+  stats.textContent = run?.cursor ? `cursor ${run.cursor} · ${state.stats.live} live · ${state.stats.gaps} gaps${hidden}` : '';
 }
 
 function renderSummary(run) {
   const record = run.record;
   if (record === null) return;
   const view = run.view.summary;
+  const stale = staleReason(record, Date.now());
   const rows = [
     ['workflow', `${record.workflowName} (${record.workflowRef})`],
     ['status', [badge(record.status), ' ', badge(record.queueStatus, 'queue '), record.paused ? ' paused' : '']],
+    ['stale', stale === null ? null : el('span', { class: 'stale-reason' }, `${stale}: the runner holding it is probably gone`)],
     ['lineage', record.lineageKind ? `${record.lineageKind.toLowerCase()} of ${record.parentRunId} · restart #${record.restartNumber}` : 'root'],
     ['step', view.step !== undefined ? `${view.step}${view.progress !== undefined ? ` · ${view.progress}%` : ''}` : null],
     ['detail', record.statusDetail],
@@ -542,10 +832,14 @@ function renderSummary(run) {
     ['fingerprint', record.terminalFingerprint ? `${record.terminalFingerprint.slice(0, 16)}…` : null],
     ['revision', String(Math.max(record.presentationRevision, run.cursor ?? 0))],
   ];
-  $('run-summary').replaceChildren(...rows.filter(([, value]) => value !== null && value !== undefined).flatMap(([key, value]) => [el('dt', {}, key), el('dd', {}, value)]));
+  $('run-summary').dataset.stale = String(stale !== null);
+  $('run-summary').replaceChildren(
+    ...rows.filter(([, value]) => value !== null && value !== undefined).flatMap(([key, value]) => [el('dt', {}, key), el('dd', {}, value)]),
+  );
+  scheduleStaleRender();
 }
 
-// ---- follow toggle and start ---------------------------------------------------------------
+// ---- controls and start --------------------------------------------------------------------
 
 function setFollow(on) {
   state.follow = on;
@@ -557,14 +851,27 @@ $('follow').addEventListener('change', (event) => {
   if (state.follow) follow();
 });
 
-const initial = new URLSearchParams(location.hash.slice(1));
-if (initial.has('run')) {
-  setFollow(false);
-  void gql(RUN_QUERY, { runId: initial.get('run') })
-    .then((data) => {
-      if (data.workflowRun) return selectChain(data.workflowRun.rootRunId).then(() => selectRun(data.workflowRun.runId));
-      showError(`Workflow run not found: ${initial.get('run')}`);
-    })
-    .catch((error) => showError(error.message));
-}
-void refreshChains();
+$('show-bookkeeping').addEventListener('change', (event) => {
+  state.showBookkeeping = event.target.checked;
+  $('feed').classList.toggle('show-bookkeeping', state.showBookkeeping);
+  renderStats();
+});
+
+$('chains-more').addEventListener('click', () => {
+  const list = state.list;
+  if (list.hasNextPage) void loadPage(list.generation, list.endCursor);
+});
+
+let filterTimer = null;
+$('filters').addEventListener('submit', (event) => event.preventDefault());
+$('filters').addEventListener('input', () => {
+  clearTimeout(filterTimer);
+  filterTimer = setTimeout(() => void reloadList(), 250);
+});
+$('filters').addEventListener('reset', () => {
+  clearTimeout(filterTimer);
+  filterTimer = setTimeout(() => void reloadList(), 0);
+});
+
+if (parseHash(location.hash).run !== null) void openFromHash();
+void reloadList();
