@@ -22,13 +22,13 @@ import WebSocket from 'ws';
 import { startServer } from '../../src/server/app.js';
 import { commitMarker } from '../helpers/live-markers.js';
 import { streamsWaiting } from '../helpers/server-signals.js';
+import { settledHeap } from '../helpers/settled-heap.js';
 
 const [dir, runsArg, cyclesArg, concurrencyArg] = process.argv.slice(2);
 if (dir === undefined || runsArg === undefined || cyclesArg === undefined || concurrencyArg === undefined) {
   throw new Error('usage: shared-memory-child.ts <dir> <runs> <cyclesPerRun> <concurrency>');
 }
-const gc = (globalThis as { gc?: () => void }).gc;
-if (gc === undefined) throw new Error('run with --expose-gc');
+if ((globalThis as { gc?: unknown }).gc === undefined) throw new Error('run with --expose-gc');
 
 const DELTAS = /* GraphQL */ `
   subscription Deltas($runId: String!, $afterRevision: Int) {
@@ -129,17 +129,6 @@ async function cycles(perRun: number, concurrency: number): Promise<void> {
 /** Resolves once the server holds no subscription and nothing waits on the feed. */
 async function drained(): Promise<void> {
   await streamsWaiting(server, { subscribers: 0, waiters: 0 }, 'no subscription held, nothing waits on the feed');
-}
-
-/** The heap after forced collections between event-loop turns: the lowest of 8 readings. */
-async function settledHeap(): Promise<number> {
-  let lowest = Number.POSITIVE_INFINITY;
-  for (let round = 0; round < 8; round += 1) {
-    await new Promise((resolve) => setImmediate(resolve));
-    (gc as () => void)();
-    lowest = Math.min(lowest, process.memoryUsage().heapUsed);
-  }
-  return lowest;
 }
 
 const concurrency = Number(concurrencyArg);

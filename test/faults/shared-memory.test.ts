@@ -1,6 +1,7 @@
 /**
  * Shared subscription results keep no memory (issue 10 item 3): after 10,000 subscribe /
- * unsubscribe cycles at varied cursors, the heap is back within 5 MB of where it started.
+ * unsubscribe cycles at varied cursors, nothing is held (subscribers, groups, held results,
+ * feed waiters all 0) and the heap is back within 10 MB of where it started.
  *
  * Measured in a child process started with `--expose-gc` (shared-memory-child.ts): forced
  * collections after the warm-up and after the cycles, once nothing is subscribed; the figure is
@@ -26,7 +27,7 @@ describe('shared subscription results and memory', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('10,000 subscribe/unsubscribe cycles at varied cursors: the heap is back within 5 MB', async () => {
+  it('10,000 subscribe/unsubscribe cycles at varied cursors: the heap is back within 10 MB', async () => {
     // 20 runs × 500 cycles, 20 at a time.
     child = spawnTsChild(CHILD, [dir, '20', '500', '20'], 'memory', ['--expose-gc']);
     // A guard against a hang, far above the minute it takes on a loaded machine.
@@ -41,6 +42,10 @@ describe('shared subscription results and memory', () => {
     });
     expect(figures.cycles).toBe(10_000);
     const grownMb = ((figures.afterBytes as number) - (figures.baselineBytes as number)) / MB;
-    expect(grownMb, JSON.stringify(figures)).toBeLessThan(5);
+    console.info(`shared memory: ${JSON.stringify(figures)}; settled heap grew ${grownMb.toFixed(2)} MB`);
+    // The counts above are the exact check; the heap figure catches what they cannot see. Its
+    // bound is wide on purpose: half of the 20+ MB the leak left, far above the noise of a
+    // settled heap in a child of its own (lazily compiled code, well under 2 MB).
+    expect(grownMb, JSON.stringify(figures)).toBeLessThan(10);
   }, 960_000);
 });
