@@ -1,4 +1,5 @@
 import SchemaBuilder from '@pothos/core';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ValidationPlugin from '@pothos/plugin-validation';
@@ -12,8 +13,8 @@ import { inputValidationError } from './input-limits.js';
  * "Examples to follow"). Every GraphQL type lives in its own file under `types/`, together with
  * the query, mutation and subscription fields that return it; `index.ts` imports them.
  *
- * Batching uses plain DataLoader instances on the context (see `context.ts`) rather than the
- * dataloader plugin, so a subscription can replace them for every event.
+ * Batching is the dataloader plugin's: loadable objects and fields (types/workflow-run.ts),
+ * cleared for every subscription event (follow.ts).
  */
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -23,7 +24,7 @@ export const builder = new SchemaBuilder<{
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ErrorsPlugin, ValidationPlugin, RelayPlugin],
+  plugins: [ErrorsPlugin, ValidationPlugin, RelayPlugin, DataloaderPlugin],
   defaultFieldNullability: false,
   relay: {
     clientMutationId: 'omit',

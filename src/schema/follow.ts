@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { isStoreError } from '../store/index.js';
-import { createRunLoaders, type GraphQLContext } from './context.js';
+import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
+import type { GraphQLContext } from './context.js';
 
 /**
  * Starts a follow stream of the store's change feed (src/store/feed-follow.ts holds every
@@ -27,12 +28,13 @@ export function follow<T>(start: () => T): T {
 }
 
 /**
- * Gives every subscription event fresh loaders, so nested fields show the run as committed
- * (issue 4). Every subscription's `resolve` is a call to it.
+ * Clears the context's DataLoaders (`clearAllDataLoaders`) before an event is executed, so a
+ * subscriber never sees a run cached by a previous event: nested fields show the run as
+ * committed (issue 4). Every subscription's `resolve` is a call to it.
  *
  * @returns `event`, unchanged
  */
 export function freshLoaders<T>(event: T, context: GraphQLContext): T {
-  context.loaders = createRunLoaders(context.store);
+  clearAllDataLoaders(context);
   return event;
 }

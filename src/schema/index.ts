@@ -40,4 +40,4 @@ import './types/settle-workflow-run.js';
 
 /** The executable schema. */
 export const schema = builder.toSchema({ sortSchema: true });
-export { createContext, createRunLoaders, type GraphQLContext, type Scope } from './context.js';
+export { createContext, type GraphQLContext, type Scope } from './context.js';

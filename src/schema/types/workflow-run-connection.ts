@@ -1,4 +1,7 @@
+import { dataloaderGetter } from '@pothos/plugin-dataloader';
+import type { KeyedRun } from '../../store/index.js';
 import { builder } from '../builder.js';
+import type { GraphQLContext } from '../context.js';
 import { planKeysetPage, type RunPage } from '../connections.js';
 import { LINEAGE_CURSORS, RUN_CURSORS } from '../cursors.js';
 import { storeFilter, WorkflowRunFilterRef } from './workflow-run-filter.js';
@@ -25,6 +28,24 @@ export const WorkflowRunConnectionRef = builder.connectionObject(
   { name: 'WorkflowRunEdge', description: 'One run of a WorkflowRunConnection page with its cursor (Relay edge).' },
 );
 
+/**
+ * Number of runs of each chain, by root run id (`lineage { totalCount }`): a per-request
+ * DataLoader from the dataloader plugin's own getter (a count is no object type, so no loadable
+ * field fits), registered with the plugin so that `clearAllDataLoaders` clears it too.
+ */
+const chainSizes = dataloaderGetter<string, number, string>(
+  undefined,
+  async (rootRunIds, context) => (context as GraphQLContext).store.chainSizes(rootRunIds),
+  undefined,
+  false,
+);
+
+/** Primes the run loader with the rows of a page, so lineage fields of runs on it read no more. */
+function primeRuns(context: GraphQLContext, rows: ReadonlyArray<KeyedRun<unknown>>): void {
+  const loader = WorkflowRunRef.getDataloader(context);
+  for (const { run } of rows) loader.prime(run.runId, run);
+}
+
 builder.queryField('workflowRuns', (t) =>
   t.connection(
     {
@@ -37,7 +58,7 @@ builder.queryField('workflowRuns', (t) =>
         const filter = storeFilter(args.filter);
         const plan = planKeysetPage(args, RUN_CURSORS);
         const rows = context.store.listWorkflowRunSlice(filter, plan.request);
-        for (const { run } of rows) context.loaders.run.prime(run.runId, run);
+        primeRuns(context, rows);
         return { ...plan.page(rows), totalCount: () => context.store.countWorkflowRuns(filter) };
       },
     },
@@ -65,7 +86,7 @@ builder.objectField(WorkflowRunRef, 'lineage', (t) =>
       const read = (): RunPage => {
         if (page === undefined) {
           const rows = context.store.lineageSlice(run.rootRunId, plan.request);
-          for (const member of rows) context.loaders.run.prime(member.run.runId, member.run);
+          primeRuns(context, rows);
           page = plan.page(rows);
         }
         return page;
@@ -77,7 +98,7 @@ builder.objectField(WorkflowRunRef, 'lineage', (t) =>
         get pageInfo() {
           return read().pageInfo;
         },
-        totalCount: () => context.loaders.chainSize.load(run.rootRunId),
+        totalCount: () => chainSizes(context).load(run.rootRunId),
       };
     },
   }),

@@ -1,4 +1,4 @@
-import type { WorkflowRunRecord } from '../../store/index.js';
+import type { LineageKind, WorkflowRunRecord } from '../../store/index.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { follow, freshLoaders } from '../follow.js';
@@ -9,27 +9,49 @@ import { RunQueueStatusEnum } from './run-queue-status.js';
 import { WorkflowRunStatusEnum } from './workflow-run-status.js';
 
 /**
- * The GraphQL object of a run; its shape is the store's run record. Its fields that return
- * another type of `types/` (`lineage`, `viewerDeltas`) are added by that type's file, so that
- * imports run one way (the other files import this one).
+ * The GraphQL object of a run; its shape is the store's run record. A loadable node
+ * (`@pothos/plugin-dataloader`): `node(id)`, `workflowRun(runId)` and every field that returns a
+ * run id (`parent`, `rootRun`, `latestRun`) load through one per-request DataLoader over
+ * `store.getWorkflowRuns` (one statement per batch, API.md); every run a field returns is primed
+ * into it (`cacheResolved`), and so are the rows of a connection page. Subscriptions clear it
+ * for every event (`freshLoaders`, src/schema/follow.ts).
+ *
+ * Its fields that return another type of `types/` (`lineage`, `viewerDeltas`) are added by
+ * that type's file, so that imports run one way (the other files import this one). A lineage
+ * id that points at a missing run (the store's foreign keys forbid it) reads as null.
  */
-export const WorkflowRunRef = builder.objectRef<WorkflowRunRecord>('WorkflowRun');
+export const WorkflowRunRef = builder.loadableNodeRef('WorkflowRun', {
+  id: { resolve: (run: WorkflowRunRecord) => run.runId, description: 'Relay global id: base64 of "WorkflowRun:<runId>"; resolve it with node(id).' },
+  load: async (runIds: string[], context: GraphQLContext) => context.store.getWorkflowRuns(runIds).filter((run) => run !== undefined),
+  // Results are matched to ids by runId (unknown ids load as null), and cached by it.
+  toKey: (run) => run.runId,
+  sort: true,
+  cacheResolved: true,
+});
 
-async function loadRun(context: GraphQLContext, runId: string): Promise<WorkflowRunRecord> {
-  const run = await context.loaders.run.load(runId);
-  if (run === undefined) throw new Error(`Lineage points at a missing run: ${runId}`);
-  return run;
+/**
+ * The newest run of each chain, by root run id: one statement for the ids, then the runs
+ * through the run loader (those of the page are primed).
+ */
+async function latestRuns(rootRunIds: string[], context: GraphQLContext) {
+  return WorkflowRunRef.getDataloader(context).loadMany(context.store.latestRunIdsOfChains(rootRunIds));
 }
 
-async function onlyChild(context: GraphQLContext, run: WorkflowRunRecord, kind: 'continuation' | 'restart') {
-  const children = await context.loaders.children.load({ runId: run.runId, kind });
-  return children[0] ?? null;
+/**
+ * The parent run id of a loaded child (groups children by parent). The plugin types a loaded
+ * value as what a `WorkflowRun` field may return, a run or its id; loads only yield runs.
+ */
+function parentRunIdOf(child: WorkflowRunRecord | string): string {
+  return typeof child === 'string' ? child : (child.parentRunId ?? '');
 }
 
-builder.node(WorkflowRunRef, {
+/** The only child of a kind of each run, by run id (`continuation`, `restart`): one statement. */
+function onlyChildren(kind: LineageKind) {
+  return async (runIds: string[], context: GraphQLContext) => context.store.childrenOfRuns(runIds, kind).flat();
+}
+
+WorkflowRunRef.implement({
   description: 'A durable workflow run: its state, its claim, its lineage and its live view revision.',
-  id: { resolve: (run) => run.runId, description: 'Relay global id: base64 of "WorkflowRun:<runId>"; resolve it with node(id).' },
-  loadMany: async (ids, context) => (await context.loaders.run.loadMany(ids)).map((run) => (run instanceof Error ? null : run)),
   fields: (t) => ({
     runId: t.exposeString('runId', { description: "The store's run id." }),
     workflowName: t.exposeString('workflowName', { description: 'Name of the workflow definition the run executes.' }),
@@ -96,40 +118,49 @@ builder.node(WorkflowRunRef, {
       resolve: (run) => run.claim,
     }),
     presentationRevision: t.exposeInt('presentationRevision', { description: 'Current viewer revision of the run.' }),
-    // Lineage: each read goes through a per-request loader, one SQL statement per batch.
+    // Lineage: each read is one batched statement per request (loadable fields and groups).
     parent: t.field({
       type: WorkflowRunRef,
       nullable: true,
       description: 'The direct parent; null for a root run.',
-      resolve: (run, _args, context) => (run.parentRunId === null ? null : loadRun(context, run.parentRunId)),
+      resolve: (run) => run.parentRunId,
     }),
     rootRun: t.field({
       type: WorkflowRunRef,
       description: 'The first run of the chain; itself for a root run.',
-      resolve: (run, _args, context) => (run.rootRunId === run.runId ? run : loadRun(context, run.rootRunId)),
+      resolve: (run) => (run.rootRunId === run.runId ? run : run.rootRunId),
     }),
-    children: t.field({
-      type: [WorkflowRunRef],
+    children: t.loadableGroup({
+      type: WorkflowRunRef,
       description: 'Direct children, oldest first; optionally only of one lineage kind.',
       args: { kind: t.arg({ type: LineageKindEnum, required: false, description: 'Only children of this lineage kind; all when null.' }) },
-      resolve: (run, args, context) => context.loaders.children.load({ runId: run.runId, kind: args.kind ?? null }),
+      // One loader per selection path, so each `children(kind:)` selection batches with its own kind.
+      byPath: true,
+      load: async (runIds: string[], context, args) => context.store.childrenOfRuns(runIds, args.kind ?? undefined).flat(),
+      group: parentRunIdOf,
+      resolve: (run) => run.runId,
     }),
-    continuation: t.field({
+    continuation: t.loadable({
       type: WorkflowRunRef,
       nullable: true,
       description: 'The run that continues this one (at most one).',
-      resolve: (run, _args, context) => onlyChild(context, run, 'continuation'),
+      load: onlyChildren('continuation'),
+      sort: parentRunIdOf,
+      resolve: (run) => run.runId,
     }),
-    restart: t.field({
+    restart: t.loadable({
       type: WorkflowRunRef,
       nullable: true,
       description: 'The run that restarts this one (at most one).',
-      resolve: (run, _args, context) => onlyChild(context, run, 'restart'),
+      load: onlyChildren('restart'),
+      sort: parentRunIdOf,
+      resolve: (run) => run.runId,
     }),
-    latestRun: t.field({
+    latestRun: t.loadable({
       type: WorkflowRunRef,
       description: "The newest run of this run's chain (same rootRunId).",
-      resolve: async (run, _args, context) => loadRun(context, await context.loaders.latestRunId.load(run.rootRunId)),
+      load: latestRuns,
+      resolve: (run) => run.rootRunId,
     }),
   }),
 });
@@ -140,7 +171,7 @@ builder.queryField('workflowRun', (t) =>
     nullable: true,
     description: 'A run by its store run id; null when it does not exist.',
     args: { runId: t.arg.string({ required: true, description: "The store's run id." }) },
-    resolve: async (_root, args, context) => (await context.loaders.run.load(args.runId)) ?? null,
+    resolve: (_root, args) => args.runId,
   }),
 );
 
