@@ -61,15 +61,16 @@ export default tseslint.config(
     rules: {
       ...graphqlPlugin.configs['flat/schema-recommended'].rules,
       // Only entities carry an identity: results, typed errors, connections, edges and the
-      // viewer's value types are values (clients cache them under their parent; README
-      // "Client caches"). A new entity type without `id: ID!` still fails.
+      // viewer's value types and the run-list change feed's events (WorkflowRunChange: a cursor
+      // and a run, which has its own id) are values (clients cache them under their parent;
+      // README "Client caches"). A new entity type without `id: ID!` still fails.
       '@graphql-eslint/strict-id-in-types': [
         'error',
         {
           acceptedIdNames: ['id'],
           acceptedIdTypes: ['ID'],
           exceptions: {
-            types: ['PageInfo', 'RunClaim', 'ViewerDelta', 'ViewerPatchOperation'],
+            types: ['PageInfo', 'RunClaim', 'ViewerDelta', 'ViewerPatchOperation', 'WorkflowRunChange'],
             suffixes: ['Error', 'Success', 'Connection', 'Edge', 'Page', 'Batch', 'Required'],
           },
         },

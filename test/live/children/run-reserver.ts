@@ -1,0 +1,31 @@
+/**
+ * Child process of the run-list change feed tests: opens the server's database file with its own
+ * WorkflowStore (like a workflow host) and reserves runs on command, printing one JSON line each.
+ *
+ * argv: <dbPath> <projectPath>
+ * stdin: `reserve <runId>` (a root run in session `session-<runId>`), `exit`
+ * stdout: `{"ready":true}`, then `{"reserved":"<runId>"}` per command
+ */
+import { createInterface } from 'node:readline';
+import { WorkflowStore } from '../../../src/store/index.js';
+import { reserveInput } from '../../helpers/store-fixtures.js';
+
+const [dbPath, projectPath] = process.argv.slice(2);
+if (dbPath === undefined || projectPath === undefined) throw new Error('usage: run-reserver.ts <dbPath> <projectPath>');
+const store = WorkflowStore.open({ path: dbPath, projectPath });
+
+const input = createInterface({ input: process.stdin });
+input.on('line', (line) => {
+  const [command, runId] = line.trim().split(/\s+/);
+  if (command === 'reserve' && runId !== undefined) {
+    store.reserveWorkflowRun(reserveInput(runId, { originSessionId: `session-${runId}` }));
+    process.stdout.write(`${JSON.stringify({ reserved: runId })}\n`);
+  } else if (command === 'exit') {
+    input.close();
+  }
+});
+input.on('close', () => {
+  store.close();
+  process.exit(0);
+});
+process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
