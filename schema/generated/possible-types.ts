@@ -54,6 +54,10 @@
       "SettleWorkflowRunSuccess",
       "ValidationError"
     ],
+    "WorkflowRunChangeEvent": [
+      "WorkflowRunChange",
+      "WorkflowRunChangesResetRequired"
+    ],
     "WorkflowRunDeltaEvent": [
       "ViewerDeltaBatch",
       "ViewerSnapshotRequired"
@@ -114,6 +118,10 @@
       "NotFoundError",
       "SettleWorkflowRunSuccess",
       "ValidationError"
+    ],
+    "WorkflowRunChangeEvent": [
+      "WorkflowRunChange",
+      "WorkflowRunChangesResetRequired"
     ],
     "WorkflowRunDeltaEvent": [
       "ViewerDeltaBatch",
