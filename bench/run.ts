@@ -24,6 +24,7 @@ import { measureCrossProcess } from './cross-process.js';
 import { measureFanout } from './fanout.js';
 import { REPO_ROOT } from './ipc.js';
 import { measureLineageDepth } from './lineage-depth.js';
+import { measureLockWait } from './lock-wait.js';
 import { measureMutationOverhead } from './mutation-overhead.js';
 import { measurePiWorkflowsFile } from './pi-workflows-file.js';
 import { measureRunLists } from './run-lists.js';
@@ -38,6 +39,7 @@ const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Figure[]>> =
   fanout: measureFanout,
   'cross-process': measureCrossProcess,
   'write-rate': measureWriteRate,
+  'lock-wait': measureLockWait,
   'pi-workflows-file': measurePiWorkflowsFile,
 };
 

@@ -6,6 +6,7 @@
  *
  * Run with `--expose-gc` so `memory` can collect first; with `--cpu-prof` to profile.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startServer, type RunningServer } from '../src/server/app.js';
 import type { ServerConfig } from '../src/server/config.js';
 import { emit, serveRequests } from './ipc.js';
@@ -154,6 +155,24 @@ serveRequests({
     await new Promise((resolve) => setTimeout(resolve, ms));
     const used = process.cpuUsage(before);
     return { userMs: used.user / 1000, systemMs: used.system / 1000, wallMs: performance.now() - wallStart };
+  },
+
+  /**
+   * Event-loop delay of this process over `ms` of wall time (`perf_hooks.monitorEventLoopDelay`,
+   * 1 ms resolution), in ms; also the store's writes waiting for the lock at the end.
+   */
+  async loopDelay(message) {
+    const ms = Number(message.ms);
+    const histogram = monitorEventLoopDelay({ resolution: 1 });
+    histogram.enable();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    histogram.disable();
+    return {
+      p50: histogram.percentile(50) / 1e6,
+      p99: histogram.percentile(99) / 1e6,
+      max: histogram.max / 1e6,
+      count: histogram.count,
+    };
   },
 
   async stop() {

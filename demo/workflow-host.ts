@@ -184,12 +184,18 @@ export class DemoHost {
     }));
   }
 
-  /** Advances one randomly chosen chain by one step (prints one line). */
+  /**
+   * Advances one randomly chosen chain by one step (prints one line). A step's writes are one
+   * transaction taken with `store.writeAsync` (issue 15 item 4): while another process holds
+   * the write lock, the host waits without stopping its event loop (signals, timers). A step
+   * that fails leaves nothing behind.
+   */
   async step(): Promise<void> {
     const slot = this.rng.pick(this.slots);
     this.steps += 1;
     try {
-      await this.advance(slot);
+      if (slot.phase === 'interaction') await this.interactionStep(slot);
+      else await this.store.writeAsync(() => this.advance(slot));
     } catch (error) {
       // A host keeps going: report, abandon this chain, start a fresh one in the slot.
       this.say(slot, `error: ${(error as Error).message} (abandoning chain ${slot.chain})`);
@@ -202,7 +208,7 @@ export class DemoHost {
     this.options.log(`[chain ${slot.chain}] ${text}`);
   }
 
-  private async advance(slot: Slot): Promise<void> {
+  private advance(slot: Slot): void {
     switch (slot.phase) {
       case 'start':
         return this.startChain(slot);
@@ -217,7 +223,7 @@ export class DemoHost {
       case 'no-progress':
         return this.reclaim(slot);
       case 'interaction':
-        return this.interactionStep(slot);
+        throw new Error('an interaction step waits between its writes: see interactionStep');
       case 'interaction-paused':
         return this.resumeInteraction(slot);
     }
@@ -593,7 +599,7 @@ export class DemoHost {
     const run = slot.run as ActiveRun;
     const interaction = run.interaction as NonNullable<ActiveRun['interaction']>;
     if (!interaction.paused && this.rng.next() < 0.35) {
-      if (!this.store.pauseParkedWorkflowRun({ runId: run.runId })) throw new Error(`${run.runId}: pause refused`);
+      if (!(await this.store.writeAsync(() => this.store.pauseParkedWorkflowRun({ runId: run.runId })))) throw new Error(`${run.runId}: pause refused`);
       interaction.paused = true;
       slot.phase = 'interaction-paused';
       this.say(slot, `${run.runId} paused while ${interaction.requestId} is pending`);
@@ -602,10 +608,12 @@ export class DemoHost {
     const wait = interaction.deadlineAt - this.store.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait + 1));
     const token = this.newToken(run.runId);
-    const claimed = this.store.claimWorkflowRunForControl({ runId: run.runId, runnerId: HOST_RUNNER_ID, claimToken: token, leaseMs: LEASE_MS });
-    if (claimed === undefined) throw new Error(`${run.runId}: control claim refused`);
-    const started = this.store.beginWorkflowRunInteractionTimeout({ runId: run.runId, claimToken: token, targetSessionId: slot.session });
-    if (!started) throw new Error(`${run.runId}: interaction timeout did not apply`);
+    await this.store.writeAsync(() => {
+      const claimed = this.store.claimWorkflowRunForControl({ runId: run.runId, runnerId: HOST_RUNNER_ID, claimToken: token, leaseMs: LEASE_MS });
+      if (claimed === undefined) throw new Error(`${run.runId}: control claim refused`);
+      const started = this.store.beginWorkflowRunInteractionTimeout({ runId: run.runId, claimToken: token, targetSessionId: slot.session });
+      if (!started) throw new Error(`${run.runId}: interaction timeout did not apply`);
+    });
     run.token = token;
     run.interaction = undefined;
     if (run.openTurn !== undefined) run.openTurn.stopReason = 'aborted';

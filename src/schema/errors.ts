@@ -100,18 +100,22 @@ export function readOnlyMessage(file: StateFile): string {
 
 /**
  * Runs a store call for a mutation: refuses a caller without the write scope and any caller on
- * a read-only server, maps store errors to typed errors. Use in every mutation resolver.
+ * a read-only server, runs `call` in one write transaction taken without blocking the event
+ * loop (`store.writeAsync`, issue 15 item 4: while another process holds the write lock, only
+ * the writes wait), maps store errors to typed errors. Use in every mutation resolver.
  *
  * @param context the request's `scope`; `readOnly`: null when the server allows mutations, else
- *   the refusal text (see {@link readOnlyMessage})
- * @throws ForbiddenError {@link READ_SCOPE_MESSAGE} when the scope is `read` (issue 10.11);
- *   ForbiddenError with the `readOnly` text; typed errors from the store
+ *   the refusal text (see {@link readOnlyMessage}); `store`
+ * @returns a promise of what `call` returns
+ * @throws (rejects) ForbiddenError {@link READ_SCOPE_MESSAGE} when the scope is `read` (issue
+ *   10.11); ForbiddenError with the `readOnly` text; typed errors from the store; `SQLITE_BUSY`
+ *   (masked) when the write lock stayed taken past the store's deadline
  */
-export function runMutation<T>(context: Pick<GraphQLContext, 'scope' | 'readOnly'>, call: () => T): T {
+export async function runMutation<T>(context: Pick<GraphQLContext, 'scope' | 'readOnly' | 'store'>, call: () => T): Promise<T> {
   if (context.scope !== 'write') throw new ForbiddenError(READ_SCOPE_MESSAGE);
   if (context.readOnly !== null) throw new ForbiddenError(context.readOnly);
   try {
-    return call();
+    return await context.store.writeAsync(call);
   } catch (error) {
     throw toApiError(error);
   }

@@ -14,7 +14,8 @@
  *   `sse` for yoga's distinct connections, `graphql-sse-single`).
  * - `change_feed_lag_seconds`: from the moment the change feed noticed a commit to the moment a
  *   subscription took the event it caused (see `ChangeFeed.onDelivery`).
- * - `sqlite_busy_retries_total`: `BEGIN IMMEDIATE` rounds retried after `SQLITE_BUSY`.
+ * - `sqlite_busy_retries_total`: writes that found the write lock taken by another connection
+ *   (mutations waiting asynchronously, plus synchronous `BEGIN IMMEDIATE` rounds retried).
  * - `sqlite_wal_bytes`: size of the database's write-ahead log file.
  * - prom-client's default process metrics (CPU, memory, event-loop lag, handles), unprefixed.
  */
@@ -95,7 +96,7 @@ export function createMetrics(store: WorkflowStore, feed: ChangeFeed): ServerMet
   });
   new Counter({
     name: 'pi_workflows_sqlite_busy_retries_total',
-    help: 'BEGIN IMMEDIATE rounds retried after SQLITE_BUSY (the database stayed locked by another connection for the busy timeout).',
+    help: 'Writes that found the write lock held by another connection and waited (mutations wait asynchronously; synchronous store calls count each BEGIN IMMEDIATE round retried after the busy timeout).',
     registers: [registry],
     collect() {
       this.reset();

@@ -11,6 +11,12 @@ import { detectStateFile, headerApplicationId, PI_WORKFLOWS_APPLICATION_ID, walH
  */
 export const BEGIN_ATTEMPTS = 3;
 
+/**
+ * Longest pause between two asynchronous `BEGIN IMMEDIATE` attempts of a waiting write, ms
+ * (before jitter); the pauses grow 0.25, 0.5, 1, 2, 4, 8, 8, … (see {@link StateDatabase.transactionAsync}).
+ */
+export const LOCK_RETRY_MAX_DELAY_MS = 8;
+
 function isBusyError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
@@ -31,13 +37,26 @@ function connect(options: StateDatabaseOptions, readOnly: boolean): SqliteDataba
     throw new StoreError('integrity', `Cannot open workflow state database ${options.path}: ${(error as Error).message}`);
   }
   try {
-    connection.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+    connection.pragma(`busy_timeout = ${busyTimeoutOf(options)}`);
     connection.prepare('SELECT count(*) AS n FROM sqlite_master').get();
   } catch (error) {
     connection.close();
     throw new StoreError('integrity', `Not a workflow state database: ${options.path} (${(error as Error).message})`);
   }
   return connection;
+}
+
+/** The busy timeout asked for, ms (default 5000, STORE.md §1). */
+function busyTimeoutOf(options: StateDatabaseOptions): number {
+  return Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
+}
+
+/** A write of {@link StateDatabase.transactionAsync} waiting for the write lock. */
+interface LockWaiter {
+  run: () => void;
+  fail: (error: Error) => void;
+  /** `performance.now()` after which it gives up with `SQLITE_BUSY`. */
+  deadline: number;
 }
 
 /**
@@ -84,14 +103,25 @@ export class StateDatabase {
   statementCount = 0;
   /** Rounds of `BEGIN IMMEDIATE` tried again after `SQLITE_BUSY` since open (see {@link transaction}). */
   beginRetries = 0;
+  /** The busy timeout of the connection, ms: how long a synchronous `BEGIN IMMEDIATE` round waits. */
+  readonly busyTimeoutMs: number;
   private readonly cache = new Map<string, Statement>();
   private readonly commitListeners = new Set<() => void>();
+  /** Writes of {@link transactionAsync} waiting for the write lock, oldest first. */
+  private readonly lockQueue: LockWaiter[] = [];
+  /** Pending timer of the next asynchronous `BEGIN IMMEDIATE` attempt. */
+  private lockTimer: NodeJS.Timeout | undefined;
+  /** Failed attempts since the last one that took the lock (the backoff exponent). */
+  private lockFailures = 0;
+  /** The last `SQLITE_BUSY` an asynchronous `BEGIN IMMEDIATE` got (its code and message are what a timed-out write throws). */
+  private lastBusy: { code: string; message: string } = { code: 'SQLITE_BUSY', message: 'database is locked' };
 
-  private constructor(connection: SqliteDatabase, path: string, readOnly: boolean, file: StateFile) {
+  private constructor(connection: SqliteDatabase, path: string, readOnly: boolean, file: StateFile, busyTimeoutMs: number) {
     this.connection = connection;
     this.path = path;
     this.readOnly = readOnly;
     this.file = file;
+    this.busyTimeoutMs = busyTimeoutMs;
   }
 
   /**
@@ -136,7 +166,7 @@ export class StateDatabase {
         }
         connection.pragma('query_only = ON');
         connection.pragma('foreign_keys = ON');
-        return new StateDatabase(connection, path, true, checkPiWorkflowsReadSide(connection, path, detected));
+        return new StateDatabase(connection, path, true, checkPiWorkflowsReadSide(connection, path, detected), busyTimeoutOf(options));
       }
       file = { kind: 'own' };
       if (readOnly && !requestedReadOnly) {
@@ -149,7 +179,7 @@ export class StateDatabase {
       connection.close();
       throw error;
     }
-    const database = new StateDatabase(connection, path, readOnly, file);
+    const database = new StateDatabase(connection, path, readOnly, file, busyTimeoutOf(options));
     try {
       // Nothing is written before we know the file is not newer than this code.
       refuseNewerDatabase(database);
@@ -245,6 +275,11 @@ export class StateDatabase {
         this.beginRetries += 1;
       }
     }
+    this.notifyCommit();
+    return result;
+  }
+
+  private notifyCommit(): void {
     for (const listener of this.commitListeners) {
       try {
         listener();
@@ -252,7 +287,157 @@ export class StateDatabase {
         // A listener's failure must not turn a committed write into a reported failure.
       }
     }
+  }
+
+  /**
+   * {@link transaction} without ever waiting synchronously for the write lock (issue 15 item 4):
+   * a server calls this, so a write lock held by another process (a workflow host, a second
+   * server) never stops its event loop — queries, subscriptions and keep-alives go on, only the
+   * writes wait.
+   *
+   * `BEGIN IMMEDIATE` is tried with the busy timeout set to 0. When another connection holds
+   * the lock, the write joins a FIFO queue of this connection and `BEGIN IMMEDIATE` alone is
+   * retried from a timer, with growing jittered pauses (0.25 ms doubling up to
+   * {@link LOCK_RETRY_MAX_DELAY_MS}, each × 0.5–1.5); nothing of `fn` has run, so retrying is
+   * safe. Once `BEGIN IMMEDIATE` succeeds, `fn` and `COMMIT` run in that same tick (no other
+   * code of this process can see or join the open transaction), then the {@link onCommit}
+   * listeners. Waiting writes are served oldest first; after each commit the next one tries on
+   * the following turn of the event loop, so I/O (and the other process) get a turn.
+   *
+   * The overall deadline is the synchronous path's: {@link BEGIN_ATTEMPTS} × the busy timeout
+   * from the call. When it passes, the promise rejects with SQLite's error as the synchronous
+   * path reports it: a better-sqlite3 `SqliteError` with code `SQLITE_BUSY` and message
+   * `database is locked`; nothing was written. {@link beginRetries} counts one per write that
+   * had to wait.
+   *
+   * Called inside an open transaction (from `fn` of another transaction), `fn` joins it.
+   *
+   * @returns a promise of what `fn` returns
+   * @throws (rejects) whatever `fn` throws, everything it wrote rolled back; `SQLITE_BUSY` at
+   *   the deadline
+   */
+  transactionAsync<T>(fn: () => T): Promise<T> {
+    if (this.connection.inTransaction) {
+      try {
+        return Promise.resolve(fn());
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    }
+    if (this.lockQueue.length === 0) {
+      let begun: boolean;
+      try {
+        begun = this.tryBeginImmediate();
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+      if (begun) {
+        try {
+          return Promise.resolve(this.runBegun(fn));
+        } catch (error) {
+          return Promise.reject(error as Error);
+        }
+      }
+    }
+    this.beginRetries += 1;
+    return new Promise<T>((resolve, reject) => {
+      this.lockQueue.push({
+        run: () => resolve(this.runBegun(fn)),
+        fail: reject,
+        deadline: performance.now() + BEGIN_ATTEMPTS * this.busyTimeoutMs,
+      });
+      this.scheduleLockAttempt();
+    });
+  }
+
+  /** Writes of {@link transactionAsync} waiting for the write lock now. */
+  get lockWaiters(): number {
+    return this.lockQueue.length;
+  }
+
+  /**
+   * One `BEGIN IMMEDIATE` with the busy timeout at 0 (restored after).
+   *
+   * @returns true when the transaction is open, false when another connection holds the lock
+   * @throws any error but `SQLITE_BUSY`
+   */
+  private tryBeginImmediate(): boolean {
+    this.connection.pragma('busy_timeout = 0');
+    try {
+      this.statement('BEGIN IMMEDIATE').run();
+      this.lockFailures = 0;
+      return true;
+    } catch (error) {
+      if (!isBusyError(error)) throw error;
+      this.lastBusy = { code: (error as { code: string }).code, message: (error as Error).message };
+      this.lockFailures += 1;
+      return false;
+    } finally {
+      this.connection.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    }
+  }
+
+  /** Runs `fn` in the transaction {@link tryBeginImmediate} opened, commits, notifies; rolls back on a throw. */
+  private runBegun<T>(fn: () => T): T {
+    let result: T;
+    try {
+      result = fn();
+      this.statement('COMMIT').run();
+    } catch (error) {
+      if (this.connection.inTransaction) this.statement('ROLLBACK').run();
+      throw error;
+    }
+    this.notifyCommit();
     return result;
+  }
+
+  private scheduleLockAttempt(): void {
+    if (this.lockTimer !== undefined || this.lockQueue.length === 0) return;
+    const base = Math.min(LOCK_RETRY_MAX_DELAY_MS, 0.25 * 2 ** Math.max(0, this.lockFailures - 1));
+    const delay = this.lockFailures === 0 ? 0 : base * (0.5 + Math.random());
+    this.lockTimer = setTimeout(() => {
+      this.lockTimer = undefined;
+      this.serveLockQueue();
+    }, delay);
+  }
+
+  /** Fails the waiters past their deadline, then gives the lock to the oldest one if it is free. */
+  private serveLockQueue(): void {
+    const now = performance.now();
+    for (let index = 0; index < this.lockQueue.length; ) {
+      const waiter = this.lockQueue[index] as LockWaiter;
+      if (waiter.deadline > now) {
+        index += 1;
+        continue;
+      }
+      this.lockQueue.splice(index, 1);
+      waiter.fail(new Database.SqliteError(this.lastBusy.message, this.lastBusy.code));
+    }
+    const head = this.lockQueue[0];
+    if (head === undefined) return;
+    if (!this.connection.open) {
+      this.lockQueue.splice(0);
+      head.fail(new TypeError('The database connection is not open'));
+      return;
+    }
+    let begun: boolean;
+    try {
+      begun = this.connection.inTransaction ? false : this.tryBeginImmediate();
+    } catch (error) {
+      this.lockQueue.shift();
+      head.fail(error as Error);
+      this.scheduleLockAttempt();
+      return;
+    }
+    if (begun) {
+      this.lockQueue.shift();
+      try {
+        head.run();
+      } catch (error) {
+        head.fail(error as Error);
+      }
+    }
+    this.scheduleLockAttempt();
   }
 
   /**
@@ -278,8 +463,14 @@ export class StateDatabase {
     return () => this.commitListeners.delete(listener);
   }
 
-  /** Closes the connection (a WAL checkpoint happens on close). Idempotent. */
+  /**
+   * Closes the connection (a WAL checkpoint happens on close). Idempotent. Writes still waiting
+   * in {@link transactionAsync} reject with `The database connection is not open`.
+   */
   close(): void {
+    if (this.lockTimer !== undefined) clearTimeout(this.lockTimer);
+    this.lockTimer = undefined;
+    for (const waiter of this.lockQueue.splice(0)) waiter.fail(new TypeError('The database connection is not open'));
     if (this.connection.open) this.connection.close();
   }
 }

@@ -198,6 +198,27 @@ export class WorkflowStore {
   }
 
   /**
+   * {@link transaction} for a server (issue 15 item 4): waits for the write lock without ever
+   * blocking the event loop, then runs `fn` and commits in one tick. Every store operation `fn`
+   * calls joins the transaction. The GraphQL mutations and the demo host write through this;
+   * the synchronous methods (each its own transaction when called alone) wait for the lock
+   * synchronously and are for callers that may block: the store's own open, scripts, tests,
+   * and hosts that serve nobody else on their thread.
+   *
+   * When another connection holds the lock, `BEGIN IMMEDIATE` alone is retried from a timer
+   * with jittered pauses (see `StateDatabase.transactionAsync`), oldest waiting write first,
+   * until the same deadline as the synchronous path (`BEGIN_ATTEMPTS` × the busy
+   * timeout).
+   *
+   * @returns a promise of what `fn` returns
+   * @throws (rejects) whatever `fn` throws, everything it wrote rolled back; at the deadline
+   *   the same `SQLITE_BUSY` error (`database is locked`) as the synchronous path, nothing written
+   */
+  writeAsync<T>(fn: () => T): Promise<T> {
+    return this.database.transactionAsync(fn);
+  }
+
+  /**
    * Calls `listener` after every transaction committed through this store (the change feed's
    * in-process notifier; commits of other connections are not seen here). A listener that
    * throws does not turn the commit into a failure.
@@ -209,8 +230,9 @@ export class WorkflowStore {
   }
 
   /**
-   * Rounds of `BEGIN IMMEDIATE` tried again after `SQLITE_BUSY` since open (writers waiting on
-   * other connections' write locks; the `/metrics` counter of issue 14 item 4).
+   * Rounds of `BEGIN IMMEDIATE` tried again after `SQLITE_BUSY` since open, plus the
+   * {@link writeAsync} writes that had to wait (writers waiting on other connections' write
+   * locks; the `/metrics` counter of issue 14 item 4).
    */
   get busyRetries(): number {
     return this.database.beginRetries;
