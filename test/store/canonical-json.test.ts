@@ -1,7 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { BlobStore } from '../../src/store/blobs.js';
 import { canonicalJson, normalizeJson, StoreError } from '../../src/store/index.js';
-import { expectStoreError, openTestStore, sha256Hex, type TestStore } from '../helpers/store-fixtures.js';
+import {
+  expectStoreError,
+  sha256Hex,
+  type TestStore,
+  storeTest as it,
+} from '../helpers/store-fixtures.js';
 import { storeInternals, connectionOf } from '../helpers/store-internals.js';
 
 describe('canonical JSON (STORE.md §2.1)', () => {
@@ -73,39 +78,36 @@ describe('canonical JSON (STORE.md §2.1)', () => {
 });
 
 describe('content-addressed blobs (STORE.md §2.2)', () => {
-  let t: TestStore;
   let blobs: BlobStore;
-  beforeEach(() => {
-    t = openTestStore();
+  it.beforeEach(({ t }) => {
     blobs = new BlobStore(storeInternals(t.store).database);
   });
-  afterEach(() => t.close());
 
-  const count = () => (connectionOf(t.store).prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n;
+  const count = (t: TestStore) => (connectionOf(t.store).prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n;
 
-  it('keys JSON by SHA-256 of its canonical bytes and stores equal content once', () => {
-    const before = count();
+  it('keys JSON by SHA-256 of its canonical bytes and stores equal content once', ({ t }) => {
+    const before = count(t);
     const hash = t.store.transaction(() => blobs.putJson({ b: 1, a: 2 }, t.clock.t));
     expect(hash.toString('hex')).toBe(sha256Hex('{"a":2,"b":1}'));
     expect(t.store.transaction(() => blobs.putJson({ a: 2, b: 1 }, t.clock.t)).equals(hash)).toBe(true);
-    expect(count()).toBe(before + 1);
+    expect(count(t)).toBe(before + 1);
     expect(blobs.readJson(hash)).toEqual({ a: 2, b: 1 });
     const row = connectionOf(t.store).prepare('SELECT media_type, byte_length FROM blobs WHERE blob_hash = ?').get(hash);
     expect(row).toEqual({ media_type: 'application/json', byte_length: 13 });
   });
 
-  it('keys text by SHA-256 of its UTF-8 bytes, as text/plain', () => {
+  it('keys text by SHA-256 of its UTF-8 bytes, as text/plain', ({ t }) => {
     const hash = t.store.transaction(() => blobs.putText('héllo', t.clock.t));
     expect(hash.toString('hex')).toBe(sha256Hex(Buffer.from('héllo', 'utf8')));
     expect(blobs.readText(hash)).toBe('héllo');
   });
 
-  it('Content-addressed blob conflict: the same bytes under the other media type', () => {
+  it('Content-addressed blob conflict: the same bytes under the other media type', ({ t }) => {
     t.store.transaction(() => blobs.putJson(null, t.clock.t));
     expectStoreError(() => t.store.transaction(() => blobs.putText('null', t.clock.t)), 'Content-addressed blob conflict', 'integrity');
   });
 
-  it('JSON blob is missing or has the wrong media type', () => {
+  it('JSON blob is missing or has the wrong media type', ({ t }) => {
     const text = t.store.transaction(() => blobs.putText('{"a":1}', t.clock.t));
     expectStoreError(() => blobs.readJson(text), 'JSON blob is missing or has the wrong media type', 'integrity');
     expectStoreError(() => blobs.readJson(Buffer.alloc(32)), 'JSON blob is missing or has the wrong media type', 'integrity');

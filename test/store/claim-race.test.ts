@@ -1,21 +1,25 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventsOf, leaseOf, openTestStore, reserve, type TestStore } from '../helpers/store-fixtures.js';
+import { describe, expect } from 'vitest';
+import {
+  eventsOf,
+  leaseOf,
+  reserve,
+  type TestStore,
+  storeTest,
+} from '../helpers/store-fixtures.js';
 
 const WORKER = fileURLToPath(new URL('../helpers/claim-race-worker.ts', import.meta.url));
 const RUNS = 200;
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore({ file: true });
+/** File-backed: the worker processes open the same database. */
+const it = storeTest.extend('storeOptions', { file: true });
+it.beforeEach(({ t }) => {
   for (let index = 0; index < RUNS; index += 1) {
     // Distinct sessions: each origin session may hold only one active queue entry.
     reserve(t.store, `run-${String(index).padStart(3, '0')}`, { executionMode: 'headless', originSessionId: `session-${index}` });
     t.clock.advance(1);
   }
 });
-afterEach(() => t.close());
 
 interface WorkerResult {
   runnerId: string;
@@ -23,7 +27,7 @@ interface WorkerResult {
 }
 
 /** Starts a worker and resolves once it printed `ready`; `result` resolves with its final line. */
-function startWorker(runnerId: string, mode: 'next' | 'byId'): Promise<{ child: ChildProcessWithoutNullStreams; result: Promise<WorkerResult> }> {
+function startWorker(t: TestStore, runnerId: string, mode: 'next' | 'byId'): Promise<{ child: ChildProcessWithoutNullStreams; result: Promise<WorkerResult> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER, t.path, t.dir, runnerId, mode, t.clock.iso(1000)], {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -56,13 +60,13 @@ function startWorker(runnerId: string, mode: 'next' | 'byId'): Promise<{ child: 
 }
 
 /** Runs the workers together: all start, all say ready, then all get `go` at once. */
-async function race(mode: 'next' | 'byId', runners: string[]): Promise<WorkerResult[]> {
-  const workers = await Promise.all(runners.map((runner) => startWorker(runner, mode)));
+async function race(t: TestStore, mode: 'next' | 'byId', runners: string[]): Promise<WorkerResult[]> {
+  const workers = await Promise.all(runners.map((runner) => startWorker(t, runner, mode)));
   for (const worker of workers) worker.child.stdin.write('go\n');
   return Promise.all(workers.map((worker) => worker.result));
 }
 
-function expectEachRunClaimedOnce(results: WorkerResult[]): void {
+function expectEachRunClaimedOnce(t: TestStore, results: WorkerResult[]): void {
   const all = results.flatMap((result) => result.claimed);
   expect(new Set(all).size).toBe(all.length); // nobody claimed a run twice, no run was won by two
   expect([...all].sort()).toEqual(Array.from({ length: RUNS }, (_, index) => `run-${String(index).padStart(3, '0')}`));
@@ -76,14 +80,14 @@ function expectEachRunClaimedOnce(results: WorkerResult[]): void {
 }
 
 describe('two connections to the same database file race to claim (STORE.md §1, §6.3, §6.4)', () => {
-  it('claimNextWorkflowRun in two processes: every run claimed exactly once, generation 1', async () => {
-    const results = await race('next', ['runner-a', 'runner-b']);
-    expectEachRunClaimedOnce(results);
+  it('claimNextWorkflowRun in two processes: every run claimed exactly once, generation 1', async ({ t }) => {
+    const results = await race(t, 'next', ['runner-a', 'runner-b']);
+    expectEachRunClaimedOnce(t, results);
     expect(t.store.claimNextWorkflowRun({ runnerId: 'runner-c', claimToken: 'c', leaseMs: 1000, now: t.clock.iso(1000) })).toBeUndefined();
   });
 
-  it('claimWorkflowRun on the same runs in two processes: exactly one wins each run', async () => {
-    const results = await race('byId', ['runner-a', 'runner-b']);
-    expectEachRunClaimedOnce(results);
+  it('claimWorkflowRun on the same runs in two processes: exactly one wins each run', async ({ t }) => {
+    const results = await race(t, 'byId', ['runner-a', 'runner-b']);
+    expectEachRunClaimedOnce(t, results);
   });
 });

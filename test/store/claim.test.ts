@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   BUMP,
   claim,
@@ -11,7 +11,6 @@ import {
   lastEvent,
   LEASE_MS,
   leaseOf,
-  openTestStore,
   parkedWaitingRun,
   reserve,
   resourceRevision,
@@ -22,23 +21,18 @@ import {
   terminalRun,
   viewerHead,
   type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
 import { storeInternals } from '../helpers/store-internals.js';
 
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
-});
-afterEach(() => t.close());
-
-const open = (runId: string) =>
+const open = (t: TestStore, runId: string) =>
   storeInternals(t.store).interactions.openInteraction(
     { runId, nodeId: 'ask', attemptId: `attempt-${runId}`, requestId: `request-${runId}`, targetSessionId: `session-${runId}` },
     t.clock.t,
   );
 
 describe('claim core (STORE.md §6.3)', () => {
-  it('takes the lease (generation + 1), moves the queue to starting, bumps and writes lease.claimed', () => {
+  it('takes the lease (generation + 1), moves the queue to starting, bumps and writes lease.claimed', ({ t }) => {
     reserve(t.store, 'run-1');
     t.clock.advance(10);
     const record = t.store.claimWorkflowRun({ runId: 'run-1', runnerId: 'runner-1', claimToken: 'tok', leaseMs: 5000 });
@@ -74,14 +68,14 @@ describe('claim core (STORE.md §6.3)', () => {
     expect(t.store.getWorkflowRun('run-1')?.claimToken).toBeNull();
   });
 
-  it('owner type host for runner ids starting with host-', () => {
+  it('owner type host for runner ids starting with host-', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'host-7');
     expect(leaseOf(t.store, 'run-1').owner_type).toBe('host');
     expect(lastEvent(t.store, 'run-1').actorType).toBe('host');
   });
 
-  it('clears the queue error code and error on a normal claim (a direct claim ignores error_code)', () => {
+  it('clears the queue error code and error on a normal claim (a direct claim ignores error_code)', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1');
     t.store.parkWorkflowRunForWorkerNoProgress({ runId: 'run-1', claimToken: 'token-run-1', detail: 'stuck' });
@@ -91,12 +85,12 @@ describe('claim core (STORE.md §6.3)', () => {
     expect(rowOf(t.store, 'run_queue', 'run-1').error_hash).toBeNull();
   });
 
-  it.each(['completed', 'failed', 'cancelled'] as const)('refuses a finished queue (%s) and writes nothing', (status) => {
+  it.for(['completed', 'failed', 'cancelled'] as const)('refuses a finished queue (%s) and writes nothing', (status, { t }) => {
     terminalRun(t, 'run-1', {}, status);
     expect(expectNoWrite(t.store, () => t.store.claimWorkflowRun({ runId: 'run-1', runnerId: 'r', claimToken: 'x', leaseMs: 1000 }))).toBeUndefined();
   });
 
-  it('refuses a missing run with Workflow run not found: <runId>', () => {
+  it('refuses a missing run with Workflow run not found: <runId>', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
       () => t.store.claimWorkflowRun({ runId: 'ghost', runnerId: 'r', claimToken: 'x', leaseMs: 1000 }),
@@ -105,17 +99,17 @@ describe('claim core (STORE.md §6.3)', () => {
     );
   });
 
-  it('refuses while an interactive request is pending, unless claiming for interaction validation or control', () => {
+  it('refuses while an interactive request is pending, unless claiming for interaction validation or control', ({ t }) => {
     reserve(t.store, 'run-1');
-    open('run-1');
+    open(t, 'run-1');
     expect(expectNoWrite(t.store, () => t.store.claimWorkflowRun({ runId: 'run-1', runnerId: 'r', claimToken: 'x', leaseMs: 1000 }))).toBeUndefined();
     const validation = t.store.claimWorkflowRunForInteractionValidation({ runId: 'run-1', runnerId: 'r', claimToken: 'x', leaseMs: 1000 });
     expect(validation).toMatchObject({ status: 'starting', claimGeneration: 1 });
   });
 
-  it('a control claim keeps the queue status (parked stays parked) and still bumps', () => {
+  it('a control claim keeps the queue status (parked stays parked) and still bumps', ({ t }) => {
     parkedWaitingRun(t, 'run-1');
-    open('run-1');
+    open(t, 'run-1');
     const revision = resourceRevision(t.store, 'run-1');
     const control = t.store.claimWorkflowRunForControl({ runId: 'run-1', runnerId: 'control-1', claimToken: 'c', leaseMs: 1000 });
     expect(control).toMatchObject({ status: 'parked', runnerId: 'control-1', claimGeneration: 2, claimToken: 'c' });
@@ -123,7 +117,7 @@ describe('claim core (STORE.md §6.3)', () => {
     expect(lastEvent(t.store, 'run-1')).toMatchObject({ type: 'lease.claimed', actorId: 'control-1', leaseGeneration: 2 });
   });
 
-  it('refuses another runner’s live lease; takes it once expired (generation + 1, the old token stops verifying)', () => {
+  it('refuses another runner’s live lease; takes it once expired (generation + 1, the old token stops verifying)', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'first', 1000);
     t.clock.advance(999);
@@ -135,7 +129,7 @@ describe('claim core (STORE.md §6.3)', () => {
     expect(t.store.verifyWorkflowRunClaim({ runId: 'run-1', claimToken: 'second' })).toBe(true);
   });
 
-  it('lets the same runner re-claim its own live lease', () => {
+  it('lets the same runner re-claim its own live lease', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'first');
     const again = claim(t.store, 'run-1', 'runner-1', 'renewed');
@@ -143,14 +137,14 @@ describe('claim core (STORE.md §6.3)', () => {
     expect(t.store.verifyWorkflowRunClaim({ runId: 'run-1', claimToken: 'first' })).toBe(false);
   });
 
-  it.each([
+  it.for([
     [{ leaseMs: 0 }, 'Lease duration must be an integer from 1 to 86400000 ms'],
     [{ leaseMs: 86_400_001 }, 'Lease duration must be an integer from 1 to 86400000 ms'],
     [{ runnerId: '' }, 'runnerId must be a non-empty string'],
     [{ claimToken: '' }, 'claimToken must be a non-empty string'],
     [{ now: 'soon' }, 'Invalid timestamp'],
     [{ runId: 'bad id' }, 'Invalid workflow run id: bad id'],
-  ])('validates %j', (overrides, message) => {
+  ] as const)('validates %j', ([overrides, message], { t }) => {
     reserve(t.store, 'run-1');
     expectRejectedUnchanged(
       t.store,
@@ -160,7 +154,7 @@ describe('claim core (STORE.md §6.3)', () => {
     );
   });
 
-  it('Resource revision conflict when the compare-and-set on the revision misses; nothing written', () => {
+  it('Resource revision conflict when the compare-and-set on the revision misses; nothing written', ({ t }) => {
     reserve(t.store, 'run-1');
     ignoreUpdatesOf(t.store, 'resources');
     expectRejectedUnchanged(
@@ -173,12 +167,12 @@ describe('claim core (STORE.md §6.3)', () => {
 });
 
 describe('verify and renew (STORE.md §5)', () => {
-  beforeEach(() => {
+  it.beforeEach(({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'tok', 1000);
   });
 
-  it('verifies the live token until expiry (expiry > now)', () => {
+  it('verifies the live token until expiry (expiry > now)', ({ t }) => {
     expect(t.store.verifyWorkflowRunClaim({ runId: 'run-1', claimToken: 'tok' })).toBe(true);
     expect(t.store.verifyWorkflowRunClaim({ runId: 'run-1', claimToken: 'other' })).toBe(false);
     expect(t.store.verifyWorkflowRunClaim({ runId: 'ghost', claimToken: 'tok' })).toBe(false);
@@ -187,7 +181,7 @@ describe('verify and renew (STORE.md §5)', () => {
     expect(t.store.verifyWorkflowRunClaim({ runId: 'run-1', claimToken: 'tok' })).toBe(false);
   });
 
-  it('renew moves heartbeat and expiry, records summary + replay, no bump, no event', () => {
+  it('renew moves heartbeat and expiry, records summary + replay, no bump, no event', ({ t }) => {
     const revision = resourceRevision(t.store, 'run-1');
     const events = eventsOf(t.store, 'run-1').length;
     const viewer = viewerHead(t.store, 'run-1').presentation;
@@ -200,7 +194,7 @@ describe('verify and renew (STORE.md §5)', () => {
     expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([SUMMARY_REPLAY]);
   });
 
-  it('does not renew a wrong token, an expired lease or a missing run; nothing written', () => {
+  it('does not renew a wrong token, an expired lease or a missing run; nothing written', ({ t }) => {
     expect(expectNoWrite(t.store, () => t.store.renewWorkflowRunClaim({ runId: 'run-1', claimToken: 'other', leaseMs: 1000 }))).toBeUndefined();
     expect(expectNoWrite(t.store, () => t.store.renewWorkflowRunClaim({ runId: 'ghost', claimToken: 'tok', leaseMs: 1000 }))).toBeUndefined();
     t.clock.advance(1000);
@@ -209,7 +203,7 @@ describe('verify and renew (STORE.md §5)', () => {
 });
 
 describe('mark running (STORE.md §6.5)', () => {
-  it('queue running, started_at set once, bump with run.queue_running', () => {
+  it('queue running, started_at set once, bump with run.queue_running', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'tok');
     const viewer = viewerHead(t.store, 'run-1').presentation;
@@ -232,7 +226,7 @@ describe('mark running (STORE.md §6.5)', () => {
     expect(t.store.getWorkflowRun('run-1')?.startedAt).toBe(new Date(startedAt).toISOString());
   });
 
-  it('a parked run under a control claim whose session has another active entry: conflict, nothing written', () => {
+  it('a parked run under a control claim whose session has another active entry: conflict, nothing written', ({ t }) => {
     parkedWaitingRun(t, 'run-1');
     t.store.claimWorkflowRunForControl({ runId: 'run-1', runnerId: 'control-1', claimToken: 'c', leaseMs: 1000 });
     reserve(t.store, 'run-2', { originSessionId: 'session-run-1' });
@@ -244,7 +238,7 @@ describe('mark running (STORE.md §6.5)', () => {
     );
   });
 
-  it('returns false and writes nothing without a verified claim', () => {
+  it('returns false and writes nothing without a verified claim', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'tok');
     expect(expectNoWrite(t.store, () => t.store.markWorkflowRunRunning({ runId: 'run-1', claimToken: 'other' }))).toBe(false);
@@ -253,14 +247,14 @@ describe('mark running (STORE.md §6.5)', () => {
 });
 
 describe('park and complete release (STORE.md §6.6)', () => {
-  beforeEach(() => {
+  it.beforeEach(({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'tok');
     hostSetRunStatus(t.store, 'run-1', 'running', t.clock.t);
     t.clock.advance(100);
   });
 
-  it('park: queue parked (finished_at NULL), lease released at the same generation, bump then summary + replay', () => {
+  it('park: queue parked (finished_at NULL), lease released at the same generation, bump then summary + replay', ({ t }) => {
     const viewer = viewerHead(t.store, 'run-1').presentation;
     const runsBefore = rowOf(t.store, 'runs', 'run-1');
     expect(t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'tok' })).toBe(true);
@@ -277,7 +271,7 @@ describe('park and complete release (STORE.md §6.6)', () => {
     expect(rowOf(t.store, 'runs', 'run-1')).toEqual(runsBefore);
   });
 
-  it('complete: queue done with finished_at now; the runs row is not touched', () => {
+  it('complete: queue done with finished_at now; the runs row is not touched', ({ t }) => {
     const runsBefore = rowOf(t.store, 'runs', 'run-1');
     expect(t.store.completeWorkflowRun({ runId: 'run-1', claimToken: 'tok' })).toBe(true);
     expect(rowOf(t.store, 'run_queue', 'run-1')).toMatchObject({ status: 'done', finished_at: t.clock.t });
@@ -286,14 +280,14 @@ describe('park and complete release (STORE.md §6.6)', () => {
     expect(leaseOf(t.store, 'run-1')).toEqual(freeLease(1));
   });
 
-  it('returns false and writes nothing without a verified claim', () => {
+  it('returns false and writes nothing without a verified claim', ({ t }) => {
     expect(expectNoWrite(t.store, () => t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'other' }))).toBe(false);
     expect(expectNoWrite(t.store, () => t.store.completeWorkflowRun({ runId: 'run-1', claimToken: 'other' }))).toBe(false);
     t.clock.advance(LEASE_MS);
     expect(expectNoWrite(t.store, () => t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'tok' }))).toBe(false);
   });
 
-  it('a release whose lease update misses rolls everything back (claim_lost)', () => {
+  it('a release whose lease update misses rolls everything back (claim_lost)', ({ t }) => {
     ignoreUpdatesOf(t.store, 'leases');
     expectRejectedUnchanged(
       t.store,

@@ -2,15 +2,16 @@
  * The store computes a reservation's definition digest and default source identity from the
  * definition snapshot (STORE.md §13.4, issue 11 item 3: no longer the GraphQL layer's job).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { definitionDigest, StoreError } from '../../src/store/index.js';
-import { DEFINITION, digestHex, expectStoreError, openTestStore, reserveInput, WORKFLOW_REF, type TestStore } from '../helpers/store-fixtures.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
-});
-afterEach(() => t.close());
+import {
+  DEFINITION,
+  digestHex,
+  expectStoreError,
+  reserveInput,
+  WORKFLOW_REF,
+  storeTest as it,
+} from '../helpers/store-fixtures.js';
 
 /** A reservation by snapshot: {@link reserveInput} without digest and source. */
 function byDefinition(runId: string) {
@@ -30,14 +31,14 @@ describe('definition digest (STORE.md §13.4)', () => {
     expect(error.field).toBe('definition');
   });
 
-  it('reserveFromDefinition stores the digest and the default file source', () => {
+  it('reserveFromDefinition stores the digest and the default file source', ({ t }) => {
     const { run, state } = t.store.reserveFromDefinition(byDefinition('run-1'));
     expect(state).toBe('reserved');
     expect(run.definitionDigest).toBe(`sha256:${digestHex()}`);
     expect(run.workflowSource.root).toEqual({ kind: 'file', path: WORKFLOW_REF, hash: digestHex() });
   });
 
-  it('reserveFromDefinition keeps a given source identity', () => {
+  it('reserveFromDefinition keeps a given source identity', ({ t }) => {
     const source = { kind: 'file', path: 'elsewhere.json', hash: 'b'.repeat(64) };
     const { run } = t.store.reserveFromDefinition({ ...byDefinition('run-2'), workflowSource: source });
     expect(run.definitionDigest).toBe(`sha256:${digestHex()}`);

@@ -3,24 +3,26 @@
  * delivery rules of docs/PROTOCOL.md as async iterables of `ChangeFeed`. The subscriptions
  * over real sockets are covered by test/live/.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { ChangeFeed, type RunDeltaEvent, type WorkflowRunRecord } from '../../src/store/index.js';
-import { claim, expectStoreError, openTestStore, reserve, type TestStore } from '../helpers/store-fixtures.js';
-
-let t: TestStore;
+import {
+  claim,
+  expectStoreError,
+  reserve,
+  type TestStore,
+  storeTest as it,
+} from '../helpers/store-fixtures.js';
 let feed: ChangeFeed;
-beforeEach(() => {
-  t = openTestStore();
+it.beforeEach(({ t }) => {
   feed = new ChangeFeed(t.store, { pollIntervalMs: 25 });
   reserve(t.store, 'run-1');
 });
 afterEach(() => {
   feed.close();
-  t.close();
 });
 
 /** One timeline revision of run-1 in its own transaction; returns the new revision. */
-const timeline = (): number => t.store.recordViewerDeltas('run-1', [{ targetType: 'timeline' }]);
+const timeline = (t: TestStore): number => t.store.recordViewerDeltas('run-1', [{ targetType: 'timeline' }]);
 
 const label = (event: RunDeltaEvent): number | string =>
   'deltas' in event ? event.presentationRevision : `snapshot@${event.currentRevision}/${event.retainedFromRevision}`;
@@ -42,32 +44,32 @@ async function take<T>(stream: AsyncIterator<T>, count: number): Promise<T[]> {
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('ChangeFeed.followRunDeltas', () => {
-  it('replays after the cursor, then goes live: every revision once, in order', async () => {
-    timeline(); // 2
-    timeline(); // 3
+  it('replays after the cursor, then goes live: every revision once, in order', async ({ t }) => {
+    timeline(t); // 2
+    timeline(t); // 3
     const stream = feed.followRunDeltas('run-1', 1);
     expect((await take(stream, 2)).map(label)).toEqual([2, 3]);
     const next = stream.next();
     await settle();
     expect(feed.waiterCount).toBe(1);
-    timeline(); // 4
-    timeline(); // 5
+    timeline(t); // 4
+    timeline(t); // 5
     expect(label((await next).value as RunDeltaEvent)).toBe(4);
     expect((await take(stream, 1)).map(label)).toEqual([5]);
     await stream.return?.();
     expect(feed.waiterCount).toBe(0);
   });
 
-  it('afterRevision null: live from the revision at the call, not at the first pull', async () => {
-    timeline(); // 2
+  it('afterRevision null: live from the revision at the call, not at the first pull', async ({ t }) => {
+    timeline(t); // 2
     const stream = feed.followRunDeltas('run-1', null);
-    timeline(); // 3: after the call, before the first pull
+    timeline(t); // 3: after the call, before the first pull
     expect((await take(stream, 1)).map(label)).toEqual([3]);
     await stream.return?.();
   });
 
-  it('a cursor that cannot be served: a snapshot event with the plain run record first, then on after it', async () => {
-    timeline(); // 2
+  it('a cursor that cannot be served: a snapshot event with the plain run record first, then on after it', async ({ t }) => {
+    timeline(t); // 2
     const stream = feed.followRunDeltas('run-1', 0);
     const [snapshot] = await take(stream, 1);
     expect(snapshot).toEqual({
@@ -77,13 +79,13 @@ describe('ChangeFeed.followRunDeltas', () => {
       retainedFromRevision: 1,
       run: t.store.getWorkflowRun('run-1'),
     });
-    timeline(); // 3
+    timeline(t); // 3
     expect((await take(stream, 1)).map(label)).toEqual([3]);
     await stream.return?.();
   });
 
-  it('every follower at the same revision gets the same batch object (results are shared per event)', async () => {
-    timeline(); // 2
+  it('every follower at the same revision gets the same batch object (results are shared per event)', async ({ t }) => {
+    timeline(t); // 2
     const first = feed.followRunDeltas('run-1', 1);
     const second = feed.followRunDeltas('run-1', 1);
     const [a] = await take(first, 1);
@@ -101,7 +103,7 @@ describe('ChangeFeed.followRunDeltas', () => {
     expect(feed.waiterCount).toBe(0);
   });
 
-  it('the signal ends a waiting stream at once and frees its waiter', async () => {
+  it('the signal ends a waiting stream at once and frees its waiter', async ({ t }) => {
     const abort = new AbortController();
     const stream = feed.followRunDeltas('run-1', 1, { signal: abort.signal });
     const next = stream.next();
@@ -110,7 +112,7 @@ describe('ChangeFeed.followRunDeltas', () => {
     abort.abort();
     expect(await next).toEqual({ done: true, value: undefined });
     expect(feed.waiterCount).toBe(0);
-    timeline();
+    timeline(t);
     expect(await stream.next()).toEqual({ done: true, value: undefined });
   });
 
@@ -133,11 +135,11 @@ describe('ChangeFeed.followRunDeltas', () => {
 });
 
 describe('ChangeFeed.followRunUpdates', () => {
-  it('one run record per commit that touches the summary; other revisions give none', async () => {
+  it('one run record per commit that touches the summary; other revisions give none', async ({ t }) => {
     const stream = feed.followRunUpdates('run-1');
     const next = stream.next();
     await settle();
-    timeline(); // 2: no summary
+    timeline(t); // 2: no summary
     await settle();
     expect(feed.waiterCount).toBe(1);
     t.store.recordViewerDeltas('run-1', [{ targetType: 'summary' }]); // 3
@@ -154,7 +156,7 @@ describe('ChangeFeed.followRunUpdates', () => {
 });
 
 describe('ChangeFeed.followChainUpdates', () => {
-  it('a run that joins the chain and the parent whose revision moved, oldest first (then by run id)', async () => {
+  it('a run that joins the chain and the parent whose revision moved, oldest first (then by run id)', async ({ t }) => {
     reserve(t.store, 'parent', { originSessionId: 'session-parent' });
     claim(t.store, 'parent');
     expect(t.store.parkWorkflowRun({ runId: 'parent', claimToken: 'token-parent' })).toBe(true);
@@ -170,7 +172,7 @@ describe('ChangeFeed.followChainUpdates', () => {
     expect(feed.waiterCount).toBe(0);
   });
 
-  it('refuses at the call: an unknown run, a run that is not a root', () => {
+  it('refuses at the call: an unknown run, a run that is not a root', ({ t }) => {
     reserve(t.store, 'parent', { originSessionId: 'session-parent' });
     claim(t.store, 'parent');
     t.store.parkWorkflowRun({ runId: 'parent', claimToken: 'token-parent' });

@@ -7,7 +7,7 @@
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import {
   ChangeFeed,
   MALFORMED_RUN_CHANGE_CURSOR,
@@ -18,26 +18,22 @@ import { READ_PAGE } from '../../src/store/feed-run-changes.js';
 import {
   claim,
   expectStoreError,
-  openTestStore,
   reserve,
   reserveInput,
   snapshotTables,
   T0,
   tempDir,
   type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
 import { connectionOf } from '../helpers/store-internals.js';
 import { createPiWorkflowsFile } from '../helpers/pi-workflows-file.js';
-
-let t: TestStore;
 let feed: ChangeFeed;
-beforeEach(() => {
-  t = openTestStore();
+it.beforeEach(({ t }) => {
   feed = new ChangeFeed(t.store, { pollIntervalMs: 25 });
 });
 afterEach(() => {
   feed.close();
-  t.close();
 });
 
 async function take<T>(stream: AsyncIterator<T>, count: number): Promise<T[]> {
@@ -57,14 +53,14 @@ const label = (event: RunChangeEvent): string =>
     : 'reset';
 
 const decoded = (cursor: string): string => Buffer.from(cursor, 'base64url').toString('utf8');
-const databaseId = (): string => t.store.runChangeHead().databaseId;
-const cursorAt = (seq: number, id = databaseId()): string => Buffer.from(`v1:${id}:${seq}`).toString('base64url');
+const databaseId = (t: TestStore): string => t.store.runChangeHead().databaseId;
+const cursorAt = (t: TestStore, seq: number, id = databaseId(t)): string => Buffer.from(`v1:${id}:${seq}`).toString('base64url');
 
 /** Lets the stream run until it waits (the store is synchronous). */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('ChangeFeed.followRunChanges: order and cursors', () => {
-  it('after null: live from the head at the call, in commit order, each run in the state its commit left', async () => {
+  it('after null: live from the head at the call, in commit order, each run in the state its commit left', async ({ t }) => {
     reserve(t.store, 'run-old');
     const stream = feed.followRunChanges(undefined, null);
     reserve(t.store, 'run-1', { originSessionId: 'session-1' }); // after the call, before the first pull
@@ -79,7 +75,7 @@ describe('ChangeFeed.followRunChanges: order and cursors', () => {
     expect(feed.waiterCount).toBe(0);
   });
 
-  it('replay after a cursor: each run that changed since once, in its latest state, ordered by its latest change; then live', async () => {
+  it('replay after a cursor: each run that changed since once, in its latest state, ordered by its latest change; then live', async ({ t }) => {
     const live = feed.followRunChanges(undefined, null);
     reserve(t.store, 'run-1', { originSessionId: 'session-1' });
     const [seen] = await take(live, 1);
@@ -99,22 +95,22 @@ describe('ChangeFeed.followRunChanges: order and cursors', () => {
     await stream.return?.();
   });
 
-  it('the cursor is opaque base64url of v1:<database id>:<position>; positions grow by commit', async () => {
+  it('the cursor is opaque base64url of v1:<database id>:<position>; positions grow by commit', async ({ t }) => {
     const stream = feed.followRunChanges(undefined, null);
     reserve(t.store, 'run-1');
     reserve(t.store, 'run-2', { originSessionId: 'session-2' });
     const events = await take(stream, 2);
     await stream.return?.();
     const cursors = events.map((event) => decoded(event.cursor));
-    expect(cursors.map((cursor) => cursor.split(':').slice(0, 2).join(':'))).toEqual([`v1:${databaseId()}`, `v1:${databaseId()}`]);
+    expect(cursors.map((cursor) => cursor.split(':').slice(0, 2).join(':'))).toEqual([`v1:${databaseId(t)}`, `v1:${databaseId(t)}`]);
     const positions = cursors.map((cursor) => Number(cursor.split(':')[2]));
     expect(positions[1]).toBeGreaterThan(positions[0] as number);
     expect(positions[1]).toBe(t.store.runChangeHead().head);
-    expect(databaseId()).toMatch(/^[0-9a-f]{32}$/);
+    expect(databaseId(t)).toMatch(/^[0-9a-f]{32}$/);
   });
 
-  it('a replay longer than a page: every run once, in order, no gap, no duplicate', async () => {
-    const start = cursorAt(t.store.runChangeHead().head);
+  it('a replay longer than a page: every run once, in order, no gap, no duplicate', async ({ t }) => {
+    const start = cursorAt(t, t.store.runChangeHead().head);
     const ids = Array.from({ length: READ_PAGE * 2 + 5 }, (_, index) => `run-${String(index).padStart(3, '0')}`);
     t.store.transaction(() => ids.forEach((id) => reserve(t.store, id, { originSessionId: `session-${id}` })));
     const stream = feed.followRunChanges(undefined, start);
@@ -127,14 +123,14 @@ describe('ChangeFeed.followRunChanges: order and cursors', () => {
     await stream.return?.();
   });
 
-  it('a cursor of another database, or ahead of the head: reset first (cursor = head), then live', async () => {
+  it('a cursor of another database, or ahead of the head: reset first (cursor = head), then live', async ({ t }) => {
     reserve(t.store, 'run-1');
     for (const ahead of [false, true]) {
       const head = t.store.runChangeHead().head;
-      const cursor = ahead ? cursorAt(head + 1) : cursorAt(3, '0123456789abcdef0123456789abcdef');
+      const cursor = ahead ? cursorAt(t, head + 1) : cursorAt(t, 3, '0123456789abcdef0123456789abcdef');
       const stream = feed.followRunChanges(undefined, cursor);
       const [reset] = await take(stream, 1);
-      expect(reset).toEqual({ kind: 'reset_required', cursor: cursorAt(head) });
+      expect(reset).toEqual({ kind: 'reset_required', cursor: cursorAt(t, head) });
       const next = stream.next();
       await settle();
       claim(t.store, 'run-1', 'runner-1', `token-${cursor}`);
@@ -143,10 +139,10 @@ describe('ChangeFeed.followRunChanges: order and cursors', () => {
     }
   });
 
-  it('a malformed cursor: the exact error at the call, nothing read or written', () => {
+  it('a malformed cursor: the exact error at the call, nothing read or written', ({ t }) => {
     reserve(t.store, 'run-1');
     const before = snapshotTables(t.store);
-    for (const cursor of ['', 'not a cursor', Buffer.from('v2:abc:1').toString('base64url'), cursorAt(1).slice(0, -1) + '!', `${cursorAt(1)}=`, Buffer.from('v1:abc:01').toString('base64url'), 'x'.repeat(10_000)]) {
+    for (const cursor of ['', 'not a cursor', Buffer.from('v2:abc:1').toString('base64url'), cursorAt(t, 1).slice(0, -1) + '!', `${cursorAt(t, 1)}=`, Buffer.from('v1:abc:01').toString('base64url'), 'x'.repeat(10_000)]) {
       const error = expectStoreError(() => feed.followRunChanges(undefined, cursor), MALFORMED_RUN_CHANGE_CURSOR, 'validation');
       expect(error.field).toBe('after');
     }
@@ -156,7 +152,7 @@ describe('ChangeFeed.followRunChanges: order and cursors', () => {
     expect(snapshotTables(t.store)).toEqual(before);
   });
 
-  it('a failed write changes no position: no row, no event', async () => {
+  it('a failed write changes no position: no row, no event', async ({ t }) => {
     reserve(t.store, 'run-1');
     const head = t.store.runChangeHead();
     const before = connectionOf(t.store).prepare('SELECT * FROM run_changes ORDER BY change_seq').all();
@@ -171,7 +167,7 @@ describe('ChangeFeed.followRunChanges: filter', () => {
   const statuses = (event: RunChangeEvent | undefined): string =>
     event?.kind === 'change' ? `${event.run.runId} ${event.run.status}/${event.run.runStateStatus}` : String(event?.kind);
 
-  it('only runs that match; a run that leaves the filter comes once more (so a list drops it); one that never matched never comes', async () => {
+  it('only runs that match; a run that leaves the filter comes once more (so a list drops it); one that never matched never comes', async ({ t }) => {
     reserve(t.store, 'run-a', { originSessionId: 'session-a' });
     reserve(t.store, 'run-b', { originSessionId: 'session-b' });
     const stream = feed.followRunChanges({ queueStatus: ['starting', 'running'] }, null);
@@ -195,10 +191,10 @@ describe('ChangeFeed.followRunChanges: filter', () => {
     await stream.return?.();
   });
 
-  it('replay with a filter: what left the filter while away comes in its latest state; the fixed parts (session, workflow, lineage) exclude for good', async () => {
+  it('replay with a filter: what left the filter while away comes in its latest state; the fixed parts (session, workflow, lineage) exclude for good', async ({ t }) => {
     reserve(t.store, 'run-a', { originSessionId: 'session-a' });
     reserve(t.store, 'run-c', { originSessionId: 'session-c' });
-    const start = cursorAt(t.store.runChangeHead().head);
+    const start = cursorAt(t, t.store.runChangeHead().head);
     claim(t.store, 'run-a');
     t.store.settleWorkflowRun({ runId: 'run-a', claimToken: 'token-run-a', status: 'failed', error: 'boom' });
     claim(t.store, 'run-c');
@@ -274,7 +270,7 @@ describe('the durable order: migration 0003', () => {
 });
 
 describe('a pi-workflows state file: the order it keeps (events.event_seq), read only', () => {
-  it('replay, then live from another connection; a viewer revision without an event is no position there; a foreign cursor resets', async () => {
+  it('replay, then live from another connection; a viewer revision without an event is no position there; a foreign cursor resets', async ({ t }) => {
     const dir = tempDir('pi-feed-');
     const path = join(dir, 'state.sqlite');
     const writer = createPiWorkflowsFile(path, { line: '0.14' });
@@ -287,7 +283,7 @@ describe('a pi-workflows state file: the order it keeps (events.event_seq), read
       piFeed = new ChangeFeed(store, { pollIntervalMs: 10 });
       const head = store.runChangeHead();
       expect(head).toEqual({ databaseId: `piwf-${T0}`, head: 2, floor: 0 });
-      const stream = piFeed.followRunChanges(undefined, cursorAt(0, head.databaseId));
+      const stream = piFeed.followRunChanges(undefined, cursorAt(t, 0, head.databaseId));
       const replay = await take(stream, 2);
       expect(replay.map(label)).toEqual(['run-1 queued/queued r1', 'run-2 queued/queued r1']);
       expect(replay.map((event) => decoded(event.cursor))).toEqual([`v1:piwf-${T0}:1`, `v1:piwf-${T0}:2`]);
@@ -297,7 +293,7 @@ describe('a pi-workflows state file: the order it keeps (events.event_seq), read
       writer.transaction(() => writer.claim('run-2', 'runner-1', 'token-2', T0 + 60_000, T0 + 4));
       expect((await take(stream, 1)).map(label)).toEqual(['run-2 starting/queued r3']);
       await stream.return?.();
-      const foreign = piFeed.followRunChanges(undefined, cursorAt(1));
+      const foreign = piFeed.followRunChanges(undefined, cursorAt(t, 1));
       expect(await take(foreign, 1)).toEqual([{ kind: 'reset_required', cursor: Buffer.from(`v1:piwf-${T0}:4`).toString('base64url') }]);
       await foreign.return?.();
     } finally {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { INTERACTION_DEADLINE_ERROR, type WorkflowMessageContent } from '../../src/store/index.js';
 import {
   BUMP,
@@ -6,7 +6,6 @@ import {
   expectRejectedUnchanged,
   hostSetRunStatus,
   lastEvent,
-  openTestStore,
   parkedWaitingRun,
   reserve,
   resourceRevision,
@@ -14,14 +13,9 @@ import {
   targetsAfter,
   viewerHead,
   type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
 import { storeInternals, connectionOf } from '../helpers/store-internals.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
-});
-afterEach(() => t.close());
 
 const SESSION = 'session-run-1';
 const DEADLINE_MS = 1000;
@@ -52,7 +46,7 @@ interface Setup {
  * for the request (source id = request id) sent with a started turn, a validating submission,
  * the clock at the deadline, and a control claim (`ctl`).
  */
-function setup(options: Setup = {}): void {
+function setup(t: TestStore, options: Setup = {}): void {
   parkedWaitingRun(t, 'run-1');
   const deadline = options.deadline === undefined ? t.clock.t + DEADLINE_MS : options.deadline;
   storeInternals(t.store).interactions.openInteraction(
@@ -80,15 +74,15 @@ function setup(options: Setup = {}): void {
   expect(control?.status).toBe('parked');
 }
 
-const begin = (overrides: { claimToken?: string; targetSessionId?: string } = {}) =>
+const begin = (t: TestStore, overrides: { claimToken?: string; targetSessionId?: string } = {}) =>
   t.store.beginWorkflowRunInteractionTimeout({ runId: 'run-1', targetSessionId: SESSION, claimToken: 'ctl', ...overrides });
 
 describe('beginWorkflowRunInteractionTimeout (STORE.md §6.9)', () => {
-  it('cancels the request, moves run waiting → running and queue parked → starting, rejects validating submissions', () => {
-    setup();
+  it('cancels the request, moves run waiting → running and queue parked → starting, rejects validating submissions', ({ t }) => {
+    setup(t);
     const viewer = viewerHead(t.store, 'run-1').presentation;
     const revision = resourceRevision(t.store, 'run-1');
-    expect(begin()).toBe(true);
+    expect(begin(t)).toBe(true);
     const request = connectionOf(t.store).prepare("SELECT * FROM interactive_requests WHERE request_id = 'request-1'").get();
     expect(request).toMatchObject({ status: 'cancelled', revision: 2, updated_at: t.clock.t });
     expect(rowOf(t.store, 'runs', 'run-1')).toMatchObject({
@@ -119,12 +113,12 @@ describe('beginWorkflowRunInteractionTimeout (STORE.md §6.9)', () => {
     expect(t.store.verifyWorkflowRunClaim({ runId: 'run-1', claimToken: 'ctl' })).toBe(true);
   });
 
-  it('returns false, writing nothing, when the claim does not verify', () => {
-    setup();
-    expect(expectNoWrite(t.store, () => begin({ claimToken: 'other' }))).toBe(false);
+  it('returns false, writing nothing, when the claim does not verify', ({ t }) => {
+    setup(t);
+    expect(expectNoWrite(t.store, () => begin(t, { claimToken: 'other' }))).toBe(false);
   });
 
-  it.each<[string, Setup, { targetSessionId?: string }]>([
+  it.for<[string, Setup, { targetSessionId?: string }]>([
     ['the deadline has not passed', { advance: DEADLINE_MS - 1 }, {}],
     ['the attempt has no deadline', { deadline: null }, {}],
     ['the request targets another session', {}, { targetSessionId: 'session-other' }],
@@ -132,19 +126,19 @@ describe('beginWorkflowRunInteractionTimeout (STORE.md §6.9)', () => {
     ['the turn has ended', { endTurn: true }, {}],
     ['the message for the request is not a step', { messageKind: 'decision' }, {}],
     ['the run is paused', { pause: true }, {}],
-  ])('returns false, writing nothing, when %s', (_name, options, overrides) => {
-    setup(options);
-    expect(expectNoWrite(t.store, () => begin(overrides))).toBe(false);
+  ])('returns false, writing nothing, when %s', ([_name, options, overrides], { t }) => {
+    setup(t, options);
+    expect(expectNoWrite(t.store, () => begin(t, overrides))).toBe(false);
   });
 
-  it('Workflow run <runId> changed during interaction timeout when the run is not waiting; nothing written', () => {
-    setup({ runStatus: 'running' });
-    expectRejectedUnchanged(t.store, () => begin(), 'Workflow run run-1 changed during interaction timeout', 'conflict');
+  it('Workflow run <runId> changed during interaction timeout when the run is not waiting; nothing written', ({ t }) => {
+    setup(t, { runStatus: 'running' });
+    expectRejectedUnchanged(t.store, () => begin(t), 'Workflow run run-1 changed during interaction timeout', 'conflict');
   });
 
-  it('a session that already has an active queue entry is a conflict; nothing written', () => {
-    setup();
+  it('a session that already has an active queue entry is a conflict; nothing written', ({ t }) => {
+    setup(t);
     reserve(t.store, 'run-2', { originSessionId: SESSION });
-    expectRejectedUnchanged(t.store, () => begin(), `Pi session already has an active workflow run: ${SESSION}`, 'conflict');
+    expectRejectedUnchanged(t.store, () => begin(t), `Pi session already has an active workflow run: ${SESSION}`, 'conflict');
   });
 });

@@ -1,23 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { workflowMessageIdFor, type CreateWorkflowMessageInput, type WorkflowMessageKind } from '../../src/store/index.js';
 import {
   expectNoWrite,
   expectRejectedUnchanged,
   ignoreUpdatesOf,
-  openTestStore,
   reserve,
   sha256Hex,
   snapshotTables,
   type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
 import { storeInternals } from '../helpers/store-internals.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
+it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1', { originSessionId: 'S' });
 });
-afterEach(() => t.close());
 
 const content = (triggerTurn: boolean, text = 'hello') => ({
   schema: 'pi-workflows.workflow-message-content.v1' as const,
@@ -32,13 +28,13 @@ function input(overrides: Partial<CreateWorkflowMessageInput> = {}): CreateWorkf
   return { idempotencyKey: 'key-1', runId: 'run-1', targetSessionId: 'S', kind: 'step', sourceId: 'request-1', content: content(true), ...overrides };
 }
 
-const create = (overrides: Partial<CreateWorkflowMessageInput> = {}) => storeInternals(t.store).messages.create(input(overrides), t.clock.t);
+const create = (t: TestStore, overrides: Partial<CreateWorkflowMessageInput> = {}) => storeInternals(t.store).messages.create(input(overrides), t.clock.t);
 
 describe('workflow messages (STORE.md §9)', () => {
-  it('derives the id from SHA-256 of canonical {idempotencyKey, kind, sourceId}', () => {
+  it('derives the id from SHA-256 of canonical {idempotencyKey, kind, sourceId}', ({ t }) => {
     const expected = `workflow-message-${sha256Hex('{"idempotencyKey":"key-1","kind":"step","sourceId":"request-1"}')}`;
     expect(workflowMessageIdFor('key-1', 'step', 'request-1')).toBe(expected);
-    const message = create();
+    const message = create(t);
     expect(message).toEqual({
       workflowMessageId: expected,
       runId: 'run-1',
@@ -52,86 +48,86 @@ describe('workflow messages (STORE.md §9)', () => {
       createdAt: t.clock.iso(),
       updatedAt: t.clock.iso(),
     });
-    expect(create({ workflowMessageId: 'explicit-id', idempotencyKey: 'key-2', sourceId: 'request-2' }).workflowMessageId).toBe('explicit-id');
+    expect(create(t, { workflowMessageId: 'explicit-id', idempotencyKey: 'key-2', sourceId: 'request-2' }).workflowMessageId).toBe('explicit-id');
   });
 
-  it('numbers messages per session from 1, never reusing a number', () => {
-    expect(create().orderNumber).toBe(1);
-    expect(create({ idempotencyKey: 'key-2', kind: 'notification', sourceId: 'n-1', content: content(false) }).orderNumber).toBe(2);
-    expect(create({ idempotencyKey: 'key-3', targetSessionId: 'T', sourceId: 'other' }).orderNumber).toBe(1);
+  it('numbers messages per session from 1, never reusing a number', ({ t }) => {
+    expect(create(t).orderNumber).toBe(1);
+    expect(create(t, { idempotencyKey: 'key-2', kind: 'notification', sourceId: 'n-1', content: content(false) }).orderNumber).toBe(2);
+    expect(create(t, { idempotencyKey: 'key-3', targetSessionId: 'T', sourceId: 'other' }).orderNumber).toBe(1);
     storeInternals(t.store).messages.cancelPendingForRun('run-1', t.clock.t);
-    expect(create({ idempotencyKey: 'key-4', sourceId: 'request-4' }).orderNumber).toBe(3);
+    expect(create(t, { idempotencyKey: 'key-4', sourceId: 'request-4' }).orderNumber).toBe(3);
   });
 
-  it('is idempotent: the same message again returns it and writes nothing', () => {
-    const first = create();
+  it('is idempotent: the same message again returns it and writes nothing', ({ t }) => {
+    const first = create(t);
     t.clock.advance(10);
-    expect(expectNoWrite(t.store, () => create())).toEqual(first);
+    expect(expectNoWrite(t.store, () => create(t))).toEqual(first);
   });
 
-  it.each<[string, Partial<CreateWorkflowMessageInput>]>([
+  it.for<[string, Partial<CreateWorkflowMessageInput>]>([
     ['run', { runId: 'run-2' }],
     ['session', { targetSessionId: 'T' }],
     ['content', { content: content(true, 'different') }],
-  ])('Workflow message idempotency conflict: <id> for another %s', (_name, overrides) => {
+  ])('Workflow message idempotency conflict: <id> for another %s', ([_name, overrides], { t }) => {
     reserve(t.store, 'run-2');
-    const first = create();
+    const first = create(t);
     expectRejectedUnchanged(
       t.store,
-      () => create({ ...overrides, workflowMessageId: first.workflowMessageId }),
+      () => create(t, { ...overrides, workflowMessageId: first.workflowMessageId }),
       `Workflow message idempotency conflict: ${first.workflowMessageId}`,
       'conflict',
     );
   });
 
-  it.each([
+  it.for([
     ['a wrong schema', { ...content(true), schema: 'v0' }],
     ['an empty custom type', { ...content(true), customType: '' }],
     ['no details', { ...content(true), details: undefined }],
     ['a non-boolean display', { ...content(true), display: 'yes' }],
-  ])('Workflow message content is invalid (%s)', (_name, bad) => {
+  ])('Workflow message content is invalid (%s)', ([_name, bad], { t }) => {
     expectRejectedUnchanged(
       t.store,
-      () => create({ content: bad as never }),
+      () => create(t, { content: bad as never }),
       'Workflow message content is invalid',
       'validation',
     );
   });
 
-  it.each<[WorkflowMessageKind, boolean]>([
+  it.for<[WorkflowMessageKind, boolean]>([
     ['step', false],
     ['followUp', false],
     ['decision', true],
     ['notification', true],
-  ])('Workflow message kind %s has invalid turn behavior (triggerTurn %s)', (kind, triggerTurn) => {
+  ])('Workflow message kind %s has invalid turn behavior (triggerTurn %s)', ([kind, triggerTurn], { t }) => {
     expectRejectedUnchanged(
       t.store,
-      () => create({ kind, content: content(triggerTurn) }),
+      () => create(t, { kind, content: content(triggerTurn) }),
       `Workflow message kind ${kind} has invalid turn behavior`,
       'validation',
     );
   });
 
-  it('a terminal message may request a turn or not', () => {
-    expect(create({ kind: 'terminal', sourceId: 'terminal:run-1', content: content(true) }).kind).toBe('terminal');
-    expect(create({ kind: 'terminal', sourceId: 'terminal:run-1', idempotencyKey: 'k2', content: content(false) }).kind).toBe('terminal');
+  it('a terminal message may request a turn or not', ({ t }) => {
+    expect(create(t, { kind: 'terminal', sourceId: 'terminal:run-1', content: content(true) }).kind).toBe('terminal');
+    expect(create(t, { kind: 'terminal', sourceId: 'terminal:run-1', idempotencyKey: 'k2', content: content(false) }).kind).toBe('terminal');
   });
 
   describe('sent status (branch adoption)', () => {
-    it('pending → sent with the entry id; again with the same entry is a no-op', () => {
-      const message = create();
+    it('pending → sent with the entry id; again with the same entry is a no-op', ({ t }) => {
+      const message = create(t);
       const sent = storeInternals(t.store).messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t);
       expect(sent).toMatchObject({ status: 'sent', piSessionEntryId: 'entry-1' });
       expect(expectNoWrite(t.store, () => storeInternals(t.store).messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t))).toEqual(sent);
     });
 
-    it('cancelled → sent', () => {
-      const message = create();
+    it('cancelled → sent', ({ t }) => {
+      const message = create(t);
       storeInternals(t.store).messages.cancelPendingForRun('run-1', t.clock.t);
       expect(storeInternals(t.store).messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t).status).toBe('sent');
     });
 
-    it('Workflow branch report contains an unknown message: <id>', () => {
+    it('Workflow branch report contains an unknown message: <id>', ({ t }) => {
       expectRejectedUnchanged(
         t.store,
         () => storeInternals(t.store).messages.markSent('nope', 'S', 'entry-1', t.clock.t),
@@ -140,8 +136,8 @@ describe('workflow messages (STORE.md §9)', () => {
       );
     });
 
-    it('Workflow branch report targets the wrong origin session', () => {
-      const message = create();
+    it('Workflow branch report targets the wrong origin session', ({ t }) => {
+      const message = create(t);
       expectRejectedUnchanged(
         t.store,
         () => storeInternals(t.store).messages.markSent(message.workflowMessageId, 'T', 'entry-1', t.clock.t),
@@ -150,8 +146,8 @@ describe('workflow messages (STORE.md §9)', () => {
       );
     });
 
-    it('Workflow message has conflicting Pi session entry evidence', () => {
-      const message = create();
+    it('Workflow message has conflicting Pi session entry evidence', ({ t }) => {
+      const message = create(t);
       storeInternals(t.store).messages.markSent(message.workflowMessageId, 'S', 'entry-1', t.clock.t);
       expectRejectedUnchanged(
         t.store,
@@ -164,20 +160,20 @@ describe('workflow messages (STORE.md §9)', () => {
 
   describe('turns', () => {
     let messageId: string;
-    const start = (overrides: Record<string, string> = {}) =>
+    const start = (t: TestStore, overrides: Record<string, string> = {}) =>
       storeInternals(t.store).messages.startTurn({ workflowTurnId: 'turn-1', workflowMessageId: messageId, runId: 'run-1', targetSessionId: 'S', ...overrides }, t.clock.t);
 
-    beforeEach(() => {
-      messageId = create().workflowMessageId;
+    it.beforeEach(({ t }) => {
+      messageId = create(t).workflowMessageId;
     });
 
-    it('Workflow turn requires a sent message', () => {
-      expectRejectedUnchanged(t.store, () => start(), 'Workflow turn requires a sent message', 'conflict');
+    it('Workflow turn requires a sent message', ({ t }) => {
+      expectRejectedUnchanged(t.store, () => start(t), 'Workflow turn requires a sent message', 'conflict');
     });
 
-    it('starts idempotently on the turn id and ends with a stop reason', () => {
+    it('starts idempotently on the turn id and ends with a stop reason', ({ t }) => {
       storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
-      const started = start();
+      const started = start(t);
       expect(started).toEqual({
         workflowTurnId: 'turn-1',
         workflowMessageId: messageId,
@@ -189,40 +185,40 @@ describe('workflow messages (STORE.md §9)', () => {
         startedAt: t.clock.iso(),
         endedAt: null,
       });
-      expect(expectNoWrite(t.store, () => start())).toEqual(started);
+      expect(expectNoWrite(t.store, () => start(t))).toEqual(started);
       t.clock.advance(5);
       const ended = storeInternals(t.store).messages.endTurn('turn-1', 'completed', 'entry-9', t.clock.t);
       expect(ended).toMatchObject({ state: 'ended', stopReason: 'completed', responseSessionEntryId: 'entry-9', endedAt: t.clock.iso() });
       expect(expectNoWrite(t.store, () => storeInternals(t.store).messages.endTurn('turn-1', 'completed', 'entry-9', t.clock.t + 1))).toEqual(ended);
     });
 
-    it('Workflow turn identity conflict: <id>', () => {
+    it('Workflow turn identity conflict: <id>', ({ t }) => {
       storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
-      start();
-      expectRejectedUnchanged(t.store, () => start({ targetSessionId: 'T' }), 'Workflow turn identity conflict: turn-1', 'conflict');
+      start(t);
+      expectRejectedUnchanged(t.store, () => start(t, { targetSessionId: 'T' }), 'Workflow turn identity conflict: turn-1', 'conflict');
     });
 
-    it('Workflow turn does not match its message', () => {
+    it('Workflow turn does not match its message', ({ t }) => {
       storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
       reserve(t.store, 'run-2');
-      expectRejectedUnchanged(t.store, () => start({ runId: 'run-2' }), 'Workflow turn does not match its message', 'conflict');
-      expectRejectedUnchanged(t.store, () => start({ targetSessionId: 'T' }), 'Workflow turn does not match its message', 'conflict');
+      expectRejectedUnchanged(t.store, () => start(t, { runId: 'run-2' }), 'Workflow turn does not match its message', 'conflict');
+      expectRejectedUnchanged(t.store, () => start(t, { targetSessionId: 'T' }), 'Workflow turn does not match its message', 'conflict');
     });
 
-    it('Workflow message <id> already has open turn <turnId>', () => {
+    it('Workflow message <id> already has open turn <turnId>', ({ t }) => {
       storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
-      start();
+      start(t);
       expectRejectedUnchanged(
         t.store,
-        () => start({ workflowTurnId: 'turn-2' }),
+        () => start(t, { workflowTurnId: 'turn-2' }),
         `Workflow message ${messageId} already has open turn turn-1`,
         'conflict',
       );
     });
 
-    it('Workflow turn end report conflicts with its saved result', () => {
+    it('Workflow turn end report conflicts with its saved result', ({ t }) => {
       storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
-      start();
+      start(t);
       storeInternals(t.store).messages.endTurn('turn-1', 'completed', null, t.clock.t);
       expectRejectedUnchanged(
         t.store,
@@ -232,9 +228,9 @@ describe('workflow messages (STORE.md §9)', () => {
       );
     });
 
-    it('Workflow turn changed before its end report', () => {
+    it('Workflow turn changed before its end report', ({ t }) => {
       storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
-      start();
+      start(t);
       ignoreUpdatesOf(t.store, 'workflow_turns');
       expectRejectedUnchanged(
         t.store,
@@ -244,9 +240,9 @@ describe('workflow messages (STORE.md §9)', () => {
       );
     });
 
-    it('settleOpenTurnsForRun ends open turns as lost and returns them; a second call returns none', () => {
+    it('settleOpenTurnsForRun ends open turns as lost and returns them; a second call returns none', ({ t }) => {
       storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
-      start();
+      start(t);
       const settled = t.store.transaction(() => storeInternals(t.store).messages.settleOpenTurnsForRun('run-1', 'lost', t.clock.t + 7));
       expect(settled).toEqual([expect.objectContaining({ workflowTurnId: 'turn-1', state: 'ended', stopReason: 'lost', endedAt: t.clock.iso(7) })]);
       expect(storeInternals(t.store).messages.settleOpenTurnsForRun('run-1', 'lost', t.clock.t)).toEqual([]);
@@ -254,12 +250,12 @@ describe('workflow messages (STORE.md §9)', () => {
     });
   });
 
-  it('cancelPendingForRun cancels pending step, decision and followUp messages only', () => {
-    create({ idempotencyKey: 'a', kind: 'step', sourceId: 's' });
-    create({ idempotencyKey: 'b', kind: 'decision', sourceId: 'd', content: content(false) });
-    create({ idempotencyKey: 'c', kind: 'followUp', sourceId: 'f' });
-    create({ idempotencyKey: 'd', kind: 'notification', sourceId: 'n', content: content(false) });
-    create({ idempotencyKey: 'e', kind: 'terminal', sourceId: 'terminal:run-1', content: content(false) });
+  it('cancelPendingForRun cancels pending step, decision and followUp messages only', ({ t }) => {
+    create(t, { idempotencyKey: 'a', kind: 'step', sourceId: 's' });
+    create(t, { idempotencyKey: 'b', kind: 'decision', sourceId: 'd', content: content(false) });
+    create(t, { idempotencyKey: 'c', kind: 'followUp', sourceId: 'f' });
+    create(t, { idempotencyKey: 'd', kind: 'notification', sourceId: 'n', content: content(false) });
+    create(t, { idempotencyKey: 'e', kind: 'terminal', sourceId: 'terminal:run-1', content: content(false) });
     expect(storeInternals(t.store).messages.cancelPendingForRun('run-1', t.clock.t)).toBe(3);
     expect(storeInternals(t.store).messages.listForRun('run-1').map((message) => [message.kind, message.status])).toEqual([
       ['step', 'cancelled'],
@@ -270,16 +266,16 @@ describe('workflow messages (STORE.md §9)', () => {
     ]);
   });
 
-  it('one pending step message per request: the unique index refuses a second one, nothing written', () => {
-    create();
+  it('one pending step message per request: the unique index refuses a second one, nothing written', ({ t }) => {
+    create(t);
     const before = snapshotTables(t.store);
-    expect(() => create({ idempotencyKey: 'other-key' })).toThrow('UNIQUE constraint failed: workflow_messages.source_id');
+    expect(() => create(t, { idempotencyKey: 'other-key' })).toThrow('UNIQUE constraint failed: workflow_messages.source_id');
     expect(snapshotTables(t.store)).toEqual(before);
   });
 });
 
 describe("the facade's message and turn operations (issue 11: a host needs no private parts)", () => {
-  it('joined in one store.transaction with a viewer delta: a failure leaves no message, turn or delta', () => {
+  it('joined in one store.transaction with a viewer delta: a failure leaves no message, turn or delta', ({ t }) => {
     const before = snapshotTables(t.store);
     expect(() =>
       t.store.transaction(() => {
@@ -293,7 +289,7 @@ describe("the facade's message and turn operations (issue 11: a host needs no pr
     expect(snapshotTables(t.store)).toEqual(before);
   });
 
-  it('committed: message sent and turn started, then ended, at the store clock', () => {
+  it('committed: message sent and turn started, then ended, at the store clock', ({ t }) => {
     const revision = t.store.transaction(() => {
       const message = t.store.createWorkflowMessage(input());
       t.store.markWorkflowMessageSent({ workflowMessageId: message.workflowMessageId, targetSessionId: 'S', piSessionEntryId: 'entry-1' });

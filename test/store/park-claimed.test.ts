@@ -4,7 +4,7 @@
  * — and returns the parked record, so callers map the error kind instead of re-reading the run.
  * Refusals write nothing; the writes are those of the boolean parks (STORE.md §6.6, §6.7).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   claim,
   expectRejectedUnchanged,
@@ -13,25 +13,20 @@ import {
   lastEvent,
   LEASE_MS,
   leaseOf,
-  openTestStore,
   parkedWaitingRun,
   reserve,
   rowOf,
-  type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
+it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1');
   claim(t.store, 'run-1', 'runner-1', 'tok');
   hostSetRunStatus(t.store, 'run-1', 'running', t.clock.t);
   t.clock.advance(100);
 });
-afterEach(() => t.close());
 
 describe('parkClaimedWorkflowRun', () => {
-  it('releases to parked and returns the parked record (the writes of parkWorkflowRun)', () => {
+  it('releases to parked and returns the parked record (the writes of parkWorkflowRun)', ({ t }) => {
     const run = t.store.parkClaimedWorkflowRun({ runId: 'run-1', claimToken: 'tok' });
     expect(run).toMatchObject({ runId: 'run-1', status: 'parked', claim: null });
     expect(rowOf(t.store, 'run_queue', 'run-1')).toMatchObject({ status: 'parked', updated_at: t.clock.t, finished_at: null });
@@ -39,13 +34,13 @@ describe('parkClaimedWorkflowRun', () => {
     expect(lastEvent(t.store, 'run-1')).toMatchObject({ type: 'run.queue_parked', payload: { status: 'parked' } });
   });
 
-  it('with noProgressDetail parks for worker no progress (the writes of parkWorkflowRunForWorkerNoProgress)', () => {
+  it('with noProgressDetail parks for worker no progress (the writes of parkWorkflowRunForWorkerNoProgress)', ({ t }) => {
     const run = t.store.parkClaimedWorkflowRun({ runId: 'run-1', claimToken: 'tok', noProgressDetail: 'stuck' });
     expect(run).toMatchObject({ runId: 'run-1', status: 'parked', errorCode: 'workerNoProgress', statusDetail: 'stuck', claim: null });
     expect(lastEvent(t.store, 'run-1')).toMatchObject({ type: 'run.worker_no_progress', payload: { status: 'parked', code: 'workerNoProgress' } });
   });
 
-  it('refuses a missing run with not_found', () => {
+  it('refuses a missing run with not_found', ({ t }) => {
     expectRejectedUnchanged(t.store, () => t.store.parkClaimedWorkflowRun({ runId: 'missing', claimToken: 'tok' }), 'Workflow run not found: missing', 'not_found');
     expectRejectedUnchanged(
       t.store,
@@ -55,7 +50,7 @@ describe('parkClaimedWorkflowRun', () => {
     );
   });
 
-  it('refuses another token, and an expired lease, with claim_lost', () => {
+  it('refuses another token, and an expired lease, with claim_lost', ({ t }) => {
     const notLive = 'Claim token is not the live claim of workflow run: run-1';
     expectRejectedUnchanged(t.store, () => t.store.parkClaimedWorkflowRun({ runId: 'run-1', claimToken: 'other' }), notLive, 'claim_lost');
     expectRejectedUnchanged(
@@ -68,7 +63,7 @@ describe('parkClaimedWorkflowRun', () => {
     expectRejectedUnchanged(t.store, () => t.store.parkClaimedWorkflowRun({ runId: 'run-1', claimToken: 'tok' }), notLive, 'claim_lost');
   });
 
-  it('keeps the no-progress rule: a waiting run is a conflict, nothing written', () => {
+  it('keeps the no-progress rule: a waiting run is a conflict, nothing written', ({ t }) => {
     parkedWaitingRun(t, 'waiting-1');
     claim(t.store, 'waiting-1', 'runner-1', 'tok-w');
     expectRejectedUnchanged(

@@ -1,11 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   BUMP,
   claim,
   expectNoWrite,
   hostSetRunStatus,
   lastEvent,
-  openTestStore,
   parkedWaitingRun,
   reserve,
   resourceRevision,
@@ -15,16 +14,11 @@ import {
   targetsAfter,
   viewerHead,
   type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
 import { storeInternals } from '../helpers/store-internals.js';
 
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
-});
-afterEach(() => t.close());
-
-function openRequest(runId: string): void {
+function openRequest(t: TestStore, runId: string): void {
   storeInternals(t.store).interactions.openInteraction(
     { runId, nodeId: 'ask', attemptId: `attempt-${runId}`, requestId: `request-${runId}`, targetSessionId: `session-${runId}` },
     t.clock.t,
@@ -32,14 +26,14 @@ function openRequest(runId: string): void {
 }
 
 /** A parked waiting run with a pending request: what a pause applies to. */
-function waitingForInput(runId: string): void {
+function waitingForInput(t: TestStore, runId: string): void {
   parkedWaitingRun(t, runId);
-  openRequest(runId);
+  openRequest(t, runId);
 }
 
 describe('pauseParkedWorkflowRun (STORE.md §6.8)', () => {
-  it('pauses: paused 1, detail paused, bump with run.paused, then summary + replay', () => {
-    waitingForInput('run-1');
+  it('pauses: paused 1, detail paused, bump with run.paused, then summary + replay', ({ t }) => {
+    waitingForInput(t, 'run-1');
     const viewer = viewerHead(t.store, 'run-1').presentation;
     const revision = resourceRevision(t.store, 'run-1');
     t.clock.advance(5);
@@ -58,27 +52,27 @@ describe('pauseParkedWorkflowRun (STORE.md §6.8)', () => {
     expect(t.store.getWorkflowRun('run-1')?.paused).toBe(true);
   });
 
-  it('an already paused run answers true and writes nothing', () => {
-    waitingForInput('run-1');
+  it('an already paused run answers true and writes nothing', ({ t }) => {
+    waitingForInput(t, 'run-1');
     t.store.pauseParkedWorkflowRun({ runId: 'run-1' });
     expect(expectNoWrite(t.store, () => t.store.pauseParkedWorkflowRun({ runId: 'run-1' }))).toBe(true);
   });
 
-  it('pauses a parked running run with a pending request', () => {
+  it('pauses a parked running run with a pending request', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1');
     hostSetRunStatus(t.store, 'run-1', 'running', t.clock.t);
     t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1' });
-    openRequest('run-1');
+    openRequest(t, 'run-1');
     expect(t.store.pauseParkedWorkflowRun({ runId: 'run-1' })).toBe(true);
   });
 
-  it('returns false, writing nothing: not parked, live lease, no pending request, run neither running nor waiting, missing', () => {
+  it('returns false, writing nothing: not parked, live lease, no pending request, run neither running nor waiting, missing', ({ t }) => {
     reserve(t.store, 'queued');
-    openRequest('queued');
+    openRequest(t, 'queued');
     expect(expectNoWrite(t.store, () => t.store.pauseParkedWorkflowRun({ runId: 'queued' }))).toBe(false);
 
-    waitingForInput('leased');
+    waitingForInput(t, 'leased');
     t.store.claimWorkflowRunForControl({ runId: 'leased', runnerId: 'control', claimToken: 'c', leaseMs: 1000 });
     expect(expectNoWrite(t.store, () => t.store.pauseParkedWorkflowRun({ runId: 'leased' }))).toBe(false);
     t.clock.advance(1000); // an expired lease does not count
@@ -90,7 +84,7 @@ describe('pauseParkedWorkflowRun (STORE.md §6.8)', () => {
     reserve(t.store, 'never-started');
     claim(t.store, 'never-started');
     t.store.parkWorkflowRun({ runId: 'never-started', claimToken: 'token-never-started' });
-    openRequest('never-started');
+    openRequest(t, 'never-started');
     expect(expectNoWrite(t.store, () => t.store.pauseParkedWorkflowRun({ runId: 'never-started' }))).toBe(false);
 
     expect(expectNoWrite(t.store, () => t.store.pauseParkedWorkflowRun({ runId: 'ghost' }))).toBe(false);
@@ -98,12 +92,12 @@ describe('pauseParkedWorkflowRun (STORE.md §6.8)', () => {
 });
 
 describe('resumePausedInteraction (STORE.md §6.8)', () => {
-  beforeEach(() => {
-    waitingForInput('run-1');
+  it.beforeEach(({ t }) => {
+    waitingForInput(t, 'run-1');
     t.store.pauseParkedWorkflowRun({ runId: 'run-1' });
   });
 
-  it('resumes: paused 0, detail waiting for origin-session input, bump with run.resumed, then summary + replay', () => {
+  it('resumes: paused 0, detail waiting for origin-session input, bump with run.resumed, then summary + replay', ({ t }) => {
     const viewer = viewerHead(t.store, 'run-1').presentation;
     expect(t.store.resumePausedInteraction({ runId: 'run-1' })).toBe(true);
     expect(rowOf(t.store, 'runs', 'run-1')).toMatchObject({ paused: 0, status_detail: 'waiting for origin-session input', status: 'waiting' });
@@ -116,7 +110,7 @@ describe('resumePausedInteraction (STORE.md §6.8)', () => {
     expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP, SUMMARY_REPLAY]);
   });
 
-  it('returns false, writing nothing: not paused, live lease, no pending request, run not waiting', () => {
+  it('returns false, writing nothing: not paused, live lease, no pending request, run not waiting', ({ t }) => {
     t.store.resumePausedInteraction({ runId: 'run-1' });
     expect(expectNoWrite(t.store, () => t.store.resumePausedInteraction({ runId: 'run-1' }))).toBe(false);
 

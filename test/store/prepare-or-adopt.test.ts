@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ReserveWorkflowRunInput } from '../../src/store/index.js';
 import {
   BUMP,
@@ -9,26 +9,19 @@ import {
   expectRejectedUnchanged,
   ignoreUpdatesOf,
   leaseOf,
-  openTestStore,
   reserve,
   reserveInput,
   sha256Hex,
   terminalRun,
   viewerRevisions,
   WORKFLOW_REF,
-  type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
-});
-afterEach(() => t.close());
 
 const CLAIM = { runnerId: 'runner-1', claimToken: 'tok-1', leaseMs: 30_000 };
 
 describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one transaction (STORE.md §6.2)', () => {
-  it('returns claimed with the token; the lease, queue, events and viewer show the claim', () => {
+  it('returns claimed with the token; the lease, queue, events and viewer show the claim', ({ t }) => {
     const prepared = t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { runnerId: 'runner-1' }), CLAIM);
     expect(prepared.state).toBe('claimed');
     expect(prepared.run).toMatchObject({
@@ -58,7 +51,7 @@ describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one tr
     expect(t.store.getWorkflowRun('run-1')?.claimToken).toBeNull();
   });
 
-  it('Lease duration must be an integer from 1 to 86400000 ms', () => {
+  it('Lease duration must be an integer from 1 to 86400000 ms', ({ t }) => {
     for (const leaseMs of [0, 86_400_001, 1.5]) {
       expectRejectedUnchanged(
         t.store,
@@ -69,7 +62,7 @@ describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one tr
     }
   });
 
-  it('reports every reservation error of §6.1 for a new run', () => {
+  it('reports every reservation error of §6.1 for a new run', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
       () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { parentRunId: 'ghost' }), CLAIM),
@@ -84,7 +77,7 @@ describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one tr
     );
   });
 
-  it('Workflow run could not be claimed: <runId> rolls the reservation back', () => {
+  it('Workflow run could not be claimed: <runId> rolls the reservation back', ({ t }) => {
     ignoreUpdatesOf(t.store, 'leases');
     expectRejectedUnchanged(
       t.store,
@@ -97,7 +90,7 @@ describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one tr
 });
 
 describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compatible', () => {
-  it('adopts with identical parameters, writes nothing and takes no claim', () => {
+  it('adopts with identical parameters, writes nothing and takes no claim', ({ t }) => {
     const first = t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), CLAIM);
     t.clock.advance(1000);
     const adopted = expectNoWrite(t.store, () =>
@@ -108,7 +101,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     expect(adopted.run.runnerId).toBe('runner-1');
   });
 
-  it('treats defaults and equivalent spellings as identical', () => {
+  it('treats defaults and equivalent spellings as identical', ({ t }) => {
     const explicit = reserveInput('run-1', { input: null, launchOptions: {}, executionMode: 'interactive' });
     t.store.reserveWorkflowRun(explicit);
     const implicit = reserveInput('run-1', { definitionDigest: digestHex().toUpperCase() });
@@ -124,7 +117,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     ).toBe('adopted');
   });
 
-  it.each<[string, Partial<ReserveWorkflowRunInput>]>([
+  it.for<[string, Partial<ReserveWorkflowRunInput>]>([
     ['workflow name', { workflowName: 'other' }],
     ['workflow ref', { workflowSourceRef: 'workflows/other.json' }],
     ['workflow source', { workflowSource: { kind: 'file', path: WORKFLOW_REF, hash: 'other' } }],
@@ -135,7 +128,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     ['launch options', { launchOptions: { model: 'y' } }],
     ['origin session', { originSessionId: 'session-other' }],
     ['execution mode', { executionMode: 'headless' }],
-  ])('Workflow run preparation conflicts: <runId> for a different %s', (_field, overrides) => {
+  ])('Workflow run preparation conflicts: <runId> for a different %s', ([_field, overrides], { t }) => {
     reserve(t.store, 'run-1');
     expectRejectedUnchanged(
       t.store,
@@ -145,14 +138,14 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     );
   });
 
-  it('compares the computed restart number: a root is 0 whatever restart number is given (as the seed)', () => {
+  it('compares the computed restart number: a root is 0 whatever restart number is given (as the seed)', ({ t }) => {
     reserve(t.store, 'run-1');
     expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { restartNumber: 1 }), CLAIM)).state).toBe(
       'adopted',
     );
   });
 
-  it('does not compare the snapshot, the title or the affinity (not part of compatibility)', () => {
+  it('does not compare the snapshot, the title or the affinity (not part of compatibility)', ({ t }) => {
     reserve(t.store, 'run-1', { runnerId: 'runner-a', title: 'A' });
     const adopted = expectNoWrite(t.store, () =>
       t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { runnerId: 'runner-b', title: 'B', definitionSnapshot: { x: 1 } }), CLAIM),
@@ -169,13 +162,13 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
       parentTerminalFingerprint: FP,
     });
 
-    beforeEach(() => {
+    it.beforeEach(({ t }) => {
       terminalRun(t, 'parent');
       terminalRun(t, 'other-parent', { originSessionId: 'session-parent' });
       reserve(t.store, 'child', restartOf('parent'));
     });
 
-    it('adopts an identical restart (restart number computed or given)', () => {
+    it('adopts an identical restart (restart number computed or given)', ({ t }) => {
       expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', restartOf('parent')), CLAIM)).state).toBe(
         'adopted',
       );
@@ -189,7 +182,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
       ).toBe('adopted');
     });
 
-    it.each<[string, Partial<ReserveWorkflowRunInput>]>([
+    it.for<[string, Partial<ReserveWorkflowRunInput>]>([
       ['no parent (a root)', { parentRunId: undefined, lineageKind: undefined, parentTerminalFingerprint: undefined }],
       ['another parent', { parentRunId: 'other-parent' }],
       ['lineage kind continuation', { lineageKind: 'continuation', parentTerminalFingerprint: undefined }],
@@ -197,7 +190,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
       ['restart number', { restartNumber: 2 }],
       ['fingerprint', { parentTerminalFingerprint: 'cd'.repeat(32) }],
       ['missing fingerprint', { parentTerminalFingerprint: undefined }],
-    ])('Workflow run preparation conflicts: <runId> for a different %s', (_field, overrides) => {
+    ])('Workflow run preparation conflicts: <runId> for a different %s', ([_field, overrides], { t }) => {
       expectRejectedUnchanged(
         t.store,
         () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', { ...restartOf('parent'), ...overrides }), CLAIM),
@@ -206,7 +199,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
       );
     });
 
-    it('Workflow run not found: <parentRunId> for a missing named parent', () => {
+    it('Workflow run not found: <parentRunId> for a missing named parent', ({ t }) => {
       expectRejectedUnchanged(
         t.store,
         () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', { ...restartOf('parent'), parentRunId: 'ghost' }), CLAIM),
@@ -215,7 +208,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
       );
     });
 
-    it('Expected a terminal fingerprint for a malformed fingerprint', () => {
+    it('Expected a terminal fingerprint for a malformed fingerprint', ({ t }) => {
       expectRejectedUnchanged(
         t.store,
         () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', { ...restartOf('parent'), parentTerminalFingerprint: 'xyz' }), CLAIM),
@@ -225,7 +218,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     });
   });
 
-  it('does not re-check reservation rules on adoption (a continuation whose parent is now done)', () => {
+  it('does not re-check reservation rules on adoption (a continuation whose parent is now done)', ({ t }) => {
     reserve(t.store, 'parent');
     claim(t.store, 'parent');
     t.store.parkWorkflowRun({ runId: 'parent', claimToken: 'token-parent' });

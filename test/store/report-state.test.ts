@@ -1,30 +1,25 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   BUMP,
   claim,
   expectRejectedUnchanged,
   lastEvent,
-  openTestStore,
   reserve,
   rowOf,
   SUMMARY_REPLAY,
   targetsAfter,
   terminalRun,
   viewerHead,
-  type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
+it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1', { executionMode: 'headless' });
   claim(t.store, 'run-1', 'host-1', 'tok');
   t.clock.advance(1000);
 });
-afterEach(() => t.close());
 
 describe('reportWorkflowRunState: the engine reports running / waiting (STORE.md §4)', () => {
-  it('running: runs.status running, finished_at NULL, event run.running, bump then summary+replay; queue untouched', () => {
+  it('running: runs.status running, finished_at NULL, event run.running, bump then summary+replay; queue untouched', ({ t }) => {
     const before = viewerHead(t.store, 'run-1').presentation;
     const revision = t.store.reportWorkflowRunState({ runId: 'run-1', claimToken: 'tok', status: 'running' });
     expect(revision).toBe(before + 2);
@@ -35,7 +30,7 @@ describe('reportWorkflowRunState: the engine reports running / waiting (STORE.md
     expect(targetsAfter(t.store, 'run-1', before)).toEqual([BUMP, SUMMARY_REPLAY]);
   });
 
-  it('waiting: finished_at now and the default detail; custom drafts replace summary+replay', () => {
+  it('waiting: finished_at now and the default detail; custom drafts replace summary+replay', ({ t }) => {
     const before = viewerHead(t.store, 'run-1').presentation;
     t.store.reportWorkflowRunState({
       runId: 'run-1',
@@ -52,7 +47,7 @@ describe('reportWorkflowRunState: the engine reports running / waiting (STORE.md
     expect(t.store.getWorkflowRun('run-1')?.runStateStatus).toBe('waiting');
   });
 
-  it('refuses a token that is not the live claim, and an expired lease, writing nothing', () => {
+  it('refuses a token that is not the live claim, and an expired lease, writing nothing', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
       () => t.store.reportWorkflowRunState({ runId: 'run-1', claimToken: 'nope', status: 'running' }),
@@ -68,7 +63,7 @@ describe('reportWorkflowRunState: the engine reports running / waiting (STORE.md
     );
   });
 
-  it('refuses an unknown run, a bad status, and a terminal run', () => {
+  it('refuses an unknown run, a bad status, and a terminal run', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
       () => t.store.reportWorkflowRunState({ runId: 'ghost', claimToken: 'tok', status: 'running' }),

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { StoreError } from '../../src/store/index.js';
 import {
   BUMP,
@@ -22,25 +22,20 @@ import {
   viewerRevisions,
   WORKFLOW_REF,
   type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
-});
-afterEach(() => t.close());
 
 const FINGERPRINT = 'ab'.repeat(32);
 
 /** A parked root run (claimed, released to parked), ready to be continued. */
-function parkedRun(runId: string, session = `session-${runId}`): void {
+function parkedRun(t: TestStore, runId: string, session = `session-${runId}`): void {
   reserve(t.store, runId, { originSessionId: session });
   claim(t.store, runId);
   expect(t.store.parkWorkflowRun({ runId, claimToken: `token-${runId}` })).toBe(true);
 }
 
 describe('reserveWorkflowRun: a root run (STORE.md §6.1)', () => {
-  it('returns the run record with every field of §10', () => {
+  it('returns the run record with every field of §10', ({ t }) => {
     const run = reserve(t.store, 'run-1', { runnerId: 'runner-a', launchOptions: { model: 'x' }, title: 'Demo' });
     const at = t.clock.iso();
     expect(run).toMatchObject({
@@ -83,7 +78,7 @@ describe('reserveWorkflowRun: a root run (STORE.md §6.1)', () => {
     expect(t.store.getWorkflowRun('run-1')).toEqual(run);
   });
 
-  it('writes resource revision 1, a free lease at generation 0, run.queued, a viewer row without deltas', () => {
+  it('writes resource revision 1, a free lease at generation 0, run.queued, a viewer row without deltas', ({ t }) => {
     reserve(t.store, 'run-1');
     expect(resourceRevision(t.store, 'run-1')).toBe(1);
     expect(leaseOf(t.store, 'run-1')).toEqual(freeLease(0));
@@ -135,14 +130,14 @@ describe('reserveWorkflowRun: a root run (STORE.md §6.1)', () => {
     });
   });
 
-  it('stores the digest as 32 bytes and reads it back as sha256: + lowercase hex, whatever case was given', () => {
+  it('stores the digest as 32 bytes and reads it back as sha256: + lowercase hex, whatever case was given', ({ t }) => {
     const run = reserve(t.store, 'run-1', { definitionDigest: digestHex().toUpperCase() });
     expect(run.definitionDigest).toBe(`sha256:${digestHex()}`);
     const row = rowOf(t.store, 'runs', 'run-1');
     expect(Buffer.from(row.definition_digest as Buffer).toString('hex')).toBe(digestHex());
   });
 
-  it('defaults input to null and launch options to {}', () => {
+  it('defaults input to null and launch options to {}', ({ t }) => {
     const input = reserveInput('run-1');
     delete input.input;
     const run = t.store.reserveWorkflowRun(input);
@@ -150,20 +145,20 @@ describe('reserveWorkflowRun: a root run (STORE.md §6.1)', () => {
     expect(run.launchOptions).toEqual({});
   });
 
-  it('uses the given ISO now for every timestamp', () => {
+  it('uses the given ISO now for every timestamp', ({ t }) => {
     const run = reserve(t.store, 'run-1', { now: '2026-02-03T04:05:06.789Z' });
     expect(run.createdAt).toBe('2026-02-03T04:05:06.789Z');
     expect(rowOf(t.store, 'run_queue', 'run-1').available_at).toBe(Date.parse('2026-02-03T04:05:06.789Z'));
   });
 
-  it('reports a headless run without origin session, but binds the raw session', () => {
+  it('reports a headless run without origin session, but binds the raw session', ({ t }) => {
     const run = reserve(t.store, 'run-1', { executionMode: 'headless' });
     expect(run.originSessionId).toBeNull();
     expect(run.executionMode).toBe('headless');
     expect(rowOf(t.store, 'run_bindings', 'run-1').origin_session_id).toBe('session-run-1');
   });
 
-  it('keeps the first name and snapshot stored for a definition digest', () => {
+  it('keeps the first name and snapshot stored for a definition digest', ({ t }) => {
     reserve(t.store, 'run-1');
     const second = reserve(t.store, 'run-2', { workflowName: 'renamed', definitionSnapshot: { other: true } });
     expect(second.workflowName).toBe('demo');
@@ -171,7 +166,7 @@ describe('reserveWorkflowRun: a root run (STORE.md §6.1)', () => {
     expect(definitions.map((row) => row.workflow_name)).toEqual(['demo']);
   });
 
-  it('stores mounted sources and rebuilds {root, mounted}', () => {
+  it('stores mounted sources and rebuilds {root, mounted}', ({ t }) => {
     const source = {
       root: { kind: 'builtin', id: 'demo', revision: 'r1' },
       mounted: [{ mountPath: ['tools', 'search'], workflowName: 'search', source: { kind: 'file', path: 'search.json', hash: 'h1' } }],
@@ -183,33 +178,33 @@ describe('reserveWorkflowRun: a root run (STORE.md §6.1)', () => {
     ]);
   });
 
-  it('accepts a run id of 200 characters', () => {
+  it('accepts a run id of 200 characters', ({ t }) => {
     const runId = `a${'b'.repeat(199)}`;
     expect(reserve(t.store, runId).runId).toBe(runId);
   });
 });
 
 describe('reserveWorkflowRun: checks in order, first failure wins, nothing written', () => {
-  it.each([
+  it.for([
     ['', 'Invalid workflow run id: '],
     ['-leading-dash', 'Invalid workflow run id: -leading-dash'],
     ['has space', 'Invalid workflow run id: has space'],
     ['slash/id', 'Invalid workflow run id: slash/id'],
     [`a${'b'.repeat(200)}`, `Invalid workflow run id: a${'b'.repeat(200)}`],
-  ])('run id %j → %s', (runId, message) => {
+  ] as const)('run id %j → %s', ([runId, message], { t }) => {
     expectRejectedUnchanged(t.store, () => reserve(t.store, runId), message, 'validation');
   });
 
-  it('Invalid timestamp', () => {
+  it('Invalid timestamp', ({ t }) => {
     expectRejectedUnchanged(t.store, () => reserve(t.store, 'run-1', { now: 'yesterday' }), 'Invalid timestamp', 'validation');
   });
 
-  it.each([
+  it.for([
     ['63 hex', 'a'.repeat(63)],
     ['65 hex', 'a'.repeat(65)],
     ['other prefix', `sha1:${'a'.repeat(64)}`],
     ['not hex', 'g'.repeat(64)],
-  ])('Expected a SHA-256 digest (%s)', (_name, digest) => {
+  ])('Expected a SHA-256 digest (%s)', ([_name, digest], { t }) => {
     expectRejectedUnchanged(
       t.store,
       () => reserve(t.store, 'run-1', { definitionDigest: digest }),
@@ -218,12 +213,12 @@ describe('reserveWorkflowRun: checks in order, first failure wins, nothing writt
     );
   });
 
-  it('checks the run id before the timestamp, and the timestamp before the digest', () => {
+  it('checks the run id before the timestamp, and the timestamp before the digest', ({ t }) => {
     expectStoreError(() => reserve(t.store, 'bad id', { now: 'never', definitionDigest: 'x' }), 'Invalid workflow run id: bad id');
     expectStoreError(() => reserve(t.store, 'run-1', { now: 'never', definitionDigest: 'x' }), 'Invalid timestamp');
   });
 
-  it('Workflow run already reserved: <runId>, even when the call also declares bad lineage', () => {
+  it('Workflow run already reserved: <runId>, even when the call also declares bad lineage', ({ t }) => {
     reserve(t.store, 'run-1');
     expectRejectedUnchanged(t.store, () => reserve(t.store, 'run-1'), 'Workflow run already reserved: run-1', 'conflict');
     expectRejectedUnchanged(
@@ -234,7 +229,7 @@ describe('reserveWorkflowRun: checks in order, first failure wins, nothing writt
     );
   });
 
-  it('A root workflow run cannot declare lineage (before the restart-metadata check)', () => {
+  it('A root workflow run cannot declare lineage (before the restart-metadata check)', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
       () => reserve(t.store, 'run-1', { lineageKind: 'continuation' }),
@@ -249,10 +244,10 @@ describe('reserveWorkflowRun: checks in order, first failure wins, nothing writt
     );
   });
 
-  it.each([
+  it.for([
     ['restart number', { restartNumber: 0 }],
     ['fingerprint', { parentTerminalFingerprint: FINGERPRINT }],
-  ])('A root workflow run cannot declare restart metadata (%s)', (_name, overrides) => {
+  ] as const)('A root workflow run cannot declare restart metadata (%s)', ([_name, overrides], { t }) => {
     expectRejectedUnchanged(
       t.store,
       () => reserve(t.store, 'run-1', overrides),
@@ -261,7 +256,7 @@ describe('reserveWorkflowRun: checks in order, first failure wins, nothing writt
     );
   });
 
-  it('Workflow run not found: <parentRunId>', () => {
+  it('Workflow run not found: <parentRunId>', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
       () => reserve(t.store, 'child', { parentRunId: 'ghost' }),
@@ -270,8 +265,8 @@ describe('reserveWorkflowRun: checks in order, first failure wins, nothing writt
     );
   });
 
-  it('Workflow parent belongs to another Pi session (restart and continuation)', () => {
-    parkedRun('parent');
+  it('Workflow parent belongs to another Pi session (restart and continuation)', ({ t }) => {
+    parkedRun(t, 'parent');
     expectRejectedUnchanged(
       t.store,
       () => reserve(t.store, 'child', { parentRunId: 'parent', originSessionId: 'intruder' }),
@@ -286,7 +281,7 @@ describe('reserveWorkflowRun: checks in order, first failure wins, nothing writt
     );
   });
 
-  it('compares the raw bound session of a headless parent', () => {
+  it('compares the raw bound session of a headless parent', ({ t }) => {
     reserve(t.store, 'parent', { executionMode: 'headless', originSessionId: 'S' });
     claim(t.store, 'parent');
     t.store.parkWorkflowRun({ runId: 'parent', claimToken: 'token-parent' });
@@ -294,7 +289,7 @@ describe('reserveWorkflowRun: checks in order, first failure wins, nothing writt
     expect(child.parentRunId).toBe('parent');
   });
 
-  it('checks the session before the parent queue state', () => {
+  it('checks the session before the parent queue state', ({ t }) => {
     reserve(t.store, 'parent');
     expectRejectedUnchanged(
       t.store,
@@ -305,7 +300,7 @@ describe('reserveWorkflowRun: checks in order, first failure wins, nothing writt
 });
 
 describe('reserveWorkflowRun: restarts', () => {
-  it('Restart parent is not terminal: queued parent', () => {
+  it('Restart parent is not terminal: queued parent', ({ t }) => {
     reserve(t.store, 'parent');
     expectRejectedUnchanged(
       t.store,
@@ -321,7 +316,7 @@ describe('reserveWorkflowRun: restarts', () => {
     );
   });
 
-  it('Restart parent is not terminal: queue done but run status not terminal', () => {
+  it('Restart parent is not terminal: queue done but run status not terminal', ({ t }) => {
     reserve(t.store, 'parent');
     claim(t.store, 'parent');
     expect(t.store.completeWorkflowRun({ runId: 'parent', claimToken: 'token-parent' })).toBe(true);
@@ -340,7 +335,7 @@ describe('reserveWorkflowRun: restarts', () => {
     );
   });
 
-  it('Restart requires the parent terminal fingerprint', () => {
+  it('Restart requires the parent terminal fingerprint', ({ t }) => {
     terminalRun(t, 'parent');
     expectRejectedUnchanged(
       t.store,
@@ -350,9 +345,9 @@ describe('reserveWorkflowRun: restarts', () => {
     );
   });
 
-  it.each(['abc', `sha256:${'z'.repeat(64)}`, `sha256:sha256:${FINGERPRINT}`, `${FINGERPRINT}0`])(
+  it.for(['abc', `sha256:${'z'.repeat(64)}`, `sha256:sha256:${FINGERPRINT}`, `${FINGERPRINT}0`])(
     'Expected a terminal fingerprint (%s)',
-    (fingerprint) => {
+    (fingerprint, { t }) => {
       terminalRun(t, 'parent');
       expectRejectedUnchanged(
         t.store,
@@ -369,7 +364,7 @@ describe('reserveWorkflowRun: restarts', () => {
     },
   );
 
-  it.each([0, 2])('Restart number does not follow its parent (%i for a parent at 0)', (restartNumber) => {
+  it.for([0, 2])('Restart number does not follow its parent (%i for a parent at 0)', (restartNumber, { t }) => {
     terminalRun(t, 'parent');
     expectRejectedUnchanged(
       t.store,
@@ -386,7 +381,7 @@ describe('reserveWorkflowRun: restarts', () => {
     );
   });
 
-  it('reserves a restart: parent + 1, the parent root, the fingerprint in lowercase; the parent is not modified', () => {
+  it('reserves a restart: parent + 1, the parent root, the fingerprint in lowercase; the parent is not modified', ({ t }) => {
     terminalRun(t, 'parent');
     const parentBefore = snapshotTables(t.store);
     const parentRevision = resourceRevision(t.store, 'parent');
@@ -413,7 +408,7 @@ describe('reserveWorkflowRun: restarts', () => {
     }
   });
 
-  it('accepts a cancelled parent (refusing it is the restart command’s job)', () => {
+  it('accepts a cancelled parent (refusing it is the restart command’s job)', ({ t }) => {
     terminalRun(t, 'parent', {}, 'cancelled');
     const child = reserve(t.store, 'child', {
       parentRunId: 'parent',
@@ -424,7 +419,7 @@ describe('reserveWorkflowRun: restarts', () => {
     expect(child.lineageKind).toBe('restart');
   });
 
-  it('refuses a second restart child of the same parent on the unique index, writing nothing', () => {
+  it('refuses a second restart child of the same parent on the unique index, writing nothing', ({ t }) => {
     terminalRun(t, 'parent');
     const restart = {
       parentRunId: 'parent',
@@ -445,11 +440,11 @@ describe('reserveWorkflowRun: restarts', () => {
 });
 
 describe('reserveWorkflowRun: continuations', () => {
-  it.each([
+  it.for([
     ['a fingerprint', { parentTerminalFingerprint: FINGERPRINT }],
     ['another restart number', { restartNumber: 1 }],
-  ])('Continuation lineage conflicts with restart metadata (%s)', (_name, overrides) => {
-    parkedRun('parent');
+  ] as const)('Continuation lineage conflicts with restart metadata (%s)', ([_name, overrides], { t }) => {
+    parkedRun(t, 'parent');
     expectRejectedUnchanged(
       t.store,
       () => reserve(t.store, 'child', { parentRunId: 'parent', originSessionId: 'session-parent', ...overrides }),
@@ -458,8 +453,8 @@ describe('reserveWorkflowRun: continuations', () => {
     );
   });
 
-  it('Continuation parent still has an active owner, live or expired', () => {
-    parkedRun('parent');
+  it('Continuation parent still has an active owner, live or expired', ({ t }) => {
+    parkedRun(t, 'parent');
     const control = t.store.claimWorkflowRunForControl({ runId: 'parent', runnerId: 'control-1', claimToken: 'c', leaseMs: 1000 });
     expect(control?.status).toBe('parked');
     const input = { parentRunId: 'parent', originSessionId: 'session-parent' };
@@ -468,8 +463,8 @@ describe('reserveWorkflowRun: continuations', () => {
     expectRejectedUnchanged(t.store, () => reserve(t.store, 'child', input), 'Continuation parent still has an active owner', 'lineage');
   });
 
-  it('Continuation parent already has a reserved continuation', () => {
-    parkedRun('parent');
+  it('Continuation parent already has a reserved continuation', ({ t }) => {
+    parkedRun(t, 'parent');
     reserve(t.store, 'child-1', { parentRunId: 'parent', originSessionId: 'session-parent' });
     claim(t.store, 'child-1');
     t.store.parkWorkflowRun({ runId: 'child-1', claimToken: 'token-child-1' });
@@ -481,7 +476,7 @@ describe('reserveWorkflowRun: continuations', () => {
     );
   });
 
-  it('Continuation parent queue is <status> for queued, starting, running, failed and cancelled parents', () => {
+  it('Continuation parent queue is <status> for queued, starting, running, failed and cancelled parents', ({ t }) => {
     const input = (parent: string) => ({ parentRunId: parent, originSessionId: `session-${parent}` });
     reserve(t.store, 'p-queued');
     expectRejectedUnchanged(t.store, () => reserve(t.store, 'c', input('p-queued')), 'Continuation parent queue is queued', 'lineage');
@@ -503,8 +498,8 @@ describe('reserveWorkflowRun: continuations', () => {
     );
   });
 
-  it('continues a parked parent: parent queue done + run.queue_done_for_continuation + one parent viewer bump, in one go', () => {
-    parkedRun('parent');
+  it('continues a parked parent: parent queue done + run.queue_done_for_continuation + one parent viewer bump, in one go', ({ t }) => {
+    parkedRun(t, 'parent');
     const parentRevision = resourceRevision(t.store, 'parent');
     const parentViewer = viewerHead(t.store, 'parent').presentation;
     t.clock.advance(1000);
@@ -529,7 +524,7 @@ describe('reserveWorkflowRun: continuations', () => {
     expect(eventsOf(t.store, 'child').map((event) => event.type)).toEqual(['run.queued']);
   });
 
-  it('a continuation inherits the chain root and restart number of a restart parent', () => {
+  it('a continuation inherits the chain root and restart number of a restart parent', ({ t }) => {
     terminalRun(t, 'root');
     reserve(t.store, 'restart-1', {
       parentRunId: 'root',
@@ -543,8 +538,8 @@ describe('reserveWorkflowRun: continuations', () => {
     expect(child).toMatchObject({ rootRunId: 'root', restartNumber: 1, lineageKind: 'continuation', parentTerminalFingerprint: null });
   });
 
-  it('rolls the parent back when a later write of the reservation fails', () => {
-    parkedRun('parent');
+  it('rolls the parent back when a later write of the reservation fails', ({ t }) => {
+    parkedRun(t, 'parent');
     expectRejectedUnchanged(
       t.store,
       () => reserve(t.store, 'child', { parentRunId: 'parent', originSessionId: 'session-parent', workflowSource: { kind: 'ftp' } }),
@@ -571,14 +566,14 @@ describe('reserveWorkflowRun: project and session slots', () => {
     }
   });
 
-  it('registers the project as project- + first 40 hex of SHA-256 of its real path', () => {
+  it('registers the project as project- + first 40 hex of SHA-256 of its real path', ({ t }) => {
     const rows = snapshotTables(t.store).projects as Array<{ project_id: string; canonical_path: string }>;
     expect(rows).toHaveLength(1);
     expect(rows[0]?.project_id).toBe(`project-${sha256Hex(rows[0]?.canonical_path ?? '').slice(0, 40)}`);
     expect(t.store.projectId).toBe(rows[0]?.project_id);
   });
 
-  it('one active queue entry per origin session: a second queued run of the session is a conflict, nothing written', () => {
+  it('one active queue entry per origin session: a second queued run of the session is a conflict, nothing written', ({ t }) => {
     reserve(t.store, 'run-1', { originSessionId: 'S' });
     expectRejectedUnchanged(
       t.store,
@@ -588,14 +583,14 @@ describe('reserveWorkflowRun: project and session slots', () => {
     );
   });
 
-  it('a parked or finished run does not hold the session slot', () => {
+  it('a parked or finished run does not hold the session slot', ({ t }) => {
     reserve(t.store, 'run-1', { originSessionId: 'S' });
     claim(t.store, 'run-1');
     t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1' });
     expect(reserve(t.store, 'run-2', { originSessionId: 'S' }).status).toBe('queued');
   });
 
-  it('claiming a parked run while its session has another active entry is a conflict, nothing written', () => {
+  it('claiming a parked run while its session has another active entry is a conflict, nothing written', ({ t }) => {
     reserve(t.store, 'run-1', { originSessionId: 'S' });
     claim(t.store, 'run-1');
     t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1' });
@@ -617,30 +612,30 @@ describe('reserveWorkflowRun: project and session slots', () => {
 
 describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 10 item 9)', () => {
   /** Asserts `fn` is refused with `message` of `kind` and changes no table. */
-  const refused = (fn: () => unknown, message: string, kind: Parameters<typeof expectStoreError>[2]) =>
+  const refused = (t: TestStore, fn: () => unknown, message: string, kind: Parameters<typeof expectStoreError>[2]) =>
     expectRejectedUnchanged(t.store, fn, message, kind);
   /** A value the types refuse, as a JavaScript caller (or a JSON body) may still pass it. */
   const loose = <T>(value: unknown): T => value as T;
 
-  it('a root run with restartNumber -1 (or 1.5): A root workflow run cannot declare restart metadata', () => {
-    refused(() => reserve(t.store, 'run-1', { restartNumber: -1 }), 'A root workflow run cannot declare restart metadata', 'lineage');
-    refused(() => reserve(t.store, 'run-1', { restartNumber: 1.5 }), 'A root workflow run cannot declare restart metadata', 'lineage');
+  it('a root run with restartNumber -1 (or 1.5): A root workflow run cannot declare restart metadata', ({ t }) => {
+    refused(t, () => reserve(t.store, 'run-1', { restartNumber: -1 }), 'A root workflow run cannot declare restart metadata', 'lineage');
+    refused(t, () => reserve(t.store, 'run-1', { restartNumber: 1.5 }), 'A root workflow run cannot declare restart metadata', 'lineage');
   });
 
-  it('an existing run id with lineageKind "bogus": Workflow run already reserved: <id>', () => {
+  it('an existing run id with lineageKind "bogus": Workflow run already reserved: <id>', ({ t }) => {
     reserve(t.store, 'run-1');
     refused(
-      () => reserve(t.store, 'run-1', { lineageKind: loose('bogus'), restartNumber: -1, executionMode: loose('sideways') }),
+      t, () => reserve(t.store, 'run-1', { lineageKind: loose('bogus'), restartNumber: -1, executionMode: loose('sideways') }),
       'Workflow run already reserved: run-1',
       'conflict',
     );
   });
 
-  it('a root run with lineageKind "bogus": A root workflow run cannot declare lineage', () => {
-    refused(() => reserve(t.store, 'run-1', { lineageKind: loose('bogus') }), 'A root workflow run cannot declare lineage', 'lineage');
+  it('a root run with lineageKind "bogus": A root workflow run cannot declare lineage', ({ t }) => {
+    refused(t, () => reserve(t.store, 'run-1', { lineageKind: loose('bogus') }), 'A root workflow run cannot declare lineage', 'lineage');
   });
 
-  it('a restart with restartNumber 1.5 (or -1): Restart number does not follow its parent', () => {
+  it('a restart with restartNumber 1.5 (or -1): Restart number does not follow its parent', ({ t }) => {
     const parent = terminalRun(t, 'parent');
     const restart = {
       parentRunId: 'parent',
@@ -648,58 +643,58 @@ describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 
       lineageKind: 'restart' as const,
       parentTerminalFingerprint: parent.terminalFingerprint as string,
     };
-    refused(() => reserve(t.store, 'child', { ...restart, restartNumber: 1.5 }), 'Restart number does not follow its parent', 'lineage');
-    refused(() => reserve(t.store, 'child', { ...restart, restartNumber: -1 }), 'Restart number does not follow its parent', 'lineage');
+    refused(t, () => reserve(t.store, 'child', { ...restart, restartNumber: 1.5 }), 'Restart number does not follow its parent', 'lineage');
+    refused(t, () => reserve(t.store, 'child', { ...restart, restartNumber: -1 }), 'Restart number does not follow its parent', 'lineage');
   });
 
-  it('a continuation with restartNumber -1: Continuation lineage conflicts with restart metadata (parent untouched)', () => {
-    parkedRun('parent');
+  it('a continuation with restartNumber -1: Continuation lineage conflicts with restart metadata (parent untouched)', ({ t }) => {
+    parkedRun(t, 'parent');
     refused(
-      () => reserve(t.store, 'child', { parentRunId: 'parent', originSessionId: 'session-parent', restartNumber: -1 }),
+      t, () => reserve(t.store, 'child', { parentRunId: 'parent', originSessionId: 'session-parent', restartNumber: -1 }),
       'Continuation lineage conflicts with restart metadata',
       'lineage',
     );
     expect(t.store.getWorkflowRun('parent')?.status).toBe('parked');
   });
 
-  it('with a claim (prepare-or-adopt of a new run) the same order holds', () => {
+  it('with a claim (prepare-or-adopt of a new run) the same order holds', ({ t }) => {
     refused(
-      () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { restartNumber: -1 }), { runnerId: 'r', claimToken: 'c', leaseMs: 1000 }),
+      t, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { restartNumber: -1 }), { runnerId: 'r', claimToken: 'c', leaseMs: 1000 }),
       'A root workflow run cannot declare restart metadata',
       'lineage',
     );
   });
 
-  it('a lineage kind the seeds treat as a continuation: the seed decides while its rules fail', () => {
+  it('a lineage kind the seeds treat as a continuation: the seed decides while its rules fail', ({ t }) => {
     reserve(t.store, 'queued-parent', { originSessionId: 'S' });
     refused(
-      () => reserve(t.store, 'child', { parentRunId: 'queued-parent', originSessionId: 'S', lineageKind: loose('bogus') }),
+      t, () => reserve(t.store, 'child', { parentRunId: 'queued-parent', originSessionId: 'S', lineageKind: loose('bogus') }),
       'Continuation parent queue is queued',
       'lineage',
     );
   });
 
-  it('what the seeds leave open gets our value checks, after theirs, and the parent is rolled back', () => {
-    parkedRun('parent');
+  it('what the seeds leave open gets our value checks, after theirs, and the parent is rolled back', ({ t }) => {
+    parkedRun(t, 'parent');
     const continuation = { parentRunId: 'parent', originSessionId: 'session-parent' };
     refused(
-      () => reserve(t.store, 'child', { ...continuation, lineageKind: loose('bogus') }),
+      t, () => reserve(t.store, 'child', { ...continuation, lineageKind: loose('bogus') }),
       'lineageKind must be continuation or restart',
       'validation',
     );
     refused(
-      () => reserve(t.store, 'child', { ...continuation, executionMode: loose('sideways') }),
+      t, () => reserve(t.store, 'child', { ...continuation, executionMode: loose('sideways') }),
       'executionMode must be interactive or headless',
       'validation',
     );
-    refused(() => reserve(t.store, 'child', { ...continuation, workflowName: '' }), 'workflowName must be a non-empty string', 'validation');
+    refused(t, () => reserve(t.store, 'child', { ...continuation, workflowName: '' }), 'workflowName must be a non-empty string', 'validation');
     expect(t.store.getWorkflowRun('parent')?.status).toBe('parked');
-    refused(() => reserve(t.store, 'root-2', { workflowSourceRef: '' }), 'workflowRef must be a non-empty string', 'validation');
+    refused(t, () => reserve(t.store, 'root-2', { workflowSourceRef: '' }), 'workflowRef must be a non-empty string', 'validation');
   });
 });
 
 describe('the session slot is recognised by SQLite’s constraint code, not by error text (issue 11 item 7)', () => {
-  it('a trigger failure whose text names the slot column is not taken for the slot; nothing written', () => {
+  it('a trigger failure whose text names the slot column is not taken for the slot; nothing written', ({ t }) => {
     reserve(t.store, 'run-1', { originSessionId: 'S' });
     claim(t.store, 'run-1');
     t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1' });
@@ -721,7 +716,7 @@ describe('the session slot is recognised by SQLite’s constraint code, not by e
     expect(snapshotTables(t.store)).toEqual(before);
   });
 
-  it('the real unique-index violation still answers the slot conflict, on reserve, claim and mark-running', () => {
+  it('the real unique-index violation still answers the slot conflict, on reserve, claim and mark-running', ({ t }) => {
     reserve(t.store, 'run-1', { originSessionId: 'S' });
     claim(t.store, 'run-1');
     t.store.parkWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1' });

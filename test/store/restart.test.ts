@@ -1,23 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { restartRunIdFor, type WorkflowRunRecord } from '../../src/store/index.js';
+import { describe, expect } from 'vitest';
+import { restartRunIdFor, type ReserveWorkflowRunInput, type RestartWorkflowRunInput, type StoreErrorKind, type WorkflowRunRecord } from '../../src/store/index.js';
 import {
   claim,
   digestHex,
   expectNoWrite,
   expectRejectedUnchanged,
-  openTestStore,
   reserve,
   sha256Hex,
   terminalRun,
   WORKFLOW_REF,
   type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
-});
-afterEach(() => t.close());
 
 const SESSION = 'session-root';
 const CLAIM = { runnerId: 'runner-r', claimToken: 'restart-token', leaseMs: 60_000 };
@@ -37,8 +31,18 @@ function expectedRestartId(parentRunId: string, fingerprint: string): string {
   return `restart-${sha256Hex(messageId).slice(0, 40)}`;
 }
 
+/** `restartWorkflowRun(input)` must throw exactly `message` of `kind` and change no table. */
+function expectRestartRefused(t: TestStore, input: RestartWorkflowRunInput, message: string, kind: StoreErrorKind): void {
+  expectRejectedUnchanged(t.store, () => t.store.restartWorkflowRun(input), message, kind);
+}
+
+/** `reserveWithPolicy(input)` must throw exactly `message` of `kind` and change no table. */
+function expectPolicyRefused(t: TestStore, input: ReserveWorkflowRunInput, message: string, kind: StoreErrorKind): void {
+  expectRejectedUnchanged(t.store, () => t.store.reserveWithPolicy(input), message, kind);
+}
+
 /** Settles a claimed restart run failed with `error`. */
-function fail(run: WorkflowRunRecord, error: string, token = CLAIM.claimToken): WorkflowRunRecord {
+function fail(t: TestStore, run: WorkflowRunRecord, error: string, token = CLAIM.claimToken): WorkflowRunRecord {
   return t.store.settleWorkflowRun({ runId: run.runId, claimToken: token, status: 'failed', error });
 }
 
@@ -52,7 +56,7 @@ describe('restartRunIdFor (STORE.md §7 rule 11)', () => {
 });
 
 describe('restartWorkflowRun: accepted (STORE.md §13.1)', () => {
-  it('reserves the restart with the deterministic id, the parent’s facts and restart lineage', () => {
+  it('reserves the restart with the deterministic id, the parent’s facts and restart lineage', ({ t }) => {
     const root = terminalRun(t, 'root', { launchOptions: { model: 'm' } });
     const fp = failedFingerprint('boom');
     expect(root.terminalFingerprint).toBe(fp);
@@ -79,7 +83,7 @@ describe('restartWorkflowRun: accepted (STORE.md §13.1)', () => {
     });
   });
 
-  it('with a claim: reserved and claimed at once; a retry adopts the same run', () => {
+  it('with a claim: reserved and claimed at once; a retry adopts the same run', ({ t }) => {
     terminalRun(t, 'root');
     const first = t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, claim: CLAIM });
     expect(first.adopted).toBe(false);
@@ -90,14 +94,14 @@ describe('restartWorkflowRun: accepted (STORE.md §13.1)', () => {
     expect(retry.run.claimToken).toBeNull();
   });
 
-  it('a retry without claim adopts the same run and writes nothing', () => {
+  it('a retry without claim adopts the same run and writes nothing', ({ t }) => {
     terminalRun(t, 'root');
     const first = t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION });
     const retry = expectNoWrite(t.store, () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION }));
     expect(retry).toEqual({ run: first.run, adopted: true });
   });
 
-  it('accepts a given fingerprint equal to the run’s own, in any spelling', () => {
+  it('accepts a given fingerprint equal to the run’s own, in any spelling', ({ t }) => {
     terminalRun(t, 'root');
     const fp = failedFingerprint('boom');
     const result = t.store.restartWorkflowRun({
@@ -109,12 +113,12 @@ describe('restartWorkflowRun: accepted (STORE.md §13.1)', () => {
     expect(result.run.runId).toBe(expectedRestartId('root', fp));
   });
 
-  it('uses a given restart run id', () => {
+  it('uses a given restart run id', ({ t }) => {
     terminalRun(t, 'root');
     expect(t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, restartRunId: 'my-restart' }).run.runId).toBe('my-restart');
   });
 
-  it('restarts a continuation: same chain root, restart number + 1', () => {
+  it('restarts a continuation: same chain root, restart number + 1', ({ t }) => {
     reserve(t.store, 'root');
     claim(t.store, 'root');
     t.store.parkWorkflowRun({ runId: 'root', claimToken: 'token-root' });
@@ -127,50 +131,25 @@ describe('restartWorkflowRun: accepted (STORE.md §13.1)', () => {
 });
 
 describe('restartWorkflowRun: checks in order, each writing nothing', () => {
-  it('1. Workflow run not found: <runId> (not_found)', () => {
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'ghost', originSessionId: SESSION }),
-      'Workflow run not found: ghost',
-      'not_found',
-    );
+  it('1. Workflow run not found: <runId> (not_found)', ({ t }) => {
+    expectRestartRefused(t, { runId: 'ghost', originSessionId: SESSION }, 'Workflow run not found: ghost', 'not_found');
   });
 
-  it('2. Workflow run belongs to another Pi session (forbidden), a headless run of another session included', () => {
+  it('2. Workflow run belongs to another Pi session (forbidden), a headless run of another session included', ({ t }) => {
     terminalRun(t, 'root');
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: 'intruder' }),
-      'Workflow run belongs to another Pi session',
-      'forbidden',
-    );
+    expectRestartRefused(t, { runId: 'root', originSessionId: 'intruder' }, 'Workflow run belongs to another Pi session', 'forbidden');
     terminalRun(t, 'headless', { executionMode: 'headless', originSessionId: 'session-h' });
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'headless', originSessionId: 'intruder' }),
-      'Workflow run belongs to another Pi session',
-      'forbidden',
-    );
+    expectRestartRefused(t, { runId: 'headless', originSessionId: 'intruder' }, 'Workflow run belongs to another Pi session', 'forbidden');
   });
 
-  it('2b. Only interactive workflow runs can be restarted: a headless run of the same session (restart_rejected)', () => {
+  it('2b. Only interactive workflow runs can be restarted: a headless run of the same session (restart_rejected)', ({ t }) => {
     terminalRun(t, 'headless', { executionMode: 'headless', originSessionId: 'session-h' });
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'headless', originSessionId: 'session-h' }),
-      'Only interactive workflow runs can be restarted',
-      'restart_rejected',
-    );
+    expectRestartRefused(t, { runId: 'headless', originSessionId: 'session-h' }, 'Only interactive workflow runs can be restarted', 'restart_rejected');
   });
 
-  it('2b before 3 and 4: a headless run is refused even with a restart child or when cancelled', () => {
+  it('2b before 3 and 4: a headless run is refused even with a restart child or when cancelled', ({ t }) => {
     terminalRun(t, 'headless', { executionMode: 'headless', originSessionId: 'session-h' }, 'cancelled');
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'headless', originSessionId: 'session-h' }),
-      'Only interactive workflow runs can be restarted',
-      'restart_rejected',
-    );
+    expectRestartRefused(t, { runId: 'headless', originSessionId: 'session-h' }, 'Only interactive workflow runs can be restarted', 'restart_rejected');
     const parent = terminalRun(t, 'headless-2', { executionMode: 'headless', originSessionId: 'session-h2' });
     // the seeds' plain reservation accepts a restart child of a headless run; the command does not adopt it
     reserve(t.store, 'child', {
@@ -179,54 +158,29 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
       lineageKind: 'restart',
       parentTerminalFingerprint: parent.terminalFingerprint as string,
     });
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'headless-2', originSessionId: 'session-h2' }),
-      'Only interactive workflow runs can be restarted',
-      'restart_rejected',
-    );
+    expectRestartRefused(t, { runId: 'headless-2', originSessionId: 'session-h2' }, 'Only interactive workflow runs can be restarted', 'restart_rejected');
   });
 
-  it('2 before 3: another session’s cancelled run is forbidden', () => {
+  it('2 before 3: another session’s cancelled run is forbidden', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: 'intruder' }),
-      'Workflow run belongs to another Pi session',
-      'forbidden',
-    );
+    expectRestartRefused(t, { runId: 'root', originSessionId: 'intruder' }, 'Workflow run belongs to another Pi session', 'forbidden');
   });
 
-  it('3. An explicitly cancelled workflow cannot be restarted (settled cancelled, or cancelled while queued)', () => {
+  it('3. An explicitly cancelled workflow cannot be restarted (settled cancelled, or cancelled while queued)', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION }),
-      'An explicitly cancelled workflow cannot be restarted',
-      'restart_rejected',
-    );
+    expectRestartRefused(t, { runId: 'root', originSessionId: SESSION }, 'An explicitly cancelled workflow cannot be restarted', 'restart_rejected');
     reserve(t.store, 'queued-run');
     expect(t.store.cancelWorkflowRun({ runId: 'queued-run' })).toBe(true);
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'queued-run', originSessionId: 'session-queued-run' }),
-      'An explicitly cancelled workflow cannot be restarted',
-      'restart_rejected',
-    );
+    expectRestartRefused(t, { runId: 'queued-run', originSessionId: 'session-queued-run' }, 'An explicitly cancelled workflow cannot be restarted', 'restart_rejected');
   });
 
-  it('3 before 4: a cancelled run with a restart child is rejected, not adopted', () => {
+  it('3 before 4: a cancelled run with a restart child is rejected, not adopted', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
     reserve(t.store, 'child', { parentRunId: 'root', originSessionId: SESSION, lineageKind: 'restart', parentTerminalFingerprint: 'ab'.repeat(32) });
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION }),
-      'An explicitly cancelled workflow cannot be restarted',
-      'restart_rejected',
-    );
+    expectRestartRefused(t, { runId: 'root', originSessionId: SESSION }, 'An explicitly cancelled workflow cannot be restarted', 'restart_rejected');
   });
 
-  it('4. an existing restart child is adopted before any later check (even with another fingerprint)', () => {
+  it('4. an existing restart child is adopted before any later check (even with another fingerprint)', ({ t }) => {
     terminalRun(t, 'root');
     const child = reserve(t.store, 'child', {
       parentRunId: 'root',
@@ -240,74 +194,44 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
     expect(result).toEqual({ run: child, adopted: true });
   });
 
-  it('5. Workflow restart limit reached (3 restarts), checked before "not terminal"', () => {
+  it('5. Workflow restart limit reached (3 restarts), checked before "not terminal"', ({ t }) => {
     terminalRun(t, 'root');
     let parent = 'root';
     for (let n = 1; n <= 3; n += 1) {
       const restart = t.store.restartWorkflowRun({ runId: parent, originSessionId: SESSION, claim: CLAIM }).run;
       expect(restart.restartNumber).toBe(n);
       parent = restart.runId;
-      if (n < 3) fail(restart, `boom-${n}`);
+      if (n < 3) fail(t, restart, `boom-${n}`);
     }
     // The third restart is still running: the limit is reported, not "not terminal".
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: parent, originSessionId: SESSION }),
-      'Workflow restart limit reached (3 restarts)',
-      'restart_rejected',
-    );
-    fail(t.store.getWorkflowRun(parent) as WorkflowRunRecord, 'boom-3');
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: parent, originSessionId: SESSION }),
-      'Workflow restart limit reached (3 restarts)',
-      'restart_rejected',
-    );
+    expectRestartRefused(t, { runId: parent, originSessionId: SESSION }, 'Workflow restart limit reached (3 restarts)', 'restart_rejected');
+    fail(t, t.store.getWorkflowRun(parent) as WorkflowRunRecord, 'boom-3');
+    expectRestartRefused(t, { runId: parent, originSessionId: SESSION }, 'Workflow restart limit reached (3 restarts)', 'restart_rejected');
   });
 
-  it('6. Restart parent is not terminal (lineage)', () => {
+  it('6. Restart parent is not terminal (lineage)', ({ t }) => {
     reserve(t.store, 'root');
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION }),
-      'Restart parent is not terminal',
-      'lineage',
-    );
+    expectRestartRefused(t, { runId: 'root', originSessionId: SESSION }, 'Restart parent is not terminal', 'lineage');
   });
 
-  it('7. Expected a terminal fingerprint for a malformed given fingerprint (lineage)', () => {
+  it('7. Expected a terminal fingerprint for a malformed given fingerprint (lineage)', ({ t }) => {
     terminalRun(t, 'root');
     for (const fingerprint of ['abc', `md5:${'a'.repeat(64)}`, 'g'.repeat(64)]) {
-      expectRejectedUnchanged(
-        t.store,
-        () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, parentTerminalFingerprint: fingerprint }),
-        'Expected a terminal fingerprint',
-        'lineage',
-      );
+      expectRestartRefused(t, { runId: 'root', originSessionId: SESSION, parentTerminalFingerprint: fingerprint }, 'Expected a terminal fingerprint', 'lineage');
     }
   });
 
-  it('8. a given fingerprint that is not the run’s own is a conflict', () => {
+  it('8. a given fingerprint that is not the run’s own is a conflict', ({ t }) => {
     terminalRun(t, 'root');
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, parentTerminalFingerprint: 'cd'.repeat(32) }),
-      'Terminal fingerprint does not match the terminal outcome of workflow run: root',
-      'conflict',
-    );
+    expectRestartRefused(t, { runId: 'root', originSessionId: SESSION, parentTerminalFingerprint: 'cd'.repeat(32) }, 'Terminal fingerprint does not match the terminal outcome of workflow run: root', 'conflict');
   });
 
-  it('9. The same terminal outcome already occurred in this restart chain', () => {
+  it('9. The same terminal outcome already occurred in this restart chain', ({ t }) => {
     terminalRun(t, 'root');
     const first = t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, claim: CLAIM }).run;
-    const failed = fail(first, 'boom'); // the same outcome as the root: the same fingerprint
+    const failed = fail(t, first, 'boom'); // the same outcome as the root: the same fingerprint
     expect(failed.terminalFingerprint).toBe(failedFingerprint('boom'));
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: first.runId, originSessionId: SESSION }),
-      'The same terminal outcome already occurred in this restart chain',
-      'restart_rejected',
-    );
+    expectRestartRefused(t, { runId: first.runId, originSessionId: SESSION }, 'The same terminal outcome already occurred in this restart chain', 'restart_rejected');
   });
 });
 
@@ -331,9 +255,9 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
     ...overrides,
   });
   /** The run's own terminal fingerprint, as a restart of it must carry it. */
-  const own = (runId: string): string => t.store.getWorkflowRun(runId)?.terminalFingerprint as string;
+  const own = (t: TestStore, runId: string): string => t.store.getWorkflowRun(runId)?.terminalFingerprint as string;
 
-  it('reserves without a claim, reserves and claims with one, adopts on retry', () => {
+  it('reserves without a claim, reserves and claims with one, adopts on retry', ({ t }) => {
     expect(t.store.reserveWithPolicy(input('a', { originSessionId: 's-a' })).state).toBe('reserved');
     const claimed = t.store.reserveWithPolicy(input('b', { originSessionId: 's-b' }), CLAIM);
     expect(claimed.state).toBe('claimed');
@@ -341,131 +265,71 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
     expect(expectNoWrite(t.store, () => t.store.reserveWithPolicy(input('b', { originSessionId: 's-b' }), CLAIM)).state).toBe('adopted');
   });
 
-  it('reserves a restart that carries the parent’s own terminal fingerprint, in any spelling', () => {
+  it('reserves a restart that carries the parent’s own terminal fingerprint, in any spelling', ({ t }) => {
     terminalRun(t, 'root');
-    const result = t.store.reserveWithPolicy(input('child', restartOf('root', `sha256:${own('root').toUpperCase()}`)));
+    const result = t.store.reserveWithPolicy(input('child', restartOf('root', `sha256:${own(t, 'root').toUpperCase()}`)));
     expect(result.state).toBe('reserved');
-    expect(result.run).toMatchObject({ parentRunId: 'root', lineageKind: 'restart', restartNumber: 1, parentTerminalFingerprint: own('root') });
+    expect(result.run).toMatchObject({ parentRunId: 'root', lineageKind: 'restart', restartNumber: 1, parentTerminalFingerprint: own(t, 'root') });
   });
 
-  it('refuses a restart of a cancelled parent, which the plain reservation accepts', () => {
+  it('refuses a restart of a cancelled parent, which the plain reservation accepts', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('child', restartOf('root', own('root')))),
-      'An explicitly cancelled workflow cannot be restarted',
-      'restart_rejected',
-    );
-    expect(t.store.reserveWorkflowRun(input('child', restartOf('root', own('root')))).lineageKind).toBe('restart');
+    expectPolicyRefused(t, input('child', restartOf('root', own(t, 'root'))), 'An explicitly cancelled workflow cannot be restarted', 'restart_rejected');
+    expect(t.store.reserveWorkflowRun(input('child', restartOf('root', own(t, 'root')))).lineageKind).toBe('restart');
   });
 
-  it('refuses a fourth restart', () => {
+  it('refuses a fourth restart', ({ t }) => {
     terminalRun(t, 'root');
     let parent = 'root';
     for (let n = 1; n <= 3; n += 1) {
       const runId = `r${n}`;
-      t.store.reserveWithPolicy(input(runId, restartOf(parent, own(parent))));
+      t.store.reserveWithPolicy(input(runId, restartOf(parent, own(t, parent))));
       claim(t.store, runId);
       t.store.settleWorkflowRun({ runId, claimToken: `token-${runId}`, status: 'failed', error: `e${n}` });
       parent = runId;
     }
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('r4', restartOf('r3', own('r3')))),
-      'Workflow restart limit reached (3 restarts)',
-      'restart_rejected',
-    );
+    expectPolicyRefused(t, input('r4', restartOf('r3', own(t, 'r3'))), 'Workflow restart limit reached (3 restarts)', 'restart_rejected');
   });
 
-  it('refuses the parent’s fingerprint when that outcome was already restarted in the chain', () => {
+  it('refuses the parent’s fingerprint when that outcome was already restarted in the chain', ({ t }) => {
     terminalRun(t, 'root');
-    t.store.reserveWithPolicy(input('r1', restartOf('root', own('root'))));
+    t.store.reserveWithPolicy(input('r1', restartOf('root', own(t, 'root'))));
     claim(t.store, 'r1');
     t.store.settleWorkflowRun({ runId: 'r1', claimToken: 'token-r1', status: 'failed', error: 'boom' }); // as the root
-    expect(own('r1')).toBe(own('root'));
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('r2', restartOf('r1', `sha256:${own('r1').toUpperCase()}`))),
-      'The same terminal outcome already occurred in this restart chain',
-      'restart_rejected',
-    );
+    expect(own(t, 'r1')).toBe(own(t, 'root'));
+    expectPolicyRefused(t, input('r2', restartOf('r1', `sha256:${own(t, 'r1').toUpperCase()}`)), 'The same terminal outcome already occurred in this restart chain', 'restart_rejected');
   });
 
-  it('then applies the reservation rules in their order', () => {
+  it('then applies the reservation rules in their order', ({ t }) => {
     reserve(t.store, 'live', { originSessionId: SESSION });
     claim(t.store, 'live');
     t.store.parkWorkflowRun({ runId: 'live', claimToken: 'token-live' });
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('child', restartOf('live', FP1))),
-      'Restart parent is not terminal',
-      'lineage',
-    );
+    expectPolicyRefused(t, input('child', restartOf('live', FP1)), 'Restart parent is not terminal', 'lineage');
     terminalRun(t, 'root', { originSessionId: SESSION });
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('child', restartOf('root', 'nope'))),
-      'Expected a terminal fingerprint',
-      'validation',
-    );
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('child', { parentRunId: 'root', originSessionId: SESSION, lineageKind: 'restart' })),
-      'Restart requires the parent terminal fingerprint',
-      'lineage',
-    );
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('child', { ...restartOf('root', FP1), originSessionId: 'intruder' })),
-      'Workflow parent belongs to another Pi session',
-      'lineage',
-    );
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('child', restartOf('ghost', FP1))),
-      'Workflow run not found: ghost',
-      'not_found',
-    );
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('child', { ...restartOf('root', own('root')), restartNumber: 1.5 })),
-      'Restart number does not follow its parent',
-      'lineage',
-    );
+    expectPolicyRefused(t, input('child', restartOf('root', 'nope')), 'Expected a terminal fingerprint', 'validation');
+    expectPolicyRefused(t, input('child', { parentRunId: 'root', originSessionId: SESSION, lineageKind: 'restart' }), 'Restart requires the parent terminal fingerprint', 'lineage');
+    expectPolicyRefused(t, input('child', { ...restartOf('root', FP1), originSessionId: 'intruder' }), 'Workflow parent belongs to another Pi session', 'lineage');
+    expectPolicyRefused(t, input('child', restartOf('ghost', FP1)), 'Workflow run not found: ghost', 'not_found');
+    expectPolicyRefused(t, input('child', { ...restartOf('root', own(t, 'root')), restartNumber: 1.5 }), 'Restart number does not follow its parent', 'lineage');
   });
 
-  it('checks the seeds’ syntax rules (run id, timestamp, digest) before the policy', () => {
+  it('checks the seeds’ syntax rules (run id, timestamp, digest) before the policy', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
-    const restart = restartOf('root', own('root'));
-    expectRejectedUnchanged(t.store, () => t.store.reserveWithPolicy(input('bad id', restart)), 'Invalid workflow run id: bad id', 'validation');
-    expectRejectedUnchanged(t.store, () => t.store.reserveWithPolicy(input('child', { ...restart, now: 'never' })), 'Invalid timestamp', 'validation');
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('child', { ...restart, definitionDigest: 'x' })),
-      'Expected a SHA-256 digest',
-      'validation',
-    );
+    const restart = restartOf('root', own(t, 'root'));
+    expectPolicyRefused(t, input('bad id', restart), 'Invalid workflow run id: bad id', 'validation');
+    expectPolicyRefused(t, input('child', { ...restart, now: 'never' }), 'Invalid timestamp', 'validation');
+    expectPolicyRefused(t, input('child', { ...restart, definitionDigest: 'x' }), 'Expected a SHA-256 digest', 'validation');
   });
 
-  it('a parent of another session gets the seed’s session error, not the policy (nothing about the run leaks)', () => {
+  it('a parent of another session gets the seed’s session error, not the policy (nothing about the run leaks)', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('child', { ...restartOf('root', own('root')), originSessionId: 'intruder' })),
-      'Workflow parent belongs to another Pi session',
-      'lineage',
-    );
+    expectPolicyRefused(t, input('child', { ...restartOf('root', own(t, 'root')), originSessionId: 'intruder' }), 'Workflow parent belongs to another Pi session', 'lineage');
   });
 
-  it('leaves an existing run id to the reservation (already reserved), skipping the policy', () => {
+  it('leaves an existing run id to the reservation (already reserved), skipping the policy', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
     t.store.reserveWorkflowRun(input('child', restartOf('root', FP1)));
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(input('child', restartOf('root', FP1))),
-      'Workflow run already reserved: child',
-      'conflict',
-    );
+    expectPolicyRefused(t, input('child', restartOf('root', FP1)), 'Workflow run already reserved: child', 'conflict');
   });
 });
 
@@ -484,16 +348,11 @@ describe('one restart rule on both paths (issue 10 item 8)', () => {
     parentTerminalFingerprint: fingerprint,
   });
 
-  it('a restart reservation with a well-formed fingerprint that is not the parent’s own is a conflict; nothing written', () => {
+  it('a restart reservation with a well-formed fingerprint that is not the parent’s own is a conflict; nothing written', ({ t }) => {
     const root = terminalRun(t, 'root');
     const bogus = 'cd'.repeat(32);
     expect(root.terminalFingerprint).not.toBe(bogus);
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.reserveWithPolicy(restartInput('bogus-child', 'root', bogus)),
-      'Terminal fingerprint does not match the terminal outcome of workflow run: root',
-      'conflict',
-    );
+    expectPolicyRefused(t, restartInput('bogus-child', 'root', bogus), 'Terminal fingerprint does not match the terminal outcome of workflow run: root', 'conflict');
     expectRejectedUnchanged(
       t.store,
       () => t.store.reserveWithPolicy(restartInput('bogus-child', 'root', bogus), CLAIM),
@@ -506,22 +365,12 @@ describe('one restart rule on both paths (issue 10 item 8)', () => {
     expect(restart.run.parentTerminalFingerprint).toBe(root.terminalFingerprint);
   });
 
-  it('a headless parent: the same refusal and text from the reservation and from the command; nothing written', () => {
+  it('a headless parent: the same refusal and text from the reservation and from the command; nothing written', ({ t }) => {
     const headless = terminalRun(t, 'headless', { executionMode: 'headless', originSessionId: SESSION });
     const fingerprint = headless.terminalFingerprint as string;
     for (const executionMode of ['interactive', 'headless'] as const) {
-      expectRejectedUnchanged(
-        t.store,
-        () => t.store.reserveWithPolicy({ ...restartInput('child', 'headless', fingerprint), executionMode }),
-        'Only interactive workflow runs can be restarted',
-        'restart_rejected',
-      );
+      expectPolicyRefused(t, { ...restartInput('child', 'headless', fingerprint), executionMode }, 'Only interactive workflow runs can be restarted', 'restart_rejected');
     }
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.restartWorkflowRun({ runId: 'headless', originSessionId: SESSION }),
-      'Only interactive workflow runs can be restarted',
-      'restart_rejected',
-    );
+    expectRestartRefused(t, { runId: 'headless', originSessionId: SESSION }, 'Only interactive workflow runs can be restarted', 'restart_rejected');
   });
 });

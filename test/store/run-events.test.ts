@@ -1,28 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   BUMP,
   claim,
   eventsOf,
   expectRejectedUnchanged,
   lastEvent,
-  openTestStore,
   reserve,
   resourceRevision,
   targetsAfter,
   viewerHead,
   WORKFLOW_REF,
-  type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
+it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1');
 });
-afterEach(() => t.close());
 
 describe('recordRunEvent (STORE.md §6.11)', () => {
-  it('bumps the run with the event and returns it', () => {
+  it('bumps the run with the event and returns it', ({ t }) => {
     claim(t.store, 'run-1', 'host-1', 'tok');
     const viewer = viewerHead(t.store, 'run-1').presentation;
     t.clock.advance(3);
@@ -41,7 +36,7 @@ describe('recordRunEvent (STORE.md §6.11)', () => {
     expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP]);
   });
 
-  it('actor session with a null id and no generation without a runner; payload {} by default', () => {
+  it('actor session with a null id and no generation without a runner; payload {} by default', ({ t }) => {
     const event = t.store.recordRunEvent({ runId: 'run-1', type: 'note' });
     expect(event.payload).toEqual({});
     expect(event.runnerId).toBeNull();
@@ -50,7 +45,7 @@ describe('recordRunEvent (STORE.md §6.11)', () => {
     expect(lastEvent(t.store, 'run-1')).toMatchObject({ actorType: 'session', actorId: 'runner-9', revision: 3 });
   });
 
-  it('revisions and event revisions stay contiguous: one event per revision', () => {
+  it('revisions and event revisions stay contiguous: one event per revision', ({ t }) => {
     claim(t.store, 'run-1', 'runner-1', 'tok');
     t.store.markWorkflowRunRunning({ runId: 'run-1', claimToken: 'tok' });
     t.store.recordRunEvent({ runId: 'run-1', type: 'x' });
@@ -59,7 +54,7 @@ describe('recordRunEvent (STORE.md §6.11)', () => {
     expect(resourceRevision(t.store, 'run-1')).toBe(5);
   });
 
-  it('Workflow run not found: <runId>', () => {
+  it('Workflow run not found: <runId>', ({ t }) => {
     expectRejectedUnchanged(t.store, () => t.store.recordRunEvent({ runId: 'ghost', type: 'x' }), 'Workflow run not found: ghost', 'not_found');
   });
 });

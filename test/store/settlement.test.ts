@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { WorkflowMessageKind } from '../../src/store/index.js';
 import {
   BUMP,
@@ -10,7 +10,6 @@ import {
   ignoreUpdatesOf,
   lastEvent,
   leaseOf,
-  openTestStore,
   parkedWaitingRun,
   reserve,
   rowOf,
@@ -18,14 +17,9 @@ import {
   targetsAfter,
   viewerHead,
   type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
 import { storeInternals, connectionOf } from '../helpers/store-internals.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
-});
-afterEach(() => t.close());
 
 const content = (triggerTurn: boolean) => ({
   schema: 'pi-workflows.workflow-message-content.v1' as const,
@@ -40,7 +34,7 @@ const content = (triggerTurn: boolean) => ({
  * Messages of every kind, pending, plus a sent step message with a started turn; returns
  * the message ids by label.
  */
-function seedMessages(runId: string): Record<string, string> {
+function seedMessages(t: TestStore, runId: string): Record<string, string> {
   const session = `session-${runId}`;
   const ids: Record<string, string> = {};
   const kinds: Array<[string, WorkflowMessageKind, boolean]> = [
@@ -62,7 +56,7 @@ function seedMessages(runId: string): Record<string, string> {
   return ids;
 }
 
-function messageStatuses(runId: string): Record<string, string> {
+function messageStatuses(t: TestStore, runId: string): Record<string, string> {
   return Object.fromEntries(storeInternals(t.store).messages.listForRun(runId).map((message) => [message.sourceId.replace('source-', ''), message.status]));
 }
 
@@ -76,18 +70,18 @@ const SETTLED_MESSAGES = {
 };
 
 /** A claimed, running run with messages, a pending request and a validating submission. */
-function runningRun(runId: string): void {
+function runningRun(t: TestStore, runId: string): void {
   reserve(t.store, runId);
   claim(t.store, runId, 'runner-1', 'tok');
   t.store.markWorkflowRunRunning({ runId, claimToken: 'tok' });
   hostSetRunStatus(t.store, runId, 'running', t.clock.t);
-  seedMessages(runId);
+  seedMessages(t, runId);
   t.clock.advance(1000);
 }
 
 describe('settleWorkflowRun (STORE.md §13.3)', () => {
-  it('COMPLETED: run completed with the output, queue done, lease released, messages settled, run.queue_done', () => {
-    runningRun('run-1');
+  it('COMPLETED: run completed with the output, queue done, lease released, messages settled, run.queue_done', ({ t }) => {
+    runningRun(t, 'run-1');
     const viewer = viewerHead(t.store, 'run-1').presentation;
     const record = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'completed', output: { answer: 42 } });
     expect(record).toMatchObject({
@@ -102,7 +96,7 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
     expect(rowOf(t.store, 'runs', 'run-1')).toMatchObject({ status: 'completed', paused: 0, finished_at: t.clock.t, updated_at: t.clock.t });
     expect(rowOf(t.store, 'run_queue', 'run-1')).toMatchObject({ status: 'done', finished_at: t.clock.t });
     expect(leaseOf(t.store, 'run-1')).toEqual(freeLease(1));
-    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+    expect(messageStatuses(t, 'run-1')).toEqual(SETTLED_MESSAGES);
     expect(storeInternals(t.store).messages.turnsForRun('run-1')).toEqual([
       expect.objectContaining({ workflowTurnId: 'turn-run-1', state: 'ended', stopReason: 'lost', endedAt: t.clock.iso() }),
     ]);
@@ -116,9 +110,9 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
     expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP, SUMMARY_REPLAY]);
   });
 
-  it('FAILED: run failed with the error, queue failed with code failed, run.queue_failed', () => {
-    runningRun('run-1');
-    sqlDetail('run-1');
+  it('FAILED: run failed with the error, queue failed with code failed, run.queue_failed', ({ t }) => {
+    runningRun(t, 'run-1');
+    sqlDetail(t, 'run-1');
     const record = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'failed', error: 'exploded' });
     expect(record).toMatchObject({
       status: 'failed',
@@ -133,25 +127,25 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
       type: 'run.queue_failed',
       payload: { status: 'failed', code: 'failed', error: 'exploded' },
     });
-    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+    expect(messageStatuses(t, 'run-1')).toEqual(SETTLED_MESSAGES);
     expect(leaseOf(t.store, 'run-1')).toEqual(freeLease(1));
   });
 
-  it('TIMED_OUT: run timed_out, queue failed with code timed_out, default text', () => {
-    runningRun('run-1');
+  it('TIMED_OUT: run timed_out, queue failed with code timed_out, default text', ({ t }) => {
+    runningRun(t, 'run-1');
     const record = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'timed_out' });
     expect(record).toMatchObject({ status: 'failed', runStateStatus: 'timed_out', errorCode: 'timed_out', errorMessage: 'Workflow run timed out' });
     expect(lastEvent(t.store, 'run-1').payload).toEqual({ status: 'failed', code: 'timed_out', error: 'Workflow run timed out' });
-    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+    expect(messageStatuses(t, 'run-1')).toEqual(SETTLED_MESSAGES);
   });
 
-  it('FAILED without error text uses Workflow run failed', () => {
-    runningRun('run-1');
+  it('FAILED without error text uses Workflow run failed', ({ t }) => {
+    runningRun(t, 'run-1');
     expect(t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'failed' }).errorMessage).toBe('Workflow run failed');
   });
 
-  it('CANCELLED: run and queue cancelled, code cancelled, dependents cancelled', () => {
-    runningRun('run-1');
+  it('CANCELLED: run and queue cancelled, code cancelled, dependents cancelled', ({ t }) => {
+    runningRun(t, 'run-1');
     storeInternals(t.store).interactions.openInteraction(
       { runId: 'run-1', nodeId: 'ask', attemptId: 'attempt-1', requestId: 'request-1', targetSessionId: 'session-run-1' },
       t.clock.t,
@@ -172,11 +166,11 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
       .get() as { outcome: string; content: Buffer };
     expect(submission.outcome).toBe('rejected');
     expect(JSON.parse(submission.content.toString('utf8'))).toEqual({ status: 'rejected', error: 'Workflow run cancelled' });
-    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+    expect(messageStatuses(t, 'run-1')).toEqual(SETTLED_MESSAGES);
   });
 
-  it('Claim token is not the live claim of workflow run: <runId> for a wrong token, an expired lease, a finished run', () => {
-    runningRun('run-1');
+  it('Claim token is not the live claim of workflow run: <runId> for a wrong token, an expired lease, a finished run', ({ t }) => {
+    runningRun(t, 'run-1');
     const text = 'Claim token is not the live claim of workflow run: run-1';
     expectRejectedUnchanged(t.store, () => t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'other', status: 'completed' }), text, 'claim_lost');
     t.clock.advance(60_000);
@@ -192,7 +186,7 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
     );
   });
 
-  it('Workflow run not found: <runId>', () => {
+  it('Workflow run not found: <runId>', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
       () => t.store.settleWorkflowRun({ runId: 'ghost', claimToken: 'tok', status: 'completed' }),
@@ -201,10 +195,10 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
     );
   });
 
-  it.each(['completed', 'failed'] as const)(
+  it.for(['completed', 'failed'] as const)(
     'Workflow run <runId> claim changed during terminal transition (%s); nothing written',
-    (status) => {
-      runningRun('run-1');
+    (status, { t }) => {
+      runningRun(t, 'run-1');
       ignoreUpdatesOf(t.store, 'leases');
       expectRejectedUnchanged(
         t.store,
@@ -215,8 +209,8 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
     },
   );
 
-  it('refuses an output canonical JSON cannot store, before writing', () => {
-    runningRun('run-1');
+  it('refuses an output canonical JSON cannot store, before writing', ({ t }) => {
+    runningRun(t, 'run-1');
     expectRejectedUnchanged(
       t.store,
       () => t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'completed', output: { n: Number.NaN } }),
@@ -226,13 +220,13 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
   });
 });
 
-function sqlDetail(runId: string): void {
+function sqlDetail(t: TestStore, runId: string): void {
   connectionOf(t.store).prepare("UPDATE runs SET paused = 0, status_detail = 'working' WHERE run_id = ?").run(runId);
 }
 
 describe('failWorkflowRun and cancelWorkflowRun (STORE.md §6.10)', () => {
-  it('fail with a token: the given code and message', () => {
-    runningRun('run-1');
+  it('fail with a token: the given code and message', ({ t }) => {
+    runningRun(t, 'run-1');
     expect(t.store.failWorkflowRun({ runId: 'run-1', claimToken: 'tok', errorCode: 'effectFailed', errorMessage: 'effect exploded' })).toBe(true);
     expect(t.store.getWorkflowRun('run-1')).toMatchObject({
       status: 'failed',
@@ -246,21 +240,21 @@ describe('failWorkflowRun and cancelWorkflowRun (STORE.md §6.10)', () => {
       actorId: 'runner-1',
       payload: { status: 'failed', code: 'effectFailed', error: 'effect exploded' },
     });
-    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+    expect(messageStatuses(t, 'run-1')).toEqual(SETTLED_MESSAGES);
   });
 
-  it('fail without a token: only a queued/starting run with an unowned lease', () => {
+  it('fail without a token: only a queued/starting run with an unowned lease', ({ t }) => {
     reserve(t.store, 'queued');
     expect(t.store.failWorkflowRun({ runId: 'queued', errorCode: 'x', errorMessage: 'y' })).toBe(true);
     expect(lastEvent(t.store, 'queued')).toMatchObject({ actorType: 'system', actorId: null, leaseGeneration: null });
-    runningRun('owned');
+    runningRun(t, 'owned');
     expect(expectNoWrite(t.store, () => t.store.failWorkflowRun({ runId: 'owned', errorCode: 'x', errorMessage: 'y' }))).toBe(false);
     expect(expectNoWrite(t.store, () => t.store.failWorkflowRun({ runId: 'owned', claimToken: 'wrong', errorCode: 'x', errorMessage: 'y' }))).toBe(false);
     expect(expectNoWrite(t.store, () => t.store.failWorkflowRun({ runId: 'queued', errorCode: 'x', errorMessage: 'y' }))).toBe(false);
     expect(expectNoWrite(t.store, () => t.store.failWorkflowRun({ runId: 'ghost', errorCode: 'x', errorMessage: 'y' }))).toBe(false);
   });
 
-  it('cancel a queued run without a token: the normal routine', () => {
+  it('cancel a queued run without a token: the normal routine', ({ t }) => {
     reserve(t.store, 'run-1');
     const viewer = viewerHead(t.store, 'run-1').presentation;
     expect(t.store.cancelWorkflowRun({ runId: 'run-1' })).toBe(true);
@@ -274,9 +268,9 @@ describe('failWorkflowRun and cancelWorkflowRun (STORE.md §6.10)', () => {
     expect(expectNoWrite(t.store, () => t.store.cancelWorkflowRun({ runId: 'run-1' }))).toBe(false);
   });
 
-  it('stale cancel of a parked run: a 30 s system lease of the control id, released, stale-cancel event', () => {
+  it('stale cancel of a parked run: a 30 s system lease of the control id, released, stale-cancel event', ({ t }) => {
     parkedWaitingRun(t, 'run-1');
-    seedMessages('run-1');
+    seedMessages(t, 'run-1');
     storeInternals(t.store).interactions.openInteraction(
       { runId: 'run-1', nodeId: 'ask', attemptId: 'attempt-1', requestId: 'request-1', targetSessionId: 'session-run-1' },
       t.clock.t,
@@ -302,11 +296,11 @@ describe('failWorkflowRun and cancelWorkflowRun (STORE.md §6.10)', () => {
       payload: { status: 'cancelled', code: 'cancelled', staleControl: true },
     });
     expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP, SUMMARY_REPLAY]);
-    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+    expect(messageStatuses(t, 'run-1')).toEqual(SETTLED_MESSAGES);
     expect(connectionOf(t.store).prepare("SELECT status FROM interactive_requests").get()).toEqual({ status: 'cancelled' });
   });
 
-  it('stale cancel defaults the control id to workflow-control and takes an expired lease', () => {
+  it('stale cancel defaults the control id to workflow-control and takes an expired lease', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'tok', 1000);
     expect(expectNoWrite(t.store, () => t.store.cancelWorkflowRun({ runId: 'run-1' }))).toBe(false);
@@ -315,16 +309,16 @@ describe('failWorkflowRun and cancelWorkflowRun (STORE.md §6.10)', () => {
     expect(lastEvent(t.store, 'run-1')).toMatchObject({ actorType: 'control', actorId: 'workflow-control', leaseGeneration: 2 });
   });
 
-  it('cancel with a token needs the live claim', () => {
-    runningRun('run-1');
+  it('cancel with a token needs the live claim', ({ t }) => {
+    runningRun(t, 'run-1');
     expect(expectNoWrite(t.store, () => t.store.cancelWorkflowRun({ runId: 'run-1', claimToken: 'wrong' }))).toBe(false);
     expect(t.store.cancelWorkflowRun({ runId: 'run-1', claimToken: 'tok' })).toBe(true);
     expect(lastEvent(t.store, 'run-1')).toMatchObject({ actorType: 'session', actorId: 'runner-1' });
-    expect(messageStatuses('run-1')).toEqual(SETTLED_MESSAGES);
+    expect(messageStatuses(t, 'run-1')).toEqual(SETTLED_MESSAGES);
     expect(expectNoWrite(t.store, () => t.store.cancelWorkflowRun({ runId: 'ghost' }))).toBe(false);
   });
 
-  it('a stale cancel whose control lease release misses rolls back', () => {
+  it('a stale cancel whose control lease release misses rolls back', ({ t }) => {
     parkedWaitingRun(t, 'run-1');
     ignoreUpdatesOf(t.store, 'leases', 'NEW.owner_id IS NULL');
     expectRejectedUnchanged(

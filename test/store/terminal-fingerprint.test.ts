@@ -1,12 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { canonicalJson, terminalFingerprint } from '../../src/store/index.js';
-import { claim, openTestStore, reserve, sha256Hex, terminalRun, WORKFLOW_REF, type TestStore } from '../helpers/store-fixtures.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
-});
-afterEach(() => t.close());
+import {
+  claim,
+  reserve,
+  sha256Hex,
+  terminalRun,
+  WORKFLOW_REF,
+  storeTest as it,
+} from '../helpers/store-fixtures.js';
 
 /** SHA-256 of canonical {workflowRef, input, status, finalOutput, error, reason} (STORE.md §7.1, §13.2). */
 function expected(facts: { input: unknown; status: string; finalOutput: unknown; error: string | null; reason: string | null }): string {
@@ -14,21 +15,21 @@ function expected(facts: { input: unknown; status: string; finalOutput: unknown;
 }
 
 describe('terminal fingerprint (STORE.md §7.1, §13.2)', () => {
-  it('hashes the literal canonical JSON of the six facts', () => {
+  it('hashes the literal canonical JSON of the six facts', ({ t }) => {
     const run = terminalRun(t, 'run-1');
     const literal = `{"error":"boom","finalOutput":null,"input":{"topic":"tests"},"reason":null,"status":"failed","workflowRef":"${WORKFLOW_REF}"}`;
     expect(run.terminalFingerprint).toBe(sha256Hex(literal));
     expect(run.terminalFingerprint).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('completed: final output, no error', () => {
+  it('completed: final output, no error', ({ t }) => {
     const run = terminalRun(t, 'run-1', {}, 'completed');
     expect(run.terminalFingerprint).toBe(
       expected({ input: { topic: 'tests' }, status: 'completed', finalOutput: { answer: 42 }, error: null, reason: null }),
     );
   });
 
-  it('timed_out and cancelled: the stored error text', () => {
+  it('timed_out and cancelled: the stored error text', ({ t }) => {
     const timedOut = terminalRun(t, 'run-1', {}, 'timed_out');
     expect(timedOut.terminalFingerprint).toBe(
       expected({ input: { topic: 'tests' }, status: 'timed_out', finalOutput: null, error: 'Workflow run timed out', reason: null }),
@@ -39,7 +40,7 @@ describe('terminal fingerprint (STORE.md §7.1, §13.2)', () => {
     );
   });
 
-  it('takes the error as text even when it parses as JSON', () => {
+  it('takes the error as text even when it parses as JSON', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1');
     const run = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1', status: 'failed', error: '{"code":7}' });
@@ -52,7 +53,7 @@ describe('terminal fingerprint (STORE.md §7.1, §13.2)', () => {
     );
   });
 
-  it('reason = the status detail left on a completed run', () => {
+  it('reason = the status detail left on a completed run', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1');
     t.store.parkWorkflowRunForWorkerNoProgress({ runId: 'run-1', claimToken: 'token-run-1', detail: 'stuck' });
@@ -64,12 +65,12 @@ describe('terminal fingerprint (STORE.md §7.1, §13.2)', () => {
     );
   });
 
-  it('is computed for headless runs too, with a null input', () => {
+  it('is computed for headless runs too, with a null input', ({ t }) => {
     const run = terminalRun(t, 'run-1', { executionMode: 'headless', input: undefined });
     expect(run.terminalFingerprint).toBe(expected({ input: null, status: 'failed', finalOutput: null, error: 'boom', reason: null }));
   });
 
-  it('is null for a run that is not terminal, and the exported function agrees with the record', () => {
+  it('is null for a run that is not terminal, and the exported function agrees with the record', ({ t }) => {
     expect(reserve(t.store, 'run-1').terminalFingerprint).toBeNull();
     const run = terminalRun(t, 'run-2');
     expect(

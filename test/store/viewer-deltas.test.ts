@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { BUMP_TARGETS, VIEWER_RETENTION, type ViewerDeltaRead } from '../../src/store/index.js';
 import {
   BUMP,
@@ -7,29 +7,25 @@ import {
   expectStoreError,
   hostSetRunStatus,
   ignoreUpdatesOf,
-  openTestStore,
   reserve,
   sql,
   SUMMARY_REPLAY,
   viewerHead,
   viewerRevisions,
   type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
 import { storeInternals } from '../helpers/store-internals.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
+it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1');
 });
-afterEach(() => t.close());
 
 /** Records `count` one-target revisions through the facade (each its own transaction). */
-function record(count: number): void {
+function record(t: TestStore, count: number): void {
   for (let index = 0; index < count; index += 1) t.store.recordViewerDeltas('run-1', [{ targetType: 'timeline' }]);
 }
 
-function read(after: number): ViewerDeltaRead {
+function read(t: TestStore, after: number): ViewerDeltaRead {
   const result = t.store.readViewerDeltas('run-1', after);
   if (result === undefined) throw new Error('no viewer row');
   return result;
@@ -38,7 +34,7 @@ function read(after: number): ViewerDeltaRead {
 const revisionsOf = (result: ViewerDeltaRead) => (result.kind === 'deltas' ? result.batches.map((batch) => batch.presentationRevision) : result.kind);
 
 describe('viewer delta log: recording (STORE.md §8)', () => {
-  it('starts at revision 1 without deltas; each store change adds contiguous revisions with indexes 0..n-1', () => {
+  it('starts at revision 1 without deltas; each store change adds contiguous revisions with indexes 0..n-1', ({ t }) => {
     expect(viewerHead(t.store, 'run-1')).toEqual({ presentation: 1, retainedFrom: 1 });
     claim(t.store, 'run-1', 'runner-1', 'tok');
     t.store.markWorkflowRunRunning({ runId: 'run-1', claimToken: 'tok' });
@@ -57,7 +53,7 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
     expect(viewerHead(t.store, 'run-1')).toEqual({ presentation: 7, retainedFrom: 1 });
   });
 
-  it('patches start with replace /presentationRevision R; graph adds /graphRevision R; then the draft’s own ops', () => {
+  it('patches start with replace /presentationRevision R; graph adds /graphRevision R; then the draft’s own ops', ({ t }) => {
     claim(t.store, 'run-1');
     const [bump] = viewerRevisions(t.store, 'run-1');
     expect(bump?.patches).toEqual([
@@ -94,7 +90,7 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
         { op: 'remove', path: '/old' },
       ],
     ]);
-    const read3 = read(2);
+    const read3 = read(t, 2);
     expect(read3).toEqual({
       kind: 'deltas',
       runId: 'run-1',
@@ -113,11 +109,11 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
     });
   });
 
-  it('keeps 256 revisions: after 300 recorded revisions retained_from = R - 255 and older rows are deleted', () => {
+  it('keeps 256 revisions: after 300 recorded revisions retained_from = R - 255 and older rows are deleted', ({ t }) => {
     expect(VIEWER_RETENTION).toBe(256);
-    record(256);
+    record(t, 256);
     expect(viewerHead(t.store, 'run-1')).toEqual({ presentation: 257, retainedFrom: 2 });
-    record(44);
+    record(t, 44);
     const current = 301;
     expect(viewerHead(t.store, 'run-1')).toEqual({ presentation: current, retainedFrom: current - 255 });
     const revisions = viewerRevisions(t.store, 'run-1').map((row) => row.revision);
@@ -127,7 +123,7 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
     expect(revisions.every((revision, index) => revision === 46 + index)).toBe(true);
   });
 
-  it('Viewer changes must be recorded inside the durable state transaction', () => {
+  it('Viewer changes must be recorded inside the durable state transaction', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
       () => storeInternals(t.store).viewer.record('run-1', [{ targetType: 'summary' }], t.clock.t),
@@ -135,7 +131,7 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
     );
   });
 
-  it('Viewer change must name at least one bounded target (storeInternals(store).viewer.record and the facade)', () => {
+  it('Viewer change must name at least one bounded target (storeInternals(store).viewer.record and the facade)', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
       () => t.store.transaction(() => storeInternals(t.store).viewer.record('run-1', [], t.clock.t)),
@@ -149,7 +145,7 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
     );
   });
 
-  it('Viewer projection does not exist for workflow run: <runId>; the facade says Workflow run not found', () => {
+  it('Viewer projection does not exist for workflow run: <runId>; the facade says Workflow run not found', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
       () => t.store.transaction(() => storeInternals(t.store).viewer.record('ghost', [{ targetType: 'summary' }], t.clock.t)),
@@ -159,7 +155,7 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
     expectRejectedUnchanged(t.store, () => t.store.recordViewerDeltas('ghost', [{ targetType: 'summary' }]), 'Workflow run not found: ghost', 'not_found');
   });
 
-  it('Viewer projection revision conflict for workflow run: <runId>; nothing written', () => {
+  it('Viewer projection revision conflict for workflow run: <runId>; nothing written', ({ t }) => {
     ignoreUpdatesOf(t.store, 'viewer_runs');
     expectRejectedUnchanged(
       t.store,
@@ -169,7 +165,7 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
     );
   });
 
-  it('a rolled-back operation leaves no delta and calls no listener; a committed one notifies after commit', () => {
+  it('a rolled-back operation leaves no delta and calls no listener; a committed one notifies after commit', ({ t }) => {
     const heard: Array<[string, number]> = [];
     const stop = t.store.onCommit(() => heard.push(['run-1', t.store.viewerHead('run-1')?.currentRevision ?? -1]));
     expect(() =>
@@ -185,7 +181,7 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
     stop();
   });
 
-  it('rejects unknown target types and ops on the facade', () => {
+  it('rejects unknown target types and ops on the facade', ({ t }) => {
     expectStoreError(
       () => t.store.recordViewerDeltas('run-1', [{ targetType: 'nope' as 'summary' }]),
       'Unknown viewer target type: nope',
@@ -200,25 +196,25 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
 });
 
 describe('viewer delta log: resume by cursor (STORE.md §8)', () => {
-  beforeEach(() => {
-    record(299); // current 300, retained from 45
+  it.beforeEach(({ t }) => {
+    record(t, 299); // current 300, retained from 45
     expect(viewerHead(t.store, 'run-1')).toEqual({ presentation: 300, retainedFrom: 45 });
   });
 
-  it('cursor 0 → snapshot_required with current and retained revisions', () => {
-    expect(read(0)).toEqual({ kind: 'snapshot_required', runId: 'run-1', currentRevision: 300, retainedFromRevision: 45 });
+  it('cursor 0 → snapshot_required with current and retained revisions', ({ t }) => {
+    expect(read(t, 0)).toEqual({ kind: 'snapshot_required', runId: 'run-1', currentRevision: 300, retainedFromRevision: 45 });
   });
 
-  it('cursor = current → deltas, empty', () => {
-    expect(read(300)).toEqual({ kind: 'deltas', runId: 'run-1', currentRevision: 300, retainedFromRevision: 45, batches: [] });
+  it('cursor = current → deltas, empty', ({ t }) => {
+    expect(read(t, 300)).toEqual({ kind: 'deltas', runId: 'run-1', currentRevision: 300, retainedFromRevision: 45, batches: [] });
   });
 
-  it('cursor ahead of the run → snapshot_required', () => {
-    expect(read(301).kind).toBe('snapshot_required');
+  it('cursor ahead of the run → snapshot_required', ({ t }) => {
+    expect(read(t, 301).kind).toBe('snapshot_required');
   });
 
-  it('just inside the window (retained_from - 1) → every retained revision', () => {
-    const result = read(44);
+  it('just inside the window (retained_from - 1) → every retained revision', ({ t }) => {
+    const result = read(t, 44);
     expect(result.kind).toBe('deltas');
     const revisions = revisionsOf(result) as number[];
     expect(revisions[0]).toBe(45);
@@ -226,29 +222,29 @@ describe('viewer delta log: resume by cursor (STORE.md §8)', () => {
     expect(revisions).toHaveLength(256);
   });
 
-  it('just outside the window (retained_from - 2) → snapshot_required', () => {
-    expect(read(43)).toEqual({ kind: 'snapshot_required', runId: 'run-1', currentRevision: 300, retainedFromRevision: 45 });
+  it('just outside the window (retained_from - 2) → snapshot_required', ({ t }) => {
+    expect(read(t, 43)).toEqual({ kind: 'snapshot_required', runId: 'run-1', currentRevision: 300, retainedFromRevision: 45 });
   });
 
-  it('a cursor in the middle → the revisions after it, in order', () => {
-    expect(revisionsOf(read(297))).toEqual([298, 299, 300]);
+  it('a cursor in the middle → the revisions after it, in order', ({ t }) => {
+    expect(revisionsOf(read(t, 297))).toEqual([298, 299, 300]);
   });
 
-  it('a gap in the stored revisions → snapshot_required', () => {
+  it('a gap in the stored revisions → snapshot_required', ({ t }) => {
     sql(t.store, "DELETE FROM viewer_deltas WHERE run_id = 'run-1' AND presentation_revision = 299");
-    expect(read(297).kind).toBe('snapshot_required');
-    expect(revisionsOf(read(299))).toEqual([300]);
+    expect(read(t, 297).kind).toBe('snapshot_required');
+    expect(revisionsOf(read(t, 299))).toEqual([300]);
   });
 
-  it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('Viewer cursor must be a non-negative integer (%s)', (cursor) => {
+  it.for([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('Viewer cursor must be a non-negative integer (%s)', (cursor, { t }) => {
     expectStoreError(() => t.store.readViewerDeltas('run-1', cursor), 'Viewer cursor must be a non-negative integer', 'validation');
   });
 
-  it('an unknown run reads as undefined', () => {
+  it('an unknown run reads as undefined', ({ t }) => {
     expect(t.store.readViewerDeltas('ghost', 1)).toBeUndefined();
   });
 
-  it('stored patches that are not op arrays, or hold unknown ops, are integrity errors', () => {
+  it('stored patches that are not op arrays, or hold unknown ops, are integrity errors', ({ t }) => {
     const setPatch = (text: string) =>
       sql(
         t.store,
@@ -258,8 +254,8 @@ describe('viewer delta log: resume by cursor (STORE.md §8)', () => {
         Buffer.byteLength(text),
       );
     setPatch('{"op":"replace"}');
-    expectStoreError(() => read(299), 'Stored viewer patch is not an operation array', 'integrity');
+    expectStoreError(() => read(t, 299), 'Stored viewer patch is not an operation array', 'integrity');
     setPatch('[{"op":"move","path":"/a"}]');
-    expectStoreError(() => read(299), 'Stored viewer patch holds an unknown operation', 'integrity');
+    expectStoreError(() => read(t, 299), 'Stored viewer patch holds an unknown operation', 'integrity');
   });
 });

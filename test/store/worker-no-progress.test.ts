@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { NO_PROGRESS_DETAIL_LIMIT } from '../../src/store/index.js';
 import {
   BUMP,
@@ -10,7 +10,6 @@ import {
   ignoreUpdatesOf,
   lastEvent,
   leaseOf,
-  openTestStore,
   parkedWaitingRun,
   reserve,
   resourceRevision,
@@ -18,22 +17,18 @@ import {
   SUMMARY_REPLAY,
   targetsAfter,
   viewerHead,
-  type TestStore,
+  storeTest as it,
 } from '../helpers/store-fixtures.js';
-
-let t: TestStore;
-beforeEach(() => {
-  t = openTestStore();
+it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1', { executionMode: 'headless' });
   claim(t.store, 'run-1', 'runner-1', 'tok');
   t.store.markWorkflowRunRunning({ runId: 'run-1', claimToken: 'tok' });
   hostSetRunStatus(t.store, 'run-1', 'running', t.clock.t);
   t.clock.advance(1000);
 });
-afterEach(() => t.close());
 
 describe('parkWorkflowRunForWorkerNoProgress (STORE.md §6.7)', () => {
-  it('cuts the detail to 8192 UTF-16 code units and stores it on the run and as the queue error', () => {
+  it('cuts the detail to 8192 UTF-16 code units and stores it on the run and as the queue error', ({ t }) => {
     expect(NO_PROGRESS_DETAIL_LIMIT).toBe(8192);
     const detail = 'é'.repeat(5000) + 'x'.repeat(5000);
     const expected = 'é'.repeat(5000) + 'x'.repeat(3192);
@@ -45,7 +40,7 @@ describe('parkWorkflowRunForWorkerNoProgress (STORE.md §6.7)', () => {
     expect(record?.errorCode).toBe('workerNoProgress');
   });
 
-  it('parks the queue, keeps the run status, releases the lease, bumps then summary + replay', () => {
+  it('parks the queue, keeps the run status, releases the lease, bumps then summary + replay', ({ t }) => {
     const viewer = viewerHead(t.store, 'run-1').presentation;
     const revision = resourceRevision(t.store, 'run-1');
     expect(t.store.parkWorkflowRunForWorkerNoProgress({ runId: 'run-1', claimToken: 'tok', detail: 'no output for 10 minutes' })).toBe(true);
@@ -74,18 +69,18 @@ describe('parkWorkflowRunForWorkerNoProgress (STORE.md §6.7)', () => {
     expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP, SUMMARY_REPLAY]);
   });
 
-  it('keeps the run out of claimNext until it is claimed explicitly', () => {
+  it('keeps the run out of claimNext until it is claimed explicitly', ({ t }) => {
     t.store.parkWorkflowRunForWorkerNoProgress({ runId: 'run-1', claimToken: 'tok', detail: 'stuck' });
     expect(expectNoWrite(t.store, () => t.store.claimNextWorkflowRun({ runnerId: 'runner-2', claimToken: 'x', leaseMs: 1000 }))).toBeUndefined();
     expect(claim(t.store, 'run-1', 'runner-2', 'x')).toMatchObject({ status: 'starting', errorCode: null });
   });
 
-  it('returns false and writes nothing without a verified claim', () => {
+  it('returns false and writes nothing without a verified claim', ({ t }) => {
     expect(expectNoWrite(t.store, () => t.store.parkWorkflowRunForWorkerNoProgress({ runId: 'run-1', claimToken: 'other', detail: 'd' }))).toBe(false);
     expect(expectNoWrite(t.store, () => t.store.parkWorkflowRunForWorkerNoProgress({ runId: 'ghost', claimToken: 'tok', detail: 'd' }))).toBe(false);
   });
 
-  it('refuses a waiting run with a conflict and writes nothing (STORE.md §13.7)', () => {
+  it('refuses a waiting run with a conflict and writes nothing (STORE.md §13.7)', ({ t }) => {
     parkedWaitingRun(t, 'waiting');
     const control = t.store.claimWorkflowRunForControl({ runId: 'waiting', runnerId: 'control-1', claimToken: 'c', leaseMs: 1000 });
     expect(control?.status).toBe('parked');
@@ -97,7 +92,7 @@ describe('parkWorkflowRunForWorkerNoProgress (STORE.md §6.7)', () => {
     );
   });
 
-  it('Workflow run <runId> changed during worker recovery when the queue update misses; nothing written', () => {
+  it('Workflow run <runId> changed during worker recovery when the queue update misses; nothing written', ({ t }) => {
     ignoreUpdatesOf(t.store, 'run_queue');
     expectRejectedUnchanged(
       t.store,
@@ -107,7 +102,7 @@ describe('parkWorkflowRunForWorkerNoProgress (STORE.md §6.7)', () => {
     );
   });
 
-  it('Workflow run <runId> claim changed during worker recovery when the release misses; nothing written', () => {
+  it('Workflow run <runId> claim changed during worker recovery when the release misses; nothing written', ({ t }) => {
     ignoreUpdatesOf(t.store, 'leases');
     expectRejectedUnchanged(
       t.store,
@@ -117,7 +112,7 @@ describe('parkWorkflowRunForWorkerNoProgress (STORE.md §6.7)', () => {
     );
   });
 
-  it('detail must be a string', () => {
+  it('detail must be a string', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
       () => t.store.parkWorkflowRunForWorkerNoProgress({ runId: 'run-1', claimToken: 'tok', detail: 42 as unknown as string }),
