@@ -8,12 +8,15 @@ import type { GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import type { PersistedOperations } from './persisted-operations.js';
+import { NextFrames, payloadJsonOf } from './ws-next-frames.js';
 import { OperationIdGate } from './ws-operation-ids.js';
 
 /** What graphql-ws hands to the hooks as `ctx.extra`: the socket and its upgrade request. */
 export interface GraphQLWsExtra {
   socket: WebSocket;
   request: IncomingMessage;
+  /** The connection's pending pre-serialised `next` payloads (ws-next-frames.ts). */
+  frames: NextFrames;
 }
 
 /** The graphql-ws (graphql-transport-ws) endpoint attached to the HTTP server. */
@@ -93,8 +96,9 @@ export function attachGraphQLWs(
       return options.authorize === undefined ? isAuthorized(config.token, authorization) : options.authorize(ctx.extra.request, authorization);
     },
     execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
-    // Errors leave as yoga serialises them on HTTP and SSE.
-    onNext: (_ctx, _id, _payload, _args, result) => (result.errors === undefined ? undefined : { ...result, errors: result.errors.map(formatError) }),
+    // The payload is serialised once per (shared) result and spliced into each subscriber's
+    // frame (ws-next-frames.ts); errors leave as yoga serialises them on HTTP and SSE.
+    onNext: (ctx, _id, _payload, _args, result) => ctx.extra.frames.marker(payloadJsonOf(result, formatError)),
     onError: (_ctx, _id, _payload, errors) => errors.map(formatError),
     subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
     onSubscribe: async (ctx, _id, params) => {
@@ -149,13 +153,17 @@ export function attachGraphQLWs(
       (data) => (receive === undefined ? Promise.resolve() : receive(data).catch((error: unknown) => fail(error, 'message handling failed'))),
       () => socket.readyState === socket.OPEN,
     );
+    const frames = new NextFrames();
+    const batch = writeBatcher(request);
     const closed = graphqlWs.opened(
       {
         protocol: socket.protocol,
         send: (data) =>
           new Promise<void>((resolve, reject) => {
+            const frame = frames.frame(data);
             if (socket.readyState !== socket.OPEN) return resolve();
-            socket.send(data, (error) => (error ? reject(error) : resolve()));
+            batch();
+            socket.send(frame, (error) => (error ? reject(error) : resolve()));
           }),
         close: (code, reason) => socket.close(code, reason),
         onMessage: (callback) => {
@@ -163,7 +171,7 @@ export function attachGraphQLWs(
           socket.on('message', (data: Buffer) => gate.receive(String(data)));
         },
       },
-      { socket, request },
+      { socket, request, frames },
     );
     socket.once('close', (code, reason) => {
       stopKeepAlive();
@@ -202,6 +210,31 @@ function formatError(error: GraphQLError): GraphQLFormattedError {
   const { http: _http, unexpected: _unexpected, ...extensions } = formatted.extensions;
   const { extensions: _all, ...rest } = formatted;
   return Object.keys(extensions).length > 0 ? { ...rest, extensions } : rest;
+}
+
+/**
+ * Groups the frames written to one connection within one turn of the event loop into one
+ * write: the first frame corks the connection's TCP socket, and it is uncorked on the next
+ * turn (`setImmediate`). A revision fanned out to the 100 subscriptions of one socket then
+ * costs one `writev` instead of 100 (issue 15 item 3: the profile showed `writev` at ≈ 11 µs
+ * per frame). Order and content of the frames are unchanged.
+ *
+ * @param request the upgrade request; its socket is the one the WebSocket writes to
+ * @returns call before each `send`
+ */
+function writeBatcher(request: IncomingMessage): () => void {
+  const raw = request.socket;
+  let corked = false;
+  const flush = (): void => {
+    corked = false;
+    raw.uncork();
+  };
+  return () => {
+    if (corked || raw.destroyed) return;
+    corked = true;
+    raw.cork();
+    setImmediate(flush);
+  };
 }
 
 /**

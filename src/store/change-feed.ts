@@ -48,6 +48,13 @@ export class ChangeFeed {
   private tickScheduled = false;
   private closed = false;
   private readonly cache: DeltaReadCache;
+  /**
+   * Run heads read since the last commit was noticed (cleared by {@link scheduleTick}): after
+   * a fan-out every subscriber of a run checks its head again before waiting, and this
+   * answers them without one SQL read each (issue 15 item 3: ≈ 8 µs per subscriber and
+   * revision in the profile).
+   */
+  private readonly knownHeads = new Map<string, number>();
   /** `performance.now()` when the commits of the scheduled wake-up were first noticed. */
   private pendingNoticedAt = 0;
   /** `performance.now()` when the commits of the latest processed wake-up were first noticed. */
@@ -184,7 +191,15 @@ export class ChangeFeed {
    */
   waitForRevision(runId: string, after: number, signal?: AbortSignal): Promise<number | undefined> {
     if (this.closed || signal?.aborted === true) return Promise.resolve(undefined);
-    const head = this.store.viewerHead(runId)?.currentRevision;
+    // A head read since the last commit was noticed is as good as a fresh read: any commit
+    // after that read schedules a wake-up (commit hook, or the data_version watcher, which
+    // compares with the last version it saw when it starts) that resolves this waiter if it
+    // needs to be.
+    let head = this.knownHeads.get(runId);
+    if (head === undefined) {
+      head = this.store.viewerHead(runId)?.currentRevision;
+      if (head !== undefined) this.knownHeads.set(runId, head);
+    }
     if (head !== undefined && head > after) return Promise.resolve(head);
     return new Promise((resolve) => {
       let waiters = this.revisionWaiters.get(runId);
@@ -271,6 +286,7 @@ export class ChangeFeed {
   }
 
   private scheduleTick(): void {
+    this.knownHeads.clear();
     if (this.tickScheduled || this.closed) return;
     this.tickScheduled = true;
     this.pendingNoticedAt = performance.now();
@@ -289,6 +305,7 @@ export class ChangeFeed {
       for (const [runId, waiters] of this.revisionWaiters) {
         const head = heads.get(runId);
         if (head === undefined) continue;
+        this.knownHeads.set(runId, head);
         for (const waiter of waiters) {
           if (head > waiter.after) {
             waiters.delete(waiter);

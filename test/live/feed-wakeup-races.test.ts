@@ -53,20 +53,30 @@ describe('change feed: commits of another connection inside the wait window', ()
     commitMarker(fx.store, runId, 1); // 2
     await untilRevision(collector, 2);
 
-    // The next time the feed checks the head before waiting, another connection commits right after.
+    // The next time the feed reads the head a wait relies on — before waiting (viewerHead), or
+    // at the wake-up whose heads the next wait reuses (viewerHeads) — another connection
+    // commits right after.
     const store = fx.store;
     const head = store.viewerHead.bind(store);
+    const heads = store.viewerHeads.bind(store);
     let armed = true;
+    const commitRightAfter = (): void => {
+      armed = false;
+      commitMarker(other, runId, 3); // 4, invisible to the commit hook
+    };
     store.viewerHead = (id: string) => {
       const answer = head(id);
-      if (armed && id === runId && (new Error().stack ?? '').includes('waitForRevision')) {
-        armed = false;
-        commitMarker(other, runId, 3); // 4, invisible to the commit hook
-      }
+      if (armed && id === runId && (new Error().stack ?? '').includes('waitForRevision')) commitRightAfter();
+      return answer;
+    };
+    store.viewerHeads = (ids: readonly string[]) => {
+      const answer = heads(ids);
+      if (armed && ids.includes(runId)) commitRightAfter();
       return answer;
     };
     restore.push(() => {
       store.viewerHead = head;
+      store.viewerHeads = heads;
     });
     commitMarker(fx.store, runId, 2); // 3: wakes the subscriber, which then waits after 3
     await untilRevision(collector, 4, PICKUP_MS);
