@@ -27,6 +27,7 @@ import { measureLineageDepth } from './lineage-depth.js';
 import { measureLockWait } from './lock-wait.js';
 import { measureMutationOverhead } from './mutation-overhead.js';
 import { measurePiWorkflowsFile } from './pi-workflows-file.js';
+import { measureRunChanges } from './run-changes.js';
 import { measureRunLists } from './run-lists.js';
 import { renderTable, type Figure } from './stats.js';
 import { renderTargetTable, targetRows } from './targets.js';
@@ -41,6 +42,7 @@ const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Figure[]>> =
   'write-rate': measureWriteRate,
   'lock-wait': measureLockWait,
   'pi-workflows-file': measurePiWorkflowsFile,
+  'run-changes': measureRunChanges,
 };
 
 function machineInfo(): Record<string, unknown> {
