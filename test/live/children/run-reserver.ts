@@ -8,7 +8,6 @@
  */
 import { createInterface } from 'node:readline';
 import { WorkflowStore } from '../../../src/store/index.js';
-import { reserveInput } from '../../helpers/store-fixtures.js';
 
 const [dbPath, projectPath] = process.argv.slice(2);
 if (dbPath === undefined || projectPath === undefined) throw new Error('usage: run-reserver.ts <dbPath> <projectPath>');
@@ -18,7 +17,14 @@ const input = createInterface({ input: process.stdin });
 input.on('line', (line) => {
   const [command, runId] = line.trim().split(/\s+/);
   if (command === 'reserve' && runId !== undefined) {
-    store.reserveWorkflowRun(reserveInput(runId, { originSessionId: `session-${runId}` }));
+    // (Not the test fixtures: they import vitest, which a child process cannot load.)
+    store.reserveFromDefinition({
+      runId,
+      workflowName: 'demo',
+      workflowSourceRef: 'workflows/demo.json',
+      definitionSnapshot: { name: 'demo', nodes: [{ id: 'done', type: 'end' }] },
+      originSessionId: `session-${runId}`,
+    });
     process.stdout.write(`${JSON.stringify({ reserved: runId })}\n`);
   } else if (command === 'exit') {
     input.close();
