@@ -42,6 +42,13 @@ export type LineageKind =
   /** The child runs its terminal parent again (restart number + 1). */
   | 'RESTART';
 
+/** The direction of an order. */
+export type OrderDirection =
+  /** Smallest (oldest) first. */
+  | 'ASC'
+  /** Largest (newest) first. */
+  | 'DESC';
+
 /** Release a claim to parked; with noProgressDetail, park for worker no progress. */
 export type ParkWorkflowRunInput = {
   /** The token the run was claimed with. */
@@ -175,6 +182,10 @@ export type ViewerTargetType =
 
 /** Filters for workflowRuns; all optional, combined with AND. */
 export type WorkflowRunFilter = {
+  /** Runs created strictly after this instant (exclusive). */
+  createdAfter?: string | null | undefined;
+  /** Runs created strictly before this instant (exclusive). */
+  createdBefore?: string | null | undefined;
   /** Children of this kind only (root runs have none). */
   lineageKind?: LineageKind | null | undefined;
   /** Runs of this Pi session. */
@@ -185,11 +196,32 @@ export type WorkflowRunFilter = {
   queueStatus?: Array<RunQueueStatus> | null | undefined;
   /** Runs of this chain (its root run id). */
   rootRunId?: string | null | undefined;
+  /** Runs whose runId or workflowName contains this text, ignoring ASCII case (A-Z = a-z); every other character, % and _ included, matches only itself. At most 256 characters. No index can answer it: a page walks its order until it is full, so a rare text costs a walk of the whole (otherwise filtered) list. */
+  search?: string | null | undefined;
   /** Runs in any of these durable states. */
   status?: Array<WorkflowRunStatus> | null | undefined;
+  /** Runs whose updatedAt is strictly after this instant (exclusive). */
+  updatedAfter?: string | null | undefined;
+  /** Runs whose updatedAt is strictly before this instant (exclusive). */
+  updatedBefore?: string | null | undefined;
   /** Runs of this workflow. */
   workflowName?: string | null | undefined;
 };
+
+/** An order of workflowRuns (GitHub style). Default: {field: CREATED_AT, direction: DESC}, newest first. */
+export type WorkflowRunOrder = {
+  /** ASC or DESC, for the field and the runId tie-breaker. */
+  direction: OrderDirection;
+  /** The field to order by (then runId). */
+  field: WorkflowRunOrderField;
+};
+
+/** What workflowRuns orders by; runs with equal values are ordered by runId, in the same direction. */
+export type WorkflowRunOrderField =
+  /** WorkflowRun.createdAt: when the run was reserved. Runs never move in this order. */
+  | 'CREATED_AT'
+  /** WorkflowRun.updatedAt: when the run last changed. A run that changes while you page moves to the newest end: paging forward with DESC never returns a run twice, but misses a run that changed after you paged past its old place (a new first page shows it on top); paging forward with ASC misses nothing, but returns a run again, in its new state, near the end when it changed after you saw it. Backward paging (last/before) is the mirror image. */
+  | 'UPDATED_AT';
 
 /** Durable run state (runs.status). */
 export type WorkflowRunStatus =
@@ -376,6 +408,7 @@ export type WorkflowRunsQueryVariables = Exact<{
   last?: number | null | undefined;
   before?: string | null | undefined;
   filter?: WorkflowRunFilter | null | undefined;
+  orderBy?: WorkflowRunOrder | null | undefined;
 }>;
 
 
@@ -1134,13 +1167,14 @@ export const WorkflowRunDocument = new TypedDocumentString(`
   }
 }`, {"hash":"sha256:8a242c5b92dfcbf6872452b3d9c7a1d22b26321748547b5e1ad01722ade95490"}) as unknown as TypedDocumentString<WorkflowRunQuery, WorkflowRunQueryVariables>;
 export const WorkflowRunsDocument = new TypedDocumentString(`
-    query WorkflowRuns($first: Int, $after: String, $last: Int, $before: String, $filter: WorkflowRunFilter) {
+    query WorkflowRuns($first: Int, $after: String, $last: Int, $before: String, $filter: WorkflowRunFilter, $orderBy: WorkflowRunOrder) {
   workflowRuns(
     first: $first
     after: $after
     last: $last
     before: $before
     filter: $filter
+    orderBy: $orderBy
   ) {
     totalCount
     edges {
@@ -1191,7 +1225,7 @@ fragment PageInfoFields on PageInfo {
   hasPreviousPage
   startCursor
   endCursor
-}`, {"hash":"sha256:b55fbb06de574a8cedcfb5b0ccaaaccccdf7b1c9bbceb42bba2f3780df995098"}) as unknown as TypedDocumentString<WorkflowRunsQuery, WorkflowRunsQueryVariables>;
+}`, {"hash":"sha256:af700ef494f7ae0925c7be9e2114ca4612c58ba487200e3db2fb8156bb6fcbd1"}) as unknown as TypedDocumentString<WorkflowRunsQuery, WorkflowRunsQueryVariables>;
 export const NodeDocument = new TypedDocumentString(`
     query Node($id: ID!) {
   node(id: $id) {

@@ -1,27 +1,55 @@
-import type { LineageKey, RunKey } from '../store/index.js';
+import { DEFAULT_RUN_ORDER, type LineageKey, type RunKey, type RunOrder } from '../store/index.js';
 import type { CursorCodec } from './connections.js';
 import { badUserInput, quotedPrefix } from './bad-user-input.js';
 
 /**
  * Opaque connection cursors: base64url of a small JSON array tagged by the list they belong
- * to. `workflowRuns` cursors carry the keyset key (created_at epoch ms, run id), so paging is
- * stable under concurrent inserts; lineage cursors carry the chain position.
+ * to. `workflowRuns` cursors carry their order and the keyset key in it (order field, direction,
+ * epoch ms of that field, run id), so paging is stable under concurrent writes and a cursor is
+ * never read in another order; lineage cursors carry the chain position.
  */
-export function encodeRunCursor(key: RunKey): string {
-  return Buffer.from(JSON.stringify(['run', key.createdAt, key.runId])).toString('base64url');
+export function encodeRunCursor(key: RunKey, order: RunOrder = DEFAULT_RUN_ORDER): string {
+  return Buffer.from(JSON.stringify(['run', order.field, order.direction, key.at, key.runId])).toString('base64url');
+}
+
+/** How an order reads in messages: its GraphQL names, e.g. `CREATED_AT DESC`. */
+export function orderName(order: RunOrder): string {
+  return `${order.field.toUpperCase()} ${order.direction.toUpperCase()}`;
 }
 
 /**
- * Decodes a `workflowRuns` cursor.
+ * Decodes a `workflowRuns` cursor issued for `order`. Cursors of the form used before orders
+ * existed (`["run", createdAt, runId]`) are CREATED_AT DESC cursors.
  *
- * @throws GraphQLError(BAD_USER_INPUT) `Invalid cursor: <first 16 characters of the cursor>`
+ * @throws GraphQLError(BAD_USER_INPUT) `Invalid cursor: <first 16 characters of the cursor>`;
+ *   `This cursor belongs to orderBy <FIELD DIRECTION>, not <FIELD DIRECTION>: page with the
+ *   orderBy it came from, or start again without after/before` (issue 13 §3)
  */
-export function decodeRunCursor(cursor: string): RunKey {
+export function decodeRunCursor(cursor: string, order: RunOrder = DEFAULT_RUN_ORDER): RunKey {
   const value = parse(cursor);
+  let issued: RunOrder | undefined;
+  let key: RunKey | undefined;
   if (value.length === 3 && value[0] === 'run' && Number.isSafeInteger(value[1]) && typeof value[2] === 'string') {
-    return { createdAt: value[1] as number, runId: value[2] };
+    issued = DEFAULT_RUN_ORDER;
+    key = { at: value[1] as number, runId: value[2] };
+  } else if (
+    value.length === 5 &&
+    value[0] === 'run' &&
+    (value[1] === 'created_at' || value[1] === 'updated_at') &&
+    (value[2] === 'asc' || value[2] === 'desc') &&
+    Number.isSafeInteger(value[3]) &&
+    typeof value[4] === 'string'
+  ) {
+    issued = { field: value[1], direction: value[2] };
+    key = { at: value[3] as number, runId: value[4] };
   }
-  throw badUserInput(`Invalid cursor: ${quotedPrefix(cursor)}`);
+  if (issued === undefined || key === undefined) throw badUserInput(`Invalid cursor: ${quotedPrefix(cursor)}`);
+  if (issued.field !== order.field || issued.direction !== order.direction) {
+    throw badUserInput(
+      `This cursor belongs to orderBy ${orderName(issued)}, not ${orderName(order)}: page with the orderBy it came from, or start again without after/before`,
+    );
+  }
+  return key;
 }
 
 /** Encodes a lineage cursor. */
@@ -54,8 +82,10 @@ function parse(cursor: string): unknown[] {
   throw badUserInput(`Invalid cursor: ${quotedPrefix(cursor)}`);
 }
 
-/** Cursors of `workflowRuns`. */
-export const RUN_CURSORS: CursorCodec<RunKey> = { encode: encodeRunCursor, decode: decodeRunCursor };
+/** Cursors of `workflowRuns` in one order. */
+export function runCursors(order: RunOrder): CursorCodec<RunKey> {
+  return { encode: (key) => encodeRunCursor(key, order), decode: (cursor) => decodeRunCursor(cursor, order) };
+}
 
 /** Cursors of `WorkflowRun.lineage`. */
 export const LINEAGE_CURSORS: CursorCodec<LineageKey> = { encode: encodeLineageCursor, decode: decodeLineageCursor };

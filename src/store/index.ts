@@ -31,15 +31,19 @@ export {
   type RunEventRecord,
 } from './run-transitions.js';
 export {
+  DEFAULT_RUN_ORDER,
   MAX_PAGE_SIZE,
   type KeyedRun,
   type LineageKey,
   type LineageSliceRequest,
   type RunKey,
+  type RunOrder,
+  type RunOrderField,
   type RunSlice,
   type RunSliceRequest,
   type WorkflowRunFilter,
 } from './run-queries.js';
+export { asciiLower, matchesFilter, MAX_SEARCH_LENGTH } from './run-filter.js';
 export {
   BUMP_TARGETS,
   VIEWER_RETENTION,

@@ -1,7 +1,7 @@
 import { filterClause, matchesLineage, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
-import { lowerBound, type IndexedRun, type OrderKey, type RunOrderIndex } from './run-order-index.js';
+import { createdAtOf, lowerBound, updatedAtOf, type IndexedRun, type OrderKey, type RunOrderIndex, type UpdatedRun } from './run-order-index.js';
 import { RUN_ROW_SELECT, toRunRecords, type RunRow } from './run-records.js';
-import type { KeyedRun, LineageKey, LineageSliceRequest, RunKey, RunSliceRequest } from './run-queries.js';
+import { DEFAULT_RUN_ORDER, sqlRunCount, type KeyedRun, type LineageKey, type LineageSliceRequest, type RunKey, type RunSliceRequest } from './run-queries.js';
 import type { StoreContext } from './store-context.js';
 
 /**
@@ -98,23 +98,43 @@ function withIndex<T>(context: StoreContext, index: RunOrderIndex, read: () => T
   });
 }
 
-/** Entries of `source` (ascending) strictly between `above` and `below`, walked down (or up when `upward`). */
-function* between(
-  source: readonly IndexedRun[],
+/**
+ * Entries of `source` (ascending by (`atOf`, run id)) strictly between `above` and `below` and
+ * within the time range `range` (exclusive bounds, epoch ms of the same field), walked down (or
+ * up when `upward`).
+ */
+function* between<T extends { runId: string }>(
+  source: readonly T[],
+  atOf: (entry: T) => number,
   above: OrderKey | undefined,
   below: OrderKey | undefined,
   upward: boolean,
-): Generator<IndexedRun> {
-  const lo = above === undefined ? 0 : lowerBound(source, above, false);
-  const hi = below === undefined ? source.length : lowerBound(source, below, true);
-  if (upward) for (let at = lo; at < hi; at += 1) yield source[at] as IndexedRun;
-  else for (let at = hi - 1; at >= lo; at -= 1) yield source[at] as IndexedRun;
+  range: { after?: number; before?: number } = {},
+): Generator<T> {
+  let lo = above === undefined ? 0 : lowerBound(source, above, false, atOf);
+  let hi = below === undefined ? source.length : lowerBound(source, below, true, atOf);
+  // Timestamps are integers: "> after" is ">= after + 1"; run id '' sorts before every id.
+  if (range.after !== undefined) lo = Math.max(lo, lowerBound(source, { at: range.after + 1, runId: '' }, true, atOf));
+  if (range.before !== undefined) hi = Math.min(hi, lowerBound(source, { at: range.before, runId: '' }, true, atOf));
+  if (upward) for (let at = lo; at < hi; at += 1) yield source[at] as T;
+  else for (let at = hi - 1; at >= lo; at -= 1) yield source[at] as T;
+}
+
+/** Whether an indexed run is within the filter's created range (exclusive bounds). */
+function inCreatedRange(entry: IndexedRun, filter: WorkflowRunFilter | undefined): boolean {
+  return (
+    (filter?.createdAfter === undefined || entry.createdAt > filter.createdAfter) &&
+    (filter?.createdBefore === undefined || entry.createdAt < filter.createdBefore)
+  );
 }
 
 /**
- * `listWorkflowRunSlice` through the index: newest first (oldest first when inverted). A filter
- * on statuses, session or workflow name looks at a few candidates per row through the index,
- * then continues in SQL after the last one it looked at (`sqlSlice`, the plain query).
+ * `listWorkflowRunSlice` through the index, in any run order (issue 13 §3): CREATED_AT walks
+ * the index's created order (or a chain), UPDATED_AT its updated order (see
+ * {@link RunOrderIndex.updatedOrder}); the order's own time range bounds the walk, lineage and
+ * the created range are checked in memory. A filter on statuses, session, workflow name,
+ * search (or the updated range under CREATED_AT) looks at a few candidates per row through the
+ * index, then continues in SQL after the last one it looked at (`sqlSlice`, the plain query).
  */
 export function indexedRunSlice(
   context: StoreContext,
@@ -124,15 +144,36 @@ export function indexedRunSlice(
   limit: number,
   sqlSlice: (request: RunSliceRequest) => Array<KeyedRun<RunKey>>,
 ): Array<KeyedRun<RunKey>> {
+  const order = request.order ?? DEFAULT_RUN_ORDER;
   return withIndex(context, index, () => {
-    const source = filter?.rootRunId === undefined ? index.ordered() : index.chain(filter.rootRunId);
-    // Newest first: `after` is older (a lower bound going down), `before` is newer.
+    // In list order `after` comes first: in the ascending arrays it is the upper bound of a
+    // descending list and the lower bound of an ascending one.
+    const descending = order.direction === 'desc';
+    const above = descending ? request.before : request.after;
+    const below = descending ? request.after : request.before;
+    const upward = descending === request.inverted;
     function* candidates(): Generator<{ entry: IndexedRun; key: RunKey }> {
-      for (const entry of between(source, request.before, request.after, request.inverted)) {
-        if (matchesLineage(entry, filter)) yield { entry, key: { createdAt: entry.createdAt, runId: entry.runId } };
+      if (order.field === 'created_at') {
+        const source = filter?.rootRunId === undefined ? index.ordered() : index.chain(filter.rootRunId);
+        const range = { after: filter?.createdAfter, before: filter?.createdBefore };
+        for (const entry of between(source, createdAtOf, above, below, upward, range)) {
+          if (matchesLineage(entry, filter)) yield { entry, key: { at: entry.createdAt, runId: entry.runId } };
+        }
+        return;
+      }
+      const source: readonly UpdatedRun[] =
+        filter?.rootRunId === undefined
+          ? index.updatedOrder()
+          : index
+              .chain(filter.rootRunId)
+              .map((entry) => ({ updatedAt: index.updatedAt(entry.runId) ?? 0, runId: entry.runId, entry }))
+              .sort((a, b) => (a.updatedAt !== b.updatedAt ? a.updatedAt - b.updatedAt : a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+      const range = { after: filter?.updatedAfter, before: filter?.updatedBefore };
+      for (const { entry, updatedAt } of between(source, updatedAtOf, above, below, upward, range)) {
+        if (matchesLineage(entry, filter) && inCreatedRange(entry, filter)) yield { entry, key: { at: updatedAt, runId: entry.runId } };
       }
     }
-    const where = filterClause(filter, false);
+    const where = filterClause(filter, false, { createdRangeAnswered: true, updatedRangeAnswered: order.field === 'updated_at' });
     if (where.sql.length === 0) return takeRows(context, index, candidates(), limit, where).runs;
     const taken = takeRows(context, index, candidates(), limit, where, Math.max(1, limit) * FILTER_CANDIDATES_PER_ROW);
     if (taken.runs.length === limit || taken.exhausted || taken.last === undefined) return taken.runs;
@@ -141,18 +182,20 @@ export function indexedRunSlice(
   });
 }
 
-/** `countWorkflowRuns` through the index; a filter on statuses, session or workflow name counts in SQL. */
+/**
+ * `countWorkflowRuns` through the index: lineage and the created range are counted in memory;
+ * any other part (statuses, session, workflow name, search, updated range) counts in SQL.
+ */
 export function indexedRunCount(context: StoreContext, index: RunOrderIndex, filter: WorkflowRunFilter | undefined): number {
-  const rest = filterClause(filter, false);
-  if (rest.sql.length > 0) {
-    const all = filterClause(filter);
-    return (context.database.get<{ n: number }>(`SELECT count(*) AS n FROM runs r WHERE ${all.sql.join(' AND ')}`, ...all.params) as { n: number }).n;
-  }
+  const rest = filterClause(filter, false, { createdRangeAnswered: true });
+  if (rest.sql.length > 0) return sqlRunCount(context, filterClause(filter));
   return withIndex(context, index, () => {
     const source = filter?.rootRunId === undefined ? index.ordered() : index.chain(filter.rootRunId);
-    if (filter?.parentRunId === undefined && filter?.lineageKind === undefined) return source.length;
+    if (filter?.parentRunId === undefined && filter?.lineageKind === undefined && filter?.createdAfter === undefined && filter?.createdBefore === undefined) {
+      return source.length;
+    }
     let count = 0;
-    for (const entry of source) if (matchesLineage(entry, filter)) count += 1;
+    for (const entry of source) if (matchesLineage(entry, filter) && inCreatedRange(entry, filter)) count += 1;
     return count;
   });
 }
@@ -191,7 +234,8 @@ export function indexedLineageSlice(
     const chain = index.chain(rootRunId);
     function* tail(): Generator<{ entry: IndexedRun; key: LineageKey }> {
       if (!tailInSlice) return;
-      for (const entry of between(chain, above, below, !request.inverted)) {
+      const lineageBound = (key: typeof above) => (key === undefined ? undefined : { at: key.createdAt, runId: key.runId });
+      for (const entry of between(chain, createdAtOf, lineageBound(above), lineageBound(below), !request.inverted)) {
         if (entry.runId !== rootRunId) yield { entry, key: { root: false, createdAt: entry.createdAt, runId: entry.runId } };
       }
     }
@@ -201,7 +245,7 @@ export function indexedLineageSlice(
       yield* tail();
       if (rootInSlice && request.inverted) yield rootCandidate;
     }
-    return takeRows(context, index, candidates(), limit, { sql: [], params: [] }).runs;
+    return takeRows(context, index, candidates(), limit, { sql: [], params: [], joins: [] }).runs;
   });
 }
 

@@ -31,36 +31,54 @@ export interface IndexedRun {
   createdAt: number;
 }
 
-/** A keyset position: (created_at epoch ms, run id). */
+/** A keyset position: (epoch ms of the order's field, run id). */
 export interface OrderKey {
-  createdAt: number;
+  at: number;
   runId: string;
 }
 
-/** Compares two positions in (created_at, run id) order. */
+/** Compares two positions in (at, run id) order. */
 export function compareOrder(a: OrderKey, b: OrderKey): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+  if (a.at !== b.at) return a.at < b.at ? -1 : 1;
   return a.runId === b.runId ? 0 : a.runId < b.runId ? -1 : 1;
 }
 
+/** The created_at of an entry (the order of {@link RunOrderIndex.ordered} and chains). */
+export const createdAtOf = (entry: IndexedRun): number => entry.createdAt;
+
 /**
- * The first index of a sorted array whose entry is greater than `key` (or greater than or
- * equal, with `inclusive`).
+ * The first index of an array sorted by (`atOf(entry)`, run id) whose entry is greater than
+ * `key` (or greater than or equal, with `inclusive`).
  */
-export function lowerBound(entries: readonly OrderKey[], key: OrderKey, inclusive: boolean): number {
+export function lowerBound<T extends { runId: string }>(entries: readonly T[], key: OrderKey, inclusive: boolean, atOf: (entry: T) => number): number {
   let lo = 0;
   let hi = entries.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const order = compareOrder(entries[mid] as OrderKey, key);
+    const entry = entries[mid] as T;
+    const order = compareOrder({ at: atOf(entry), runId: entry.runId }, key);
     if (order < 0 || (order === 0 && !inclusive)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
+/** One run in updated order: run_queue.updated_at (epoch ms) and the run's entry. */
+export interface UpdatedRun {
+  updatedAt: number;
+  runId: string;
+  entry: IndexedRun;
+}
+
+/** The updated_at of an {@link UpdatedRun}. */
+export const updatedAtOf = (run: UpdatedRun): number => run.updatedAt;
+
+function byUpdated(a: UpdatedRun, b: UpdatedRun): number {
+  return compareOrder({ at: a.updatedAt, runId: a.runId }, { at: b.updatedAt, runId: b.runId });
+}
+
 function insertSorted(entries: IndexedRun[], entry: IndexedRun): void {
-  const at = lowerBound(entries, entry, true);
+  const at = lowerBound(entries, { at: entry.createdAt, runId: entry.runId }, true, createdAtOf);
   if (at === entries.length) entries.push(entry);
   else entries.splice(at, 0, entry);
 }
@@ -85,8 +103,13 @@ export class RunOrderIndex {
   private rowidSum = 0;
   private dataVersion: number | undefined;
   private stale = true;
+  /** +1 each time {@link refresh} finds a commit it had not seen (or a forced rebuild). */
+  private epoch = 0;
+  private updated: { epoch: number; all: UpdatedRun[]; byId: Map<string, number> } | undefined;
   /** Full rebuilds so far (the first build included); for tests. */
   rebuilds = 0;
+  /** Reads of the updated order so far; for tests. */
+  updatedReads = 0;
 
   constructor(private readonly database: StateDatabase) {}
 
@@ -98,6 +121,7 @@ export class RunOrderIndex {
     const version = this.database.get<{ data_version: number }>('PRAGMA data_version')?.data_version;
     if (!this.stale && version !== undefined && version === this.dataVersion) return;
     if (this.stale || !this.catchUp()) this.rebuild();
+    this.epoch += 1;
     this.stale = false;
     this.dataVersion = version;
   }
@@ -120,6 +144,40 @@ export class RunOrderIndex {
   /** The runs of a chain (root included), in (created_at, run id) order; empty for an unknown root. */
   chain(rootRunId: string): readonly IndexedRun[] {
     return this.chains.get(rootRunId) ?? [];
+  }
+
+  /**
+   * Every run in (run_queue.updated_at, run id) order (issue 13 §3: the UPDATED_AT order of
+   * the run list). updated_at changes with every write of a run, so this order cannot be
+   * caught up by rowid like the created order: it is read whole (one statement over
+   * `run_queue (run_id, updated_at)` and a sort in memory) the first time it is asked for after
+   * a commit the index had not seen, and kept until the next one. Call within the snapshot of
+   * the last {@link refresh}.
+   */
+  updatedOrder(): readonly UpdatedRun[] {
+    return this.updatedState().all;
+  }
+
+  /** A run's run_queue.updated_at in the current {@link updatedOrder}, or undefined. */
+  updatedAt(runId: string): number | undefined {
+    return this.updatedState().byId.get(runId);
+  }
+
+  private updatedState(): { all: UpdatedRun[]; byId: Map<string, number> } {
+    if (this.updated?.epoch === this.epoch) return this.updated;
+    const rows = this.database.all<{ run_id: string; updated_at: number }>('SELECT run_id, updated_at FROM run_queue');
+    const all: UpdatedRun[] = [];
+    const byId = new Map<string, number>();
+    for (const row of rows) {
+      const entry = this.byId.get(row.run_id);
+      if (entry === undefined) continue; // not in the index's snapshot (cannot happen within one snapshot)
+      all.push({ updatedAt: row.updated_at, runId: row.run_id, entry });
+      byId.set(row.run_id, row.updated_at);
+    }
+    all.sort(byUpdated);
+    this.updatedReads += 1;
+    this.updated = { epoch: this.epoch, all, byId };
+    return this.updated;
   }
 
   /** One run's entry, or undefined. */

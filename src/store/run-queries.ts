@@ -5,22 +5,41 @@ import {
   indexedRunCount,
   indexedRunSlice,
 } from './indexed-run-queries.js';
-import { filterClause, type WorkflowRunFilter } from './run-filter.js';
+import { filterClause, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
 import { RUN_ROW_SELECT, toRunRecords, type LineageKind, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import type { StoreContext } from './store-context.js';
 
 export type { WorkflowRunFilter } from './run-filter.js';
 
-/** A keyset position in the newest-first run order: (created_at epoch ms, run id). */
+/** A field the run list orders by (API.md `WorkflowRunOrderField`). */
+export type RunOrderField = 'created_at' | 'updated_at';
+
+/**
+ * An order of the run list (API.md `WorkflowRunOrder`, issue 13 §3): by `runs.created_at`
+ * (`createdAt`) or `run_queue.updated_at` (`updatedAt`), then by run id in the same direction
+ * (the tie-breaker: equal timestamps never make the order ambiguous).
+ */
+export interface RunOrder {
+  field: RunOrderField;
+  direction: 'asc' | 'desc';
+}
+
+/** The list's order when none is asked for: newest created first (API.md). */
+export const DEFAULT_RUN_ORDER: RunOrder = { field: 'created_at', direction: 'desc' };
+
+/**
+ * A keyset position in a run order: the order field's value (epoch ms of created_at or
+ * updated_at, whichever the order uses) and the run id.
+ */
 export interface RunKey {
-  createdAt: number;
+  at: number;
   runId: string;
 }
 
 /**
- * One slice of the newest-first run order, as a Relay cursor connection asks for it:
- * rows strictly after `after` and before `before`, at most `limit`, read from the newest end
- * (or, `inverted`, from the oldest end, returned oldest first).
+ * One slice of a run order, as a Relay cursor connection asks for it: rows strictly after
+ * `after` and before `before` in list order, at most `limit`, read from the list's start (or,
+ * `inverted`, from its end, returned last first).
  */
 export interface RunSliceRequest {
   after?: RunKey;
@@ -28,6 +47,8 @@ export interface RunSliceRequest {
   /** Rows to read (page size + 1, so the caller can tell whether more exist). */
   limit: number;
   inverted: boolean;
+  /** Default {@link DEFAULT_RUN_ORDER}. */
+  order?: RunOrder;
 }
 
 /** A run of a keyset page with its position in the list (from which a cursor is made). */
@@ -42,8 +63,15 @@ export type RunSlice = Array<KeyedRun<RunKey>>;
 /** Largest page any list returns (API.md). */
 export const MAX_PAGE_SIZE = 100;
 
-function keyOf(row: RunRow): RunKey {
-  return { createdAt: row.run_created_at, runId: row.run_id };
+/** The SQL of an order: its value column, its run id column, and the index it walks. */
+const ORDER_COLUMNS: Record<RunOrderField, { at: string; runId: string }> = {
+  created_at: { at: 'r.created_at', runId: 'r.run_id' }, // runs_created_idx
+  updated_at: { at: 'q.updated_at', runId: 'q.run_id' }, // run_queue_updated_idx (migration 0003)
+};
+
+/** The key of a row in an order. */
+export function runKeyOf(row: RunRow, field: RunOrderField): RunKey {
+  return { at: field === 'created_at' ? row.run_created_at : row.updated_at, runId: row.run_id };
 }
 
 /**
@@ -62,11 +90,13 @@ export function getWorkflowRuns(context: StoreContext, runIds: readonly string[]
 }
 
 /**
- * Reads a slice of runs in newest-first order (created_at DESC, run_id DESC) by keyset, so
- * cursors stay stable under concurrent inserts (API.md `workflowRuns`).
+ * Reads a slice of runs in a run order by keyset (API.md `workflowRuns`, issue 13 §3), so
+ * cursors stay stable under concurrent writes. Our own files walk an index of the order
+ * (`runs_created_idx`, `run_queue_updated_idx`) with no sort; pi-workflows state files go
+ * through the in-process run index (`indexed-run-queries.ts`).
  *
- * @param request keys and limit (at most {@link MAX_PAGE_SIZE} + 1 rows)
- * @returns the runs with their keys, newest first, or oldest first when `inverted`
+ * @param request keys, limit (at most {@link MAX_PAGE_SIZE} + 1 rows) and order
+ * @returns the runs with their keys in list order, or in reverse list order when `inverted`
  */
 export function listWorkflowRunSlice(
   context: StoreContext,
@@ -80,22 +110,33 @@ export function listWorkflowRunSlice(
   return sqlRunSlice(context, filter, { ...request, limit });
 }
 
-/** {@link listWorkflowRunSlice} in SQL alone (the keyset order over `runs_created_idx` in our own files). */
+/**
+ * {@link listWorkflowRunSlice} in SQL alone. The keyset bounds are row-value comparisons on
+ * (order column, run id), which SQLite turns into a range of the order's index.
+ */
 function sqlRunSlice(context: StoreContext, filter: WorkflowRunFilter | undefined, request: RunSliceRequest): RunSlice {
   const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
-  const { sql, params } = filterClause(filter);
+  const order = request.order ?? DEFAULT_RUN_ORDER;
+  const columns = ORDER_COLUMNS[order.field];
+  const { sql, params } = filterClause(filter, true, { walkOrder: order.field });
+  // In list order, `after` comes first: below it when descending, above it when ascending.
+  const descending = order.direction === 'desc';
   if (request.after !== undefined) {
-    sql.push('(r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))');
-    params.push(request.after.createdAt, request.after.createdAt, request.after.runId);
+    sql.push(`(${columns.at}, ${columns.runId}) ${descending ? '<' : '>'} (?, ?)`);
+    params.push(request.after.at, request.after.runId);
   }
   if (request.before !== undefined) {
-    sql.push('(r.created_at > ? OR (r.created_at = ? AND r.run_id > ?))');
-    params.push(request.before.createdAt, request.before.createdAt, request.before.runId);
+    sql.push(`(${columns.at}, ${columns.runId}) ${descending ? '>' : '<'} (?, ?)`);
+    params.push(request.before.at, request.before.runId);
   }
   const whereSql = sql.length === 0 ? '' : `WHERE ${sql.join(' AND ')}`;
-  const order = request.inverted ? 'ORDER BY r.created_at ASC, r.run_id ASC' : 'ORDER BY r.created_at DESC, r.run_id DESC';
-  const rows = context.database.all<RunRow>(`${RUN_ROW_SELECT} ${whereSql} ${order} LIMIT ?`, ...params, limit);
-  return keyed(context, rows, keyOf);
+  const direction = descending !== request.inverted ? 'DESC' : 'ASC';
+  const rows = context.database.all<RunRow>(
+    `${RUN_ROW_SELECT} ${whereSql} ORDER BY ${columns.at} ${direction}, ${columns.runId} ${direction} LIMIT ?`,
+    ...params,
+    limit,
+  );
+  return keyed(context, rows, (row) => runKeyOf(row, order.field));
 }
 
 /** Records of `rows` (one batch) paired with their keys, in the rows' order. */
@@ -103,12 +144,17 @@ function keyed<Key>(context: StoreContext, rows: RunRow[], keyOfRow: (row: RunRo
   return toRunRecords(context, rows, context.clock()).map((run, index) => ({ run, key: keyOfRow(rows[index] as RunRow) }));
 }
 
-/** Number of runs matching `filter` (API.md `totalCount`). */
+/** Number of runs matching `filter` (API.md `totalCount`: the whole filtered list, any order). */
 export function countWorkflowRuns(context: StoreContext, filter: WorkflowRunFilter | undefined): number {
   if (context.runIndex !== undefined) return indexedRunCount(context, context.runIndex, filter);
-  const { sql, params } = filterClause(filter);
-  const whereSql = sql.length === 0 ? '' : `WHERE ${sql.join(' AND ')}`;
-  return (context.database.get<{ n: number }>(`SELECT count(*) AS n FROM runs r ${whereSql}`, ...params) as { n: number }).n;
+  return sqlRunCount(context, filterClause(filter));
+}
+
+/** `SELECT count(*)` of runs under the conditions of `where` (joining the queue rows when they need it). */
+export function sqlRunCount(context: StoreContext, where: FilterSql): number {
+  const join = where.joins.join(' ');
+  const whereSql = where.sql.length === 0 ? '' : `WHERE ${where.sql.join(' AND ')}`;
+  return (context.database.get<{ n: number }>(`SELECT count(*) AS n FROM runs r ${join} ${whereSql}`, ...where.params) as { n: number }).n;
 }
 
 /**

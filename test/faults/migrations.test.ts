@@ -79,9 +79,9 @@ describe('migrations at the server level', () => {
     connection.pragma('journal_mode = WAL');
     expect(applyMigrations(bareDatabase(connection, olderDb), MIGRATIONS.slice(0, 1))).toEqual([1]);
     connection.close();
-    // Data written by a store against the 0001 layout (0002 only adds indexes, 0003 a log fed by
-    // triggers): open a copy with the full store, write, then drop what 0002 and 0003 added and
-    // their records.
+    // Data written by a store against the 0001 layout (0002 and 0004 only add indexes, 0003 a log
+    // fed by triggers): open a copy with the full store, write, then drop what 0002 to 0004 added
+    // and their records.
     const scratch = join(dir, 'scratch.db');
     copyFileSync(olderDb, scratch);
     const store = WorkflowStore.open({ path: scratch, projectPath: dir });
@@ -101,8 +101,8 @@ describe('migrations at the server level', () => {
     store.close();
     const downgrade = new Database(scratch);
     const added = downgrade.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as Array<{ name: string }>;
-    const introduced = MIGRATIONS[1]?.sql.match(/CREATE INDEX (\w+)/g)?.map((statement) => statement.split(' ')[2] as string) ?? [];
-    expect(introduced.length).toBeGreaterThan(0);
+    const introduced = [MIGRATIONS[1], MIGRATIONS[3]].flatMap((migration) => migration?.sql.match(/CREATE INDEX (\w+)/g)?.map((statement) => statement.split(' ')[2] as string) ?? []);
+    expect(introduced.length).toBeGreaterThan(1);
     expect(added.map((row) => row.name)).toEqual(expect.arrayContaining(introduced));
     for (const name of introduced) downgrade.exec(`DROP INDEX ${name}`);
     // 0003 (the run change log): its triggers, view and tables.

@@ -45,6 +45,7 @@ describe('migrations (STORE.md §13.9)', () => {
       [1, '0001_state_store'],
       [2, '0002_lineage_indexes'],
       [3, '0003_run_changes'],
+      [4, '0004_run_list_order'],
     ]);
     open().close();
     const rows = migrationRows() as Array<{ version: number; name: string }>;
@@ -52,6 +53,7 @@ describe('migrations (STORE.md §13.9)', () => {
       [1, '0001_state_store'],
       [2, '0002_lineage_indexes'],
       [3, '0003_run_changes'],
+      [4, '0004_run_list_order'],
     ]);
   });
 
@@ -106,19 +108,19 @@ describe('migrations (STORE.md §13.9)', () => {
   it('refuses a database with a newer migration, leaving its bytes unchanged', () => {
     open().close();
     const db = new Database(path);
-    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (4, '0004_future', 1)").run();
+    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (5, '0005_future', 1)").run();
     db.close();
     const before = fileHash(path);
     expectStoreError(
       () => open(),
-      `Workflow state database ${path} has migration 0004_future, newer than this server knows (latest 0003_run_changes); upgrade the server`,
+      `Workflow state database ${path} has migration 0005_future, newer than this server knows (latest 0004_run_list_order); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
     expect(existsSync(`${path}-wal`)).toBe(false);
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} has migration 0004_future, newer than this server knows (latest 0003_run_changes); upgrade the server`,
+      `Workflow state database ${path} has migration 0005_future, newer than this server knows (latest 0004_run_list_order); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
@@ -154,7 +156,7 @@ describe('migrations (STORE.md §13.9)', () => {
     new Database(path).close();
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} is not migrated to 0003_run_changes; open it read-write once to upgrade`,
+      `Workflow state database ${path} is not migrated to 0004_run_list_order; open it read-write once to upgrade`,
       'integrity',
     );
   });

@@ -207,8 +207,8 @@ describe('a pi-workflows state file', () => {
         { workflowName: 'review' },
       ];
       for (const filter of filters) {
-        store.listWorkflowRunSlice(filter, { limit: 3, inverted: false, after: { createdAt: seeded.end, runId: 'zzz' } });
-        store.listWorkflowRunSlice(filter, { limit: 3, inverted: true, before: { createdAt: 0, runId: '' } });
+        store.listWorkflowRunSlice(filter, { limit: 3, inverted: false, after: { at: seeded.end, runId: 'zzz' } });
+        store.listWorkflowRunSlice(filter, { limit: 3, inverted: true, before: { at: 0, runId: '' } });
         store.countWorkflowRuns(filter);
       }
       expect(store.countWorkflowRuns()).toBe(8);

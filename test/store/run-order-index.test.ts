@@ -102,7 +102,7 @@ describe('the in-process run order index answers like the lineage indexes', () =
       { rootRunId: 'c09-root', queueStatus: ['done', 'parked'] },
     ];
     const everyKey: RunKey[] = ours.listWorkflowRunSlice(undefined, { limit: 101, inverted: false }).map(({ key }) => key);
-    const cursors: Array<RunKey | undefined> = [undefined, ...everyKey.filter((_, index) => index % 5 === 0), { createdAt: 0, runId: '' }];
+    const cursors: Array<RunKey | undefined> = [undefined, ...everyKey.filter((_, index) => index % 5 === 0), { at: 0, runId: '' }];
     let compared = 0;
     for (const filter of filters) {
       expect(theirs.countWorkflowRuns(filter), JSON.stringify(filter)).toBe(ours.countWorkflowRuns(filter));

@@ -3,8 +3,9 @@ import type { KeyedRun } from '../../store/index.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { planKeysetPage, type RunPage } from '../connections.js';
-import { LINEAGE_CURSORS, RUN_CURSORS } from '../cursors.js';
+import { LINEAGE_CURSORS, runCursors } from '../cursors.js';
 import { storeFilter, WorkflowRunFilterRef } from './workflow-run-filter.js';
+import { storeOrder, WorkflowRunOrderRef } from './workflow-run-order.js';
 import { WorkflowRunRef } from './workflow-run.js';
 
 /** Shape behind `WorkflowRunConnection`: the relay connection plus a lazy total count. */
@@ -51,13 +52,18 @@ builder.queryField('workflowRuns', (t) =>
     {
       type: WorkflowRunRef,
       description:
-        'Runs, newest first. Cursors are keyset positions: stable under concurrent inserts. Page forward with first/after or ' +
-        'backward with last/before (default first 20); first and last at most 100, and not both in one call.',
-      args: { filter: t.arg({ type: WorkflowRunFilterRef, required: false, description: 'Only runs matching every given filter.' }) },
+        'Runs in orderBy order (default newest first). Cursors are keyset positions (order value, runId), stable under ' +
+        'concurrent writes, and valid only with the orderBy they came from. Page forward with first/after or backward with ' +
+        'last/before (default first 20); first and last at most 100, and not both in one call. totalCount counts the filtered list.',
+      args: {
+        filter: t.arg({ type: WorkflowRunFilterRef, required: false, description: 'Only runs matching every given filter.' }),
+        orderBy: t.arg({ type: WorkflowRunOrderRef, required: false, description: 'The order; default {field: CREATED_AT, direction: DESC}.' }),
+      },
       resolve: (_root, args, context) => {
         const filter = storeFilter(args.filter);
-        const plan = planKeysetPage(args, RUN_CURSORS);
-        const rows = context.store.listWorkflowRunSlice(filter, plan.request);
+        const order = storeOrder(args.orderBy);
+        const plan = planKeysetPage(args, runCursors(order));
+        const rows = context.store.listWorkflowRunSlice(filter, { ...plan.request, order });
         primeRuns(context, rows);
         return { ...plan.page(rows), totalCount: () => context.store.countWorkflowRuns(filter) };
       },

@@ -1,0 +1,10 @@
+import { builder } from '../builder.js';
+
+/** `enum OrderDirection { ASC DESC }` (GitHub's GraphQL convention; API.md "Run-list search and order"). */
+export const OrderDirectionEnum = builder.enumType('OrderDirection', {
+  description: 'The direction of an order.',
+  values: {
+    ASC: { value: 'asc', description: 'Smallest (oldest) first.' },
+    DESC: { value: 'desc', description: 'Largest (newest) first.' },
+  } as const,
+});
