@@ -9,7 +9,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkflowStore, type LineageKey, type RunKey, type WorkflowRunFilter } from '../../src/store/index.js';
+import { WorkflowStore, type LineageKey, type RunKey, type RunOrder, type WorkflowRunFilter } from '../../src/store/index.js';
 import { copyIntoPiWorkflowsFile, openLikePiWorkflows, PiWorkflowsWriter, type PiWorkflowsFileFacts } from '../helpers/pi-workflows-file.js';
 import { reserveInput, T0, tempDir, TestClock } from '../helpers/store-fixtures.js';
 import { storeInternals } from '../helpers/store-internals.js';
@@ -121,6 +121,52 @@ describe('the in-process run order index answers like the lineage indexes', () =
     expect(compared).toBeGreaterThan(1_000);
   });
 
+  it('list slices in every order (issue 13 §3) with the time and search filters, every cursor, both directions; and counts', () => {
+    const orders: RunOrder[] = [
+      { field: 'created_at', direction: 'desc' },
+      { field: 'created_at', direction: 'asc' },
+      { field: 'updated_at', direction: 'desc' },
+      { field: 'updated_at', direction: 'asc' },
+    ];
+    const middle = T0 + 20_000;
+    const filters: Array<WorkflowRunFilter | undefined> = [
+      undefined,
+      { createdAfter: middle },
+      { createdBefore: middle, lineageKind: 'continuation' },
+      { updatedAfter: middle },
+      { updatedAfter: T0 + 5_000, updatedBefore: middle },
+      { search: 'ROOT' },
+      { search: 'c0', createdAfter: T0 + 3_000, updatedBefore: middle + 10_000 },
+      { search: 'GAMMA', status: ['running', 'waiting', 'queued'] },
+      { rootRunId: 'c05-root', updatedAfter: T0 },
+      { rootRunId: 'c11-root', createdAfter: T0 + 1_000 },
+      { queueStatus: ['parked'], createdAfter: middle },
+    ];
+    let compared = 0;
+    for (const order of orders) {
+      const everyKey: RunKey[] = ours.listWorkflowRunSlice(undefined, { limit: 101, inverted: false, order }).map(({ key }) => key);
+      expect(slim(theirs.listWorkflowRunSlice(undefined, { limit: 101, inverted: false, order }))).toEqual(
+        slim(ours.listWorkflowRunSlice(undefined, { limit: 101, inverted: false, order })),
+      );
+      const cursors: Array<RunKey | undefined> = [undefined, ...everyKey.filter((_, index) => index % 7 === 0), { at: 0, runId: '' }];
+      for (const filter of filters) {
+        expect(theirs.countWorkflowRuns(filter), JSON.stringify(filter)).toBe(ours.countWorkflowRuns(filter));
+        for (const inverted of [false, true]) {
+          for (const after of cursors) {
+            for (const before of [undefined, cursors[2], cursors[5]]) {
+              for (const limit of [0, 1, 3, 101]) {
+                const request = { inverted, limit, order, ...(after === undefined ? {} : { after }), ...(before === undefined ? {} : { before }) };
+                expect(slim(theirs.listWorkflowRunSlice(filter, request)), JSON.stringify({ filter, request })).toEqual(slim(ours.listWorkflowRunSlice(filter, request)));
+                compared += 1;
+              }
+            }
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(4_000);
+  });
+
   it('lineage slices from every position of every chain, both directions', () => {
     for (const root of [...roots, 'no-such-root', 'c05-y']) {
       const keys: LineageKey[] = ours.lineageSlice(root, { limit: 101, inverted: false }).map(({ key }) => key);
@@ -165,6 +211,17 @@ describe('the in-process run order index answers like the lineage indexes', () =
       expect(theirs.chainSizes(['c00-root'])).toEqual([2]);
       expect(theirs.lineageSlice('c00-root', { limit: 5, inverted: false }).map(({ run }) => run.runId)).toEqual(['c00-root', 'zz-new-child']);
       expect(index?.rebuilds).toBe(rebuilds); // caught up, not rebuilt
+
+      // The UPDATED_AT order follows an update of another connection, read again once per unseen commit.
+      const byUpdate = (): string[] =>
+        theirs.listWorkflowRunSlice(undefined, { limit: 2, inverted: false, order: { field: 'updated_at', direction: 'desc' } }).map(({ run }) => run.runId);
+      byUpdate();
+      const reads = index?.updatedReads ?? 0;
+      writer.transaction(() => writer.update('run_queue', { updated_at: later + 10 }, 'run_id = ?', 'c03-root'));
+      expect(byUpdate()[0]).toBe('c03-root');
+      expect(byUpdate()[0]).toBe('c03-root');
+      expect(index?.updatedReads).toBe(reads + 1);
+      expect(theirs.countWorkflowRuns({ updatedAfter: later + 9 })).toBe(1);
 
       // pi-workflows prunes a run (not the newest): its resource goes, and with it everything of the run.
       const removeRun = (runId: string): void => {
