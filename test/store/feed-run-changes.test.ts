@@ -248,12 +248,13 @@ describe('the durable order: migration 0003', () => {
       clock.t += 10;
       store.claimWorkflowRun({ runId: 'run-1', runnerId: 'runner-1', claimToken: 'token-1', leaseMs: 60_000 }); // run-1 now newest
       store.close();
-      // Back to a database of migration 0002 (as an older server left it), then reopen: 0003 runs.
+      // Back to a database of migration 0002 (as an older server left it), then reopen: 0003 (and 0004) run.
       const raw = new Database(path);
       raw.exec(`DROP TRIGGER run_changes_viewer_insert; DROP TRIGGER run_changes_viewer_revision;
         DROP TRIGGER run_changes_run_status; DROP TRIGGER run_changes_queue_insert; DROP TRIGGER run_changes_queue_status;
         DROP VIEW run_change_marks; DROP TABLE run_changes; DROP TABLE run_change_head;
-        DELETE FROM schema_migrations WHERE version = 3;`);
+        DROP INDEX run_queue_updated_idx;
+        DELETE FROM schema_migrations WHERE version >= 3;`);
       raw.close();
       store = WorkflowStore.open({ path, projectPath: dir, clock: () => clock.t });
       const rows = connectionOf(store).prepare('SELECT * FROM run_changes ORDER BY change_seq').all();

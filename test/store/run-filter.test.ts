@@ -1,15 +1,16 @@
 /**
- * One home for filter semantics (issue 13 §3): the record predicate of the time ranges and
- * search (`matchesTimesAndSearch`, for matching runs in memory) keeps exactly the runs the SQL
- * of the same filter keeps, bounds and case folding included.
+ * One home for filter semantics (issue 13 §3): the record predicate (`matchesFilter`, the
+ * run-list change feed's live matching) keeps exactly the runs the SQL of the same filter keeps,
+ * for the time ranges and search (bounds and case folding included), alone and with the older
+ * parts.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asciiLower, matchesTimesAndSearch, WorkflowStore, type WorkflowRunFilter } from '../../src/store/index.js';
+import { asciiLower, matchesFilter, WorkflowStore, type WorkflowRunFilter } from '../../src/store/index.js';
 import { digestHex, reserveInput, T0, tempDir, TestClock } from '../helpers/store-fixtures.js';
 
-describe('matchesTimesAndSearch says what the SQL says', () => {
+describe('matchesFilter says what the SQL says', () => {
   let dir: string;
   let store: WorkflowStore;
   const clock = new TestClock(T0);
@@ -47,10 +48,12 @@ describe('matchesTimesAndSearch says what the SQL says', () => {
       ...instants.flatMap((t) => [{ createdAfter: t }, { createdBefore: t }, { updatedAfter: t }, { updatedBefore: t }]),
       ...['', 'run_1', 'RUN_1', '%', 'y%p', '_', 'l_j', 'ü', 'Ü', 'ünï', 'NAME', '-a', 'x'].map((search) => ({ search })),
       { search: 'run', createdAfter: instants[3], updatedBefore: instants.at(-2) },
+      { search: 'RUN_1', queueStatus: ['parked'], workflowName: 'demo' },
+      { status: ['running', 'queued'], updatedAfter: instants[4], originSessionId: 'session-4' },
     ];
     for (const filter of filters) {
       const sql = store.listWorkflowRunSlice(filter, { limit: 101, inverted: false }).map(({ run }) => run.runId);
-      const memory = runs.filter((run) => matchesTimesAndSearch(run, filter)).map((run) => run.runId);
+      const memory = runs.filter((run) => matchesFilter(run, filter)).map((run) => run.runId);
       expect(memory, JSON.stringify(filter)).toEqual(sql);
       expect(store.countWorkflowRuns(filter), JSON.stringify(filter)).toBe(sql.length);
     }
