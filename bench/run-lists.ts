@@ -7,6 +7,12 @@
  *
  * Baseline: the flat page `workflowRuns(first: 100) { edges { node { runId } } }` on the same
  * database, requests interleaved with the nested ones.
+ *
+ * Orders and search (issue 13 §3), interleaved with the same requests: the flat page in
+ * UPDATED_AT DESC order (walks run_queue_updated_idx), and two search pages (no index can
+ * answer a substring: the page walks the created order until it holds 100 matches): a frequent
+ * text (`LIST1`: every chain of the newest half) fills the page at once; a rare one (`list99-`:
+ * the 5 runs of one old chain) walks the whole list.
  */
 import { join } from 'node:path';
 import { WorkflowStore } from '../src/store/index.js';
@@ -27,6 +33,9 @@ const NESTED = `query Runs { workflowRuns(first: 100) { edges { node {
   runId parent { runId } rootRun { runId } children { runId } latestRun { runId }
 } } } }`;
 const FLAT = 'query RunIds { workflowRuns(first: 100) { edges { node { runId } } } }';
+const UPDATED = 'query RunsByUpdate { workflowRuns(first: 100, orderBy: {field: UPDATED_AT, direction: DESC}) { edges { node { runId } } } }';
+const SEARCH_FREQUENT = 'query SearchFrequent { workflowRuns(first: 100, filter: {search: "LIST1"}) { edges { node { runId } } } }';
+const SEARCH_RARE = 'query SearchRare { workflowRuns(first: 100, filter: {search: "list99-"}) { edges { node { runId } } } }';
 
 interface RunsData {
   workflowRuns: { edges: Array<{ node: { runId: string; parent?: { runId: string } | null; children?: unknown[] } }> };
@@ -79,16 +88,31 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
       context.progress(`${BENCH}: counting SQL statements per request`);
       const flatCount = await countStatements(FLAT);
       const nestedCount = await countStatements(NESTED);
+      const extraQueries = [
+        { name: 'UPDATED_AT DESC page: runId', query: UPDATED, expected: 100 },
+        { name: 'search page, frequent text (LIST1)', query: SEARCH_FREQUENT, expected: 100 },
+        { name: 'search page, rare text (list99-: walks the whole list)', query: SEARCH_RARE, expected: CHAIN_LENGTH },
+      ];
+      const extraCounts: number[] = [];
+      for (const extra of extraQueries) {
+        const counted = await countStatements(extra.query);
+        if (counted.data.workflowRuns.edges.length !== extra.expected) {
+          throw new Error(`${extra.name}: ${counted.data.workflowRuns.edges.length} runs, expected ${extra.expected}`);
+        }
+        extraCounts.push(counted.statements);
+      }
       const edges = nestedCount.data.workflowRuns.edges;
       if (edges.length !== 100 || !edges.some((edge) => edge.node.parent != null) || !edges.some((edge) => (edge.node.children ?? []).length > 0)) {
         throw new Error('the nested page does not hold 100 runs with parents and children');
       }
 
-      context.progress(`${BENCH}: ${requests} nested and ${requests} flat requests, interleaved`);
+      context.progress(`${BENCH}: ${requests} requests of each page (nested, flat, UPDATED_AT, two searches), interleaved`);
       const nested: number[] = [];
       const flat: number[] = [];
+      const extraSamples = extraQueries.map((): number[] => []);
+      const rounds: Array<[string, number[]]> = [[NESTED, nested], [FLAT, flat], ...extraQueries.map((extra, index): [string, number[]] => [extra.query, extraSamples[index] as number[]])];
       for (let round = -5; round < requests; round += 1) {
-        for (const [query, samples] of [[NESTED, nested], [FLAT, flat]] as const) {
+        for (const [query, samples] of rounds) {
           const t0 = performance.now();
           await client.postOk(query);
           if (round >= 0) samples.push(performance.now() - t0);
@@ -96,6 +120,13 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
       }
       const flatStats = summarize(flat);
       const nestedStats = summarize(nested);
+      const extraFigures: Figure[] = extraQueries.flatMap((extra, index) => {
+        const stats = summarize(extraSamples[index] as number[]);
+        return [
+          { bench: BENCH, name: extra.name, unit: 'ms', p50: stats.p50, p99: stats.p99, n: stats.n, baseline: 'flat page', ratio: stats.p50 / flatStats.p50 },
+          { bench: BENCH, name: `${extra.name}: statements`, unit: 'statements', value: extraCounts[index] as number },
+        ];
+      });
       return [
         {
           bench: BENCH,
@@ -127,6 +158,7 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
           target: `≤ ${TARGET_STATEMENTS}`,
           met: nestedCount.statements <= TARGET_STATEMENTS,
         },
+        ...extraFigures,
       ];
     } finally {
       client.close();

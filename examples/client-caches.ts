@@ -46,7 +46,7 @@ export const VALUE_TYPES: readonly string[] = introspection.__schema.types
  */
 export const apolloTypePolicies: TypePolicies = {
   ...Object.fromEntries(VALUE_TYPES.map((name) => [name, { keyFields: false, merge: false }])),
-  Query: { fields: { workflowRuns: relayStylePagination(['filter']) } },
+  Query: { fields: { workflowRuns: relayStylePagination(['filter', 'orderBy']) } }, // one list per filter and order
   WorkflowRun: { fields: { lineage: relayStylePagination() } },
 };
 
