@@ -317,12 +317,16 @@ export type LivePageRunUpdatedSubscriptionVariables = Exact<{
 
 export type LivePageRunUpdatedSubscription = { workflowRunUpdated: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } };
 
-export type LivePageLineageSubscriptionVariables = Exact<{
-  rootRunId: string;
+export type LivePageRunChangesSubscriptionVariables = Exact<{
+  filter?: WorkflowRunFilter | null | undefined;
+  after?: string | null | undefined;
 }>;
 
 
-export type LivePageLineageSubscription = { workflowRunLineageUpdated: { id: string, runId: string } };
+export type LivePageRunChangesSubscription = { workflowRunChanges:
+    | { __typename: 'WorkflowRunChange', cursor: string, run: { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null } } } }
+    | { __typename: 'WorkflowRunChangesResetRequired', cursor: string }
+   };
 
 export type ReserveWorkflowRunMutationVariables = Exact<{
   input: ReserveWorkflowRunInput;
@@ -863,14 +867,59 @@ export const LivePageRunUpdatedDocument = new TypedDocumentString(`
     expiresAt
   }
 }`, {"hash":"sha256:cb3e86eec9b82342d06986e7442e26bd2d4c6e3c3673b6c3a3122ab85b4a553a"}) as unknown as TypedDocumentString<LivePageRunUpdatedSubscription, LivePageRunUpdatedSubscriptionVariables>;
-export const LivePageLineageDocument = new TypedDocumentString(`
-    subscription LivePageLineage($rootRunId: String!) {
-  workflowRunLineageUpdated(rootRunId: $rootRunId) {
-    id
-    runId
+export const LivePageRunChangesDocument = new TypedDocumentString(`
+    subscription LivePageRunChanges($filter: WorkflowRunFilter, $after: String) {
+  workflowRunChanges(filter: $filter, after: $after) {
+    __typename
+    ... on WorkflowRunChange {
+      cursor
+      run {
+        ...LivePageListRun
+      }
+    }
+    ... on WorkflowRunChangesResetRequired {
+      cursor
+    }
   }
 }
-    `, {"hash":"sha256:214f539f392bef0db39b29598a6cb88a756a1902ba9d2442e5a16fe6635ed1d7"}) as unknown as TypedDocumentString<LivePageLineageSubscription, LivePageLineageSubscriptionVariables>;
+    fragment LivePageListRun on WorkflowRun {
+  id
+  runId
+  rootRunId
+  workflowName
+  status
+  queueStatus
+  paused
+  lineageKind
+  restartNumber
+  createdAt
+  updatedAt
+  presentationRevision
+  claim {
+    expiresAt
+  }
+  rootRun {
+    id
+    runId
+    workflowName
+    createdAt
+    lineage(first: 1) {
+      totalCount
+    }
+    latestRun {
+      id
+      runId
+      status
+      queueStatus
+      lineageKind
+      restartNumber
+      updatedAt
+      claim {
+        expiresAt
+      }
+    }
+  }
+}`, {"hash":"sha256:d43b157b031733a29f39a953cba99a6adefb84b286cc2ee61b478347e6e18fb6"}) as unknown as TypedDocumentString<LivePageRunChangesSubscription, LivePageRunChangesSubscriptionVariables>;
 export const ReserveWorkflowRunDocument = new TypedDocumentString(`
     mutation ReserveWorkflowRun($input: ReserveWorkflowRunInput!) {
   reserveWorkflowRun(input: $input) {

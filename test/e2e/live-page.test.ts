@@ -253,6 +253,32 @@ describe('live lineage page (browser)', () => {
       expect(settled.settleWorkflowRun.__typename).toBe('SettleWorkflowRunSuccess');
       await page.waitForSelector('#chains .chain[data-root="e2e-appear"][data-status="COMPLETED"]');
 
+      // Filters: the workflow narrows the list; with a status it no longer matches, the list is
+      // empty; clearing brings the demo chains back.
+      await page.locator('#filter-workflow').fill('e2e-appearing');
+      await page.waitForFunction(() => [...document.querySelectorAll<HTMLElement>('#chains .chain')].map((node) => node.dataset.root).join() === 'e2e-appear');
+      await page.locator('#filter-status').selectOption('RUNNING');
+      await page.waitForSelector('#chains-empty:not([hidden])');
+      expect(await page.locator('#chains-empty').textContent()).toBe('No run matches the filter.');
+      await page.locator('#filters button[type="reset"]').click();
+      await page.waitForSelector('#chains .chain:not([data-root="e2e-appear"])');
+
+      // A listed run that leaves the status filter leaves the list (the feed reports it once more).
+      await reserveRun(server, 'e2e-leave', 'e2e-leaving', 60_000);
+      const leaving = await gql<{ workflowRun: { status: string } }>(server, 'query { workflowRun(runId: "e2e-leave") { status } }');
+      await page.locator('#filter-workflow').fill('e2e-leaving');
+      await page.locator('#filter-status').selectOption(leaving.workflowRun.status);
+      await page.waitForSelector('#chains .chain[data-root="e2e-leave"]');
+      const cancelled = await gql<{ settleWorkflowRun: { __typename: string } }>(
+        server,
+        'mutation { settleWorkflowRun(input: { runId: "e2e-leave", claimToken: "token-e2e-leave", status: CANCELLED }) { __typename } }',
+      );
+      expect(cancelled.settleWorkflowRun.__typename).toBe('SettleWorkflowRunSuccess');
+      await page.waitForSelector('#chains-empty:not([hidden])');
+      expect(await page.locator('#chains .chain').count()).toBe(0);
+      await page.locator('#filters button[type="reset"]').click();
+      await page.waitForSelector('#chains .chain[data-root="e2e-leave"]');
+
       // A claimed run whose lease runs out gets its stale mark (the page's own clock; no event).
       await reserveRun(server, 'e2e-stale', 'e2e-stale', 1_500);
       const staleChain = page.locator('#chains .chain[data-root="e2e-stale"]');
@@ -314,6 +340,50 @@ describe('live lineage page (browser)', () => {
       // All of it without a reload: one document load, only same-document navigations.
       expect(await page.evaluate(() => (window as unknown as { liveTestDocument?: string }).liveTestDocument)).toBe('first');
       expect(navigations.every((url) => new URL(url).pathname === '/')).toBe(true);
+      expect(pageErrors).toEqual([]);
+    },
+    120_000,
+  );
+
+  it.skipIf(!HAS_CHROMIUM)(
+    'every chain is reachable: "load more" pages past the newest runs',
+    async () => {
+      // More new runs than one page (50) of the list, so older chains are on later pages.
+      for (let index = 0; index < 55; index += 1) await reserveRun(server, `e2e-bulk-${String(index).padStart(2, '0')}`, 'e2e-bulk');
+      const base = server.url.replace(/\/graphql$/, '');
+      await page.goto('about:blank'); // a new document: the list starts over from its first page
+      await page.goto(`${base}/#run=e2e-bulk-54`);
+      await page.waitForFunction(() => document.querySelector('#run-id')?.textContent === 'e2e-bulk-54');
+      await page.waitForSelector('#chains .chain[data-root="e2e-bulk-54"]');
+      const more = page.locator('#chains-more');
+      // The first page: 50 runs (a few more may have come from the change feed since).
+      const [, loaded, total] = /· (\d+) of (\d+) runs loaded$/.exec((await page.locator('#chains-count').textContent()) ?? '') ?? [];
+      expect(Number(loaded)).toBeGreaterThanOrEqual(50);
+      expect(Number(loaded)).toBeLessThan(Number(total));
+      expect(await more.isVisible()).toBe(true);
+      expect(await page.locator('#chains .chain[data-root="e2e-bulk-00"]').count()).toBe(0);
+      while (await more.isVisible()) {
+        const before = await page.locator('#chains-count').textContent();
+        await more.click();
+        await page.waitForFunction((text) => document.querySelector('#chains-count')?.textContent !== text, before);
+      }
+      // Every page loaded: every chain of the database is listed (the feed adds new ones).
+      await page.waitForFunction(() => /· (\d+) of \1 runs loaded$/.test(document.querySelector('#chains-count')?.textContent ?? ''));
+      const roots = new Set<string>();
+      let after: string | null = null;
+      for (;;) {
+        const data: { workflowRuns: { edges: Array<{ node: { rootRunId: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } =
+          await gql(
+            server,
+            'query ($after: String) { workflowRuns(first: 100, after: $after) { edges { node { rootRunId } } pageInfo { hasNextPage endCursor } } }',
+            { after },
+          );
+        for (const edge of data.workflowRuns.edges) roots.add(edge.node.rootRunId);
+        if (!data.workflowRuns.pageInfo.hasNextPage) break;
+        after = data.workflowRuns.pageInfo.endCursor;
+      }
+      expect(roots.has('e2e-bulk-00')).toBe(true);
+      for (const root of roots) await page.locator(`#chains .chain[data-root="${root}"]`).waitFor({ state: 'attached' });
       expect(pageErrors).toEqual([]);
     },
     120_000,

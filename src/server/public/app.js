@@ -5,7 +5,8 @@
 // - Chains: pages of `workflowRuns` ("load more" reaches every run), filtered, grouped by
 //   chain, kept fresh by the run-list change feed `workflowRunChanges` (merged by
 //   /app/run-list.js); no polling.
-// - A chain's tree: the root's `lineage` (every page), reloaded on `workflowRunLineageUpdated`.
+// - A chain's tree: the root's `lineage` (every page), reloaded on each change the feed
+//   `workflowRunChanges(filter: {rootRunId})` reports.
 // - A run: its record (`workflowRunUpdated`), its GRAPH view rebuilt from the viewer deltas
 //   (/app/graph-view.js) and its live delta feed (`workflowRunDeltas` with a resume cursor);
 //   bookkeeping revisions (record bumps, /app/bookkeeping.js) hidden unless asked.
@@ -92,7 +93,11 @@ function errorText(error) {
   return error?.message ?? String(error);
 }
 
-const connection = { reconnects: 0, everConnected: false, socket: null, pongTimer: null, lastClose: '' };
+const connection = { reconnects: 0, everConnected: false, socket: null, pongTimer: null, lastClose: '', resolveFirst: () => {} };
+/** Resolves once the WebSocket is first connected. */
+const firstConnection = new Promise((resolve) => {
+  connection.resolveFirst = resolve;
+});
 
 function showConnection(name, detail = '') {
   const conn = $('conn');
@@ -121,9 +126,12 @@ const client = createClient({
     connecting: () => showConnection('connecting'),
     connected: (socket) => {
       connection.socket = socket;
-      if (connection.everConnected) connection.reconnects += 1;
+      const reconnected = connection.everConnected;
+      if (reconnected) connection.reconnects += 1;
       connection.everConnected = true;
       showConnection('live');
+      connection.resolveFirst();
+      if (reconnected) onReconnected();
     },
     closed: (event) => {
       connection.socket = null;
@@ -172,7 +180,6 @@ const state = {
     loaded: false,
     generation: 0,
     feed: null, // { variables, buffer, ready, unsubscribe }
-    pollTimer: null,
     /** rootRunId → { latestRun, runs } of the newest state seen of each chain. */
     chains: new Map(),
   },
@@ -279,7 +286,6 @@ async function reloadList() {
 async function loadPage(generation, after, { merge = after !== null } = {}) {
   const list = state.list;
   $('chains-more').disabled = true;
-  clearTimeout(list.pollTimer);
   try {
     const data = await gql('LivePageRuns', { first: PAGE_SIZE, after, filter: graphqlFilter(list.filter) });
     if (generation !== list.generation) return;
@@ -306,21 +312,25 @@ async function loadPage(generation, after, { merge = after !== null } = {}) {
     showError(`Could not load runs: ${error.message}`);
   } finally {
     $('chains-more').disabled = false;
-    // FALLBACK until the server has the run-list change feed: the first page again in 1.5 s.
-    if (list.feed === null && generation === list.generation) {
-      clearTimeout(list.pollTimer);
-      list.pollTimer = setTimeout(() => void loadPage(generation, null, { merge: true }), 1500);
-    }
   }
+}
+
+/**
+ * After a reconnect graphql-ws subscribes again with the feed's variables: from its cursor,
+ * the server replays what changed meanwhile. A feed that had no event yet has no cursor (live
+ * only): the first page is read again instead.
+ */
+function onReconnected() {
+  const feed = state.list.feed;
+  if (feed !== null && feed.ready && feed.variables.after === null) void loadPage(state.list.generation, null, { merge: true });
 }
 
 /** The run-list change feed (issue 13 §1): live from now, resumed from its cursor after a reconnect. */
 function startListFeed() {
   const list = state.list;
-  list.feed?.unsubscribe?.();
-  list.feed = null;
-  if (OPS.LivePageRunChanges === undefined) return;
-  const feed = { variables: { filter: graphqlFilter(list.filter, { immutableOnly: true }), after: null }, buffer: [], ready: false, unsubscribe: null };
+  list.feed?.unsubscribe();
+  // The whole filter: the server also delivers a run that left it (status), so it leaves the list.
+  const feed = { variables: { filter: graphqlFilter(list.filter), after: null }, buffer: [], ready: false, unsubscribe: null };
   list.feed = feed;
   feed.unsubscribe = subscribe('LivePageRunChanges', feed.variables, {
     next: (result) => onRunChange(feed, result),
@@ -372,34 +382,41 @@ function renderChains() {
   $('chains-more').hidden = !list.hasNextPage;
   const names = new Set(list.runs.map((run) => run.workflowName));
   $('workflow-names').replaceChildren(...[...names].sort().map((name) => el('option', { value: name })));
-  $('chains').replaceChildren(
-    ...chains.map(({ rootRunId, run, listed }) => {
-      const root = run.rootRun;
-      const known = list.chains.get(rootRunId);
-      const latest = known?.latestRun ?? root.latestRun;
-      const size = known?.runs ?? root.lineage.totalCount;
-      const stale = staleBadge(latest) ?? staleBadge(run);
-      return el(
-        'li',
-        {
-          class: 'chain',
-          dataset: { root: rootRunId, latest: latest.runId, status: latest.status, stale: String(stale !== null) },
-          'aria-current': state.chain?.rootRunId === rootRunId ? 'true' : 'false',
-        },
-        el(
-          'button',
-          { type: 'button', onclick: () => selectChain(rootRunId, { byUser: true }) },
-          el('span', { class: 'name' }, root.workflowName),
-          el('span', { class: 'badges' }, stale, badge(latest.status)),
-          el(
-            'span',
-            { class: 'meta mono' },
-            `${rootRunId} · ${size} run${size === 1 ? '' : 's'} · latest ${latest.runId}${filtered ? ` · ${listed} matching` : ''}`,
-          ),
-        ),
-      );
-    }),
-  );
+  // Keyed update: an entry whose content did not change stays the same element, so a click
+  // or hover on it is not lost while the feed reports other runs.
+  const existing = new Map([...$('chains').children].map((node) => [node.dataset.root, node]));
+  const nodes = chains.map(({ rootRunId, run, listed }) => {
+    const root = run.rootRun;
+    const known = list.chains.get(rootRunId);
+    const latest = known?.latestRun ?? root.latestRun;
+    const size = known?.runs ?? root.lineage.totalCount;
+    const stale = staleBadge(latest) ?? staleBadge(run);
+    const current = state.chain?.rootRunId === rootRunId ? 'true' : 'false';
+    const meta = `${rootRunId} · ${size} run${size === 1 ? '' : 's'} · latest ${latest.runId}${filtered ? ` · ${listed} matching` : ''}`;
+    const signature = JSON.stringify([root.workflowName, latest.status, stale?.title ?? null, current, meta]);
+    const old = existing.get(rootRunId);
+    if (old !== undefined && old.dataset.signature === signature) return old;
+    return el(
+      'li',
+      {
+        class: 'chain',
+        dataset: { root: rootRunId, latest: latest.runId, status: latest.status, stale: String(stale !== null), signature },
+        'aria-current': current,
+      },
+      el(
+        'button',
+        { type: 'button', onclick: () => selectChain(rootRunId, { byUser: true }) },
+        el('span', { class: 'name' }, root.workflowName),
+        el('span', { class: 'badges' }, stale, badge(latest.status)),
+        el('span', { class: 'meta mono' }, meta),
+      ),
+    );
+  });
+  const container = $('chains');
+  nodes.forEach((node, index) => {
+    if (container.children[index] !== node) container.insertBefore(node, container.children[index] ?? null);
+  });
+  while (container.children.length > nodes.length) container.lastElementChild.remove();
   scheduleStaleRender();
 }
 
@@ -431,14 +448,20 @@ function selectChain(rootRunId, { byUser = false, runId = null, history: history
   if (state.chain?.rootRunId !== rootRunId) {
     state.chain?.unsubscribe();
     const chain = { rootRunId, refreshTimer: null, nodes: [] };
-    chain.unsubscribe = subscribe(
-      'LivePageLineage',
-      { rootRunId },
-      {
-        next: () => scheduleTreeRefresh(),
-        error: (error) => showError(`Lineage subscription: ${error.message}`),
+    // The chain's runs from the change feed: any change (or a reset) reloads the tree. The
+    // variables keep the last cursor, so a reconnect replays what changed meanwhile.
+    const variables = { filter: { rootRunId }, after: null };
+    chain.unsubscribe = subscribe('LivePageRunChanges', variables, {
+      next: (result) => {
+        if (result.errors) {
+          showError(result.errors.map((error) => error.message).join('; '));
+          return;
+        }
+        variables.after = result.data.workflowRunChanges.cursor;
+        scheduleTreeRefresh();
       },
-    );
+      error: (error) => showError(`Chain subscription: ${error.message}`),
+    });
     state.chain = chain;
     $('tree-root').textContent = rootRunId;
     renderChains();
@@ -874,4 +897,7 @@ $('filters').addEventListener('reset', () => {
 });
 
 if (parseHash(location.hash).run !== null) void openFromHash();
-void reloadList();
+// The list's change feed is subscribed before its first page is read (changes in between are
+// buffered and merged, newest state wins): once connected, so the subscription reaches the
+// server ahead of the page's query.
+void firstConnection.then(() => reloadList());

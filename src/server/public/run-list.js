@@ -6,8 +6,8 @@
  * - A change event carries a run in its latest state; the list keeps, for each run id, the
  *   newest state it has seen (by `updatedAt`, then `presentationRevision`), so a page that
  *   arrives after an event never moves a run backwards.
- * - The feed is subscribed with the filter's immutable parts only (workflow, creation time,
- *   search); status is matched here, so a run that leaves the status filter leaves the list.
+ * - The filter is matched here too: the feed also delivers a run that left the filter (its
+ *   status changed), and such a run leaves the list.
  * - A run that sorts after the last loaded run while more pages exist is not inserted: the next
  *   page brings it (no hole, no duplicate).
  */
@@ -29,9 +29,19 @@ export function emptyFilter() {
 }
 
 /**
+ * Lower-cases A-Z only, as the server's `search` does (API: "ignoring ASCII case").
+ *
+ * @param {string} text
+ * @returns {string}
+ */
+function asciiLower(text) {
+  return text.replace(/[A-Z]/g, (char) => char.toLowerCase());
+}
+
+/**
  * Whether a run matches the filter, as the server's `WorkflowRunFilter` does: every given
- * part must hold; `createdAfter`/`createdBefore` are inclusive bounds (ISO); `search` is a
- * case-insensitive substring of `runId` or `workflowName`.
+ * part must hold; `createdAfter`/`createdBefore` are exclusive bounds (ISO; "strictly
+ * after/before"); `search` is a substring of `runId` or `workflowName` ignoring ASCII case.
  *
  * @param {ListRun} run
  * @param {ListFilter} filter
@@ -41,27 +51,25 @@ export function matchesFilter(run, filter) {
   if (filter.statuses.length > 0 && !filter.statuses.includes(run.status)) return false;
   if (filter.workflowName !== null && run.workflowName !== filter.workflowName) return false;
   const created = Date.parse(run.createdAt);
-  if (filter.createdAfter !== null && created < Date.parse(filter.createdAfter)) return false;
-  if (filter.createdBefore !== null && created > Date.parse(filter.createdBefore)) return false;
+  if (filter.createdAfter !== null && !(created > Date.parse(filter.createdAfter))) return false;
+  if (filter.createdBefore !== null && !(created < Date.parse(filter.createdBefore))) return false;
   if (filter.search !== null && filter.search !== '') {
-    const needle = filter.search.toLowerCase();
-    if (!run.runId.toLowerCase().includes(needle) && !run.workflowName.toLowerCase().includes(needle)) return false;
+    const needle = asciiLower(filter.search);
+    if (!asciiLower(run.runId).includes(needle) && !asciiLower(run.workflowName).includes(needle)) return false;
   }
   return true;
 }
 
 /**
- * The `WorkflowRunFilter` variables of the filter: every part (`immutableOnly` false, for the
- * list query) or only the parts a run cannot leave (true, for the change feed).
+ * The `WorkflowRunFilter` variables of the filter (the list query's and the change feed's).
  *
  * @param {ListFilter} filter
- * @param {{ immutableOnly?: boolean }} [options]
  * @returns {Record<string, unknown> | null} null when nothing is filtered
  */
-export function graphqlFilter(filter, { immutableOnly = false } = {}) {
+export function graphqlFilter(filter) {
   /** @type {Record<string, unknown>} */
   const out = {};
-  if (!immutableOnly && filter.statuses.length > 0) out.status = filter.statuses;
+  if (filter.statuses.length > 0) out.status = filter.statuses;
   if (filter.workflowName !== null) out.workflowName = filter.workflowName;
   if (filter.createdAfter !== null) out.createdAfter = filter.createdAfter;
   if (filter.createdBefore !== null) out.createdBefore = filter.createdBefore;

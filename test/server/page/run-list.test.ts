@@ -39,28 +39,30 @@ const ids = (runs: Run[]) => runs.map((item) => item.runId);
 const ALL = { filter: emptyFilter(), order: DEFAULT_ORDER, complete: true };
 
 describe('matchesFilter / graphqlFilter', () => {
-  it('every part must hold; bounds inclusive; search is case-insensitive on runId or workflowName', () => {
+  it('every part must hold; time bounds exclusive; search ignores ASCII case on runId or workflowName', () => {
     const subject = run('D1-c2-1', 10, { workflowName: 'Deploy-Service', status: 'FAILED' });
     expect(matchesFilter(subject, emptyFilter())).toBe(true);
     expect(matchesFilter(subject, { ...emptyFilter(), statuses: ['FAILED', 'COMPLETED'] })).toBe(true);
     expect(matchesFilter(subject, { ...emptyFilter(), statuses: ['RUNNING'] })).toBe(false);
     expect(matchesFilter(subject, { ...emptyFilter(), workflowName: 'Deploy-Service' })).toBe(true);
     expect(matchesFilter(subject, { ...emptyFilter(), workflowName: 'deploy-service' })).toBe(false);
-    expect(matchesFilter(subject, { ...emptyFilter(), createdAfter: at(10), createdBefore: at(10) })).toBe(true);
-    expect(matchesFilter(subject, { ...emptyFilter(), createdAfter: at(11) })).toBe(false);
-    expect(matchesFilter(subject, { ...emptyFilter(), createdBefore: at(9) })).toBe(false);
+    expect(matchesFilter(subject, { ...emptyFilter(), createdAfter: at(9), createdBefore: at(11) })).toBe(true);
+    expect(matchesFilter(subject, { ...emptyFilter(), createdAfter: at(10) })).toBe(false);
+    expect(matchesFilter(subject, { ...emptyFilter(), createdBefore: at(10) })).toBe(false);
     expect(matchesFilter(subject, { ...emptyFilter(), search: 'c2-' })).toBe(true);
     expect(matchesFilter(subject, { ...emptyFilter(), search: 'DEPLOY' })).toBe(true);
     expect(matchesFilter(subject, { ...emptyFilter(), search: 'triage' })).toBe(false);
     expect(matchesFilter(subject, { ...emptyFilter(), search: '' })).toBe(true);
+    // ASCII case only, as the server: Ä and ä are different characters.
+    expect(matchesFilter(run('r-Ä', 1), { ...emptyFilter(), search: 'ä' })).toBe(false);
+    expect(matchesFilter(run('r-Ä', 1), { ...emptyFilter(), search: 'R-Ä' })).toBe(true);
   });
 
-  it('graphqlFilter: null when empty; the feed gets only the parts a run cannot leave', () => {
+  it('graphqlFilter: null when empty; else the given parts', () => {
     expect(graphqlFilter(emptyFilter())).toBeNull();
     const filter = { statuses: ['FAILED'], workflowName: 'w', createdAfter: at(1), createdBefore: null, search: 'x' };
     expect(graphqlFilter(filter)).toEqual({ status: ['FAILED'], workflowName: 'w', createdAfter: at(1), search: 'x' });
-    expect(graphqlFilter(filter, { immutableOnly: true })).toEqual({ workflowName: 'w', createdAfter: at(1), search: 'x' });
-    expect(graphqlFilter({ ...emptyFilter(), statuses: ['FAILED'] }, { immutableOnly: true })).toBeNull();
+    expect(graphqlFilter({ ...emptyFilter(), search: '' })).toBeNull();
   });
 });
 
