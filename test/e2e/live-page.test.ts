@@ -66,6 +66,22 @@ async function reserveRun(server: RunningServer, runId: string, workflowName: st
   expect(data.reserveWorkflowRun.__typename, JSON.stringify(data)).toBe('ReserveWorkflowRunSuccess');
 }
 
+/** Waits for `selector`; on a timeout the error tells what the page shows (error box, run panel). */
+async function waitShowing(page: Page, selector: string): Promise<void> {
+  try {
+    await page.waitForSelector(selector);
+  } catch (error) {
+    const shown = await page.evaluate(() => ({
+      error: document.querySelector('#error')?.textContent ?? '',
+      runId: document.querySelector('#run-id')?.textContent ?? '',
+      summary: (document.querySelector('#run-summary') as HTMLElement | null)?.innerText ?? '',
+      missing: document.querySelector('#run-missing')?.textContent ?? '',
+      now: new Date().toISOString(),
+    }));
+    throw new Error(`${(error as Error).message}\npage shows: ${JSON.stringify(shown)}`);
+  }
+}
+
 const dataset = (page: Page, selector: string) => page.locator(selector).evaluate((node) => ({ ...(node as HTMLElement).dataset }) as Record<string, string>);
 
 describe('live lineage page (browser)', () => {
@@ -290,7 +306,7 @@ describe('live lineage page (browser)', () => {
       await page.waitForFunction(() => document.querySelector('#run-id')?.textContent === 'e2e-stale');
       expect(new URL(page.url()).hash).toBe('#run=e2e-stale');
       await page.waitForSelector('#tree .run-node[data-run-id="e2e-stale"][data-stale="true"]');
-      await page.waitForSelector('#run-summary[data-stale="true"] .stale-reason');
+      await waitShowing(page, '#run-summary[data-stale="true"] .stale-reason');
 
       // Back to a demo run by its URL: its GRAPH view and the feed without bookkeeping revisions.
       const demoRun = await vi.waitFor(

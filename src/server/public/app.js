@@ -188,6 +188,8 @@ const state = {
   stats: { live: 0, gaps: 0, duplicates: 0, bookkeeping: 0 },
   showBookkeeping: false,
   staleTimer: null,
+  /** Epoch ms the stale timer is armed for. */
+  staleAt: null,
 };
 
 // ---- small DOM helpers ---------------------------------------------------------------------
@@ -228,16 +230,20 @@ const time = (iso) => (iso ? new Date(iso).toISOString().slice(11, 23) : '');
 
 /**
  * Re-renders when the next shown claim expires, so its run gets its stale mark without any
- * event (a local timer; no request).
+ * event (a local timer; no request). A pending timer is only ever replaced by an earlier one:
+ * every render re-arms it, and one armed for a claim that has just expired must still fire.
  */
 function scheduleStaleRender() {
-  clearTimeout(state.staleTimer);
   const runs = [...state.list.runs, ...[...state.list.chains.values()].map((chain) => chain.latestRun), ...(state.chain?.nodes ?? [])];
   if (state.run?.record) runs.push(state.run.record);
   const next = nextStaleAt(runs, Date.now());
-  if (next === null) return;
+  if (next === null || (state.staleTimer !== null && state.staleAt <= next)) return;
+  clearTimeout(state.staleTimer);
+  state.staleAt = next;
   state.staleTimer = setTimeout(
     () => {
+      state.staleTimer = null;
+      state.staleAt = null;
       renderChains();
       if (state.chain) renderTree(state.chain.nodes);
       if (state.run) renderSummary(state.run);
@@ -374,11 +380,12 @@ function renderChains() {
   const list = state.list;
   const chains = chainsOf(list.runs);
   const filtered = graphqlFilter(list.filter) !== null;
+  // Every page loaded: the list is every matching run (the feed adds the new ones). Before that,
+  // the last page's totalCount, moved by the changes since.
+  const total = list.hasNextPage ? Math.max(list.totalCount, list.runs.length) : list.runs.length;
   $('chains-empty').hidden = chains.length > 0 || !list.loaded;
   $('chains-empty').textContent = filtered ? 'No run matches the filter.' : 'No runs yet. Start the demo host: npm run demo';
-  $('chains-count').textContent = list.loaded
-    ? `${chains.length} chain${chains.length === 1 ? '' : 's'} · ${list.runs.length} of ${list.totalCount} runs loaded`
-    : '';
+  $('chains-count').textContent = list.loaded ? `${chains.length} chain${chains.length === 1 ? '' : 's'} · ${list.runs.length} of ${total} runs loaded` : '';
   $('chains-more').hidden = !list.hasNextPage;
   const names = new Set(list.runs.map((run) => run.workflowName));
   $('workflow-names').replaceChildren(...[...names].sort().map((name) => el('option', { value: name })));
