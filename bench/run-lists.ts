@@ -6,7 +6,9 @@
  * (the server's `statementCount`, reset right before the request).
  *
  * Baseline: the flat page `workflowRuns(first: 100) { edges { node { runId } } }` on the same
- * database, requests interleaved with the nested ones.
+ * database, requests interleaved with the nested ones, itself held to `{ __typename }` (yoga's
+ * own floor) and compared with `lineage(first: 100)` of a chain of 200 runs, built first, so
+ * the newest pages are those of the short chains (issue 15 item 2).
  *
  * Orders and search (issue 13 §3), interleaved with the same requests: the flat page in
  * UPDATED_AT DESC order (walks run_queue_updated_idx), and two search pages (no index can
@@ -21,6 +23,7 @@ import { buildChain } from './chains.js';
 import { GraphQLHttpClient } from './http-load.js';
 import { startServerProcess } from './server-process.js';
 import { summarize, type Figure } from './stats.js';
+import { meets } from './targets.js';
 import { steppingClock, tempDir } from './store-inputs.js';
 
 const BENCH = 'run-lists';
@@ -36,6 +39,11 @@ const FLAT = 'query RunIds { workflowRuns(first: 100) { edges { node { runId } }
 const UPDATED = 'query RunsByUpdate { workflowRuns(first: 100, orderBy: {field: UPDATED_AT, direction: DESC}) { edges { node { runId } } } }';
 const SEARCH_FREQUENT = 'query SearchFrequent { workflowRuns(first: 100, filter: {search: "LIST1"}) { edges { node { runId } } } }';
 const SEARCH_RARE = 'query SearchRare { workflowRuns(first: 100, filter: {search: "list99-"}) { edges { node { runId } } } }';
+const TYPENAME = '{ __typename }';
+/** The chain `lineage` pages through (built before the short chains). */
+const LONG_CHAIN = 'long';
+const LONG_CHAIN_LENGTH = 200;
+const LINEAGE = `query Lineage { workflowRun(runId: "${LONG_CHAIN}-${LONG_CHAIN_LENGTH - 1}") { lineage(first: 100) { edges { node { runId } } } } }`;
 
 interface RunsData {
   workflowRuns: { edges: Array<{ node: { runId: string; parent?: { runId: string } | null; children?: unknown[] } }> };
@@ -55,6 +63,7 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
       // Transactions of BATCH_CHAINS chains: one commit per batch, and the dirty pages of a
       // batch fit the page cache (one transaction over 100,000 runs spills and slows down).
       const step = Math.max(1, Math.floor(chains / 10));
+      store.transaction(() => buildChain(store, LONG_CHAIN, LONG_CHAIN_LENGTH));
       for (let first = 0; first < chains; first += BATCH_CHAINS) {
         store.transaction(() => {
           for (let index = first; index < Math.min(chains, first + BATCH_CHAINS); index += 1) {
@@ -69,7 +78,7 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
       store.close();
     }
     const buildMs = performance.now() - buildStarted;
-    const total = chains * CHAIN_LENGTH;
+    const total = chains * CHAIN_LENGTH + LONG_CHAIN_LENGTH;
     context.progress(`${BENCH}: built ${total} runs in ${(buildMs / 1000).toFixed(1)} s`);
 
     const server = await startServerProcess({
@@ -106,11 +115,22 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
         throw new Error('the nested page does not hold 100 runs with parents and children');
       }
 
-      context.progress(`${BENCH}: ${requests} requests of each page (nested, flat, UPDATED_AT, two searches), interleaved`);
+      const lineagePage = (await client.postOk(LINEAGE)).data as { workflowRun: { lineage: { edges: unknown[] } } };
+      if (lineagePage.workflowRun.lineage.edges.length !== 100) throw new Error('the lineage page does not hold 100 runs');
+
+      context.progress(`${BENCH}: ${requests} requests of each page (nested, flat, lineage, { __typename }, UPDATED_AT, two searches), interleaved`);
       const nested: number[] = [];
       const flat: number[] = [];
+      const lineage: number[] = [];
+      const typename: number[] = [];
       const extraSamples = extraQueries.map((): number[] => []);
-      const rounds: Array<[string, number[]]> = [[NESTED, nested], [FLAT, flat], ...extraQueries.map((extra, index): [string, number[]] => [extra.query, extraSamples[index] as number[]])];
+      const rounds: Array<[string, number[]]> = [
+        [NESTED, nested],
+        [FLAT, flat],
+        [LINEAGE, lineage],
+        [TYPENAME, typename],
+        ...extraQueries.map((extra, index): [string, number[]] => [extra.query, extraSamples[index] as number[]]),
+      ];
       for (let round = -5; round < requests; round += 1) {
         for (const [query, samples] of rounds) {
           const t0 = performance.now();
@@ -120,6 +140,8 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
       }
       const flatStats = summarize(flat);
       const nestedStats = summarize(nested);
+      const lineageStats = summarize(lineage);
+      const typenameStats = summarize(typename);
       const extraFigures: Figure[] = extraQueries.flatMap((extra, index) => {
         const stats = summarize(extraSamples[index] as number[]);
         return [
@@ -136,18 +158,53 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
           n: total,
           note: `prepareOrAdopt/park (and settle/restart), 1,000 runs per transaction: ${Math.round((total * 1000) / buildMs)} runs/s`,
         },
-        { bench: BENCH, name: 'flat page: runId', unit: 'ms', p50: flatStats.p50, p99: flatStats.p99, n: flatStats.n },
+        { bench: BENCH, name: '{ __typename }', unit: 'ms', p50: typenameStats.p50, p99: typenameStats.p99, n: typenameStats.n },
+        meets(
+          {
+            bench: BENCH,
+            name: 'flat page: runId',
+            unit: 'ms',
+            p50: flatStats.p50,
+            p99: flatStats.p99,
+            n: flatStats.n,
+            baseline: '{ __typename }',
+            ratio: flatStats.p50 / typenameStats.p50,
+            note: 'ratio of p50s',
+          },
+          '15.2 flat page',
+          { baselineValue: typenameStats.p50 },
+        ),
         { bench: BENCH, name: 'flat page: statements', unit: 'statements', value: flatCount.statements },
-        {
-          bench: BENCH,
-          name: 'nested page: parent rootRun children latestRun',
-          unit: 'ms',
-          p50: nestedStats.p50,
-          p99: nestedStats.p99,
-          n: nestedStats.n,
-          baseline: 'flat page',
-          ratio: nestedStats.p50 / flatStats.p50,
-        },
+        meets(
+          {
+            bench: BENCH,
+            name: 'nested page: parent rootRun children latestRun',
+            unit: 'ms',
+            p50: nestedStats.p50,
+            p99: nestedStats.p99,
+            n: nestedStats.n,
+            baseline: 'flat page',
+            ratio: nestedStats.p50 / flatStats.p50,
+            note: 'ratio of p50s',
+          },
+          '15.2 nested page',
+          { baselineValue: flatStats.p50 },
+        ),
+        meets(
+          {
+            bench: BENCH,
+            name: `lineage(first: 100) of a ${LONG_CHAIN_LENGTH}-run chain`,
+            unit: 'ms',
+            p50: lineageStats.p50,
+            p99: lineageStats.p99,
+            n: lineageStats.n,
+            baseline: 'flat page',
+            ratio: lineageStats.p50 / flatStats.p50,
+            note: "ratio of p50s; lineage of the chain's deepest run, 100 edges of runId",
+          },
+          '15.2 lineage page',
+          { baselineValue: flatStats.p50 },
+        ),
         {
           bench: BENCH,
           name: 'nested page: statements',

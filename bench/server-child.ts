@@ -6,13 +6,19 @@
  *
  * Run with `--expose-gc` so `memory` can collect first; with `--cpu-prof` to profile.
  */
+import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { startServer, type RunningServer } from '../src/server/app.js';
 import type { ServerConfig } from '../src/server/config.js';
 import { emit, serveRequests } from './ipc.js';
 import { claim, reservation } from './store-inputs.js';
 
 let server: RunningServer | undefined;
+/** The raw-commit baseline's database (beside the server's, same disk), opened on first use. */
+let rawCommitDb: { insert: (value: string) => void } | undefined;
+let rawCommitSequence = 0;
 
 function running(): RunningServer {
   if (server === undefined) throw new Error('server not started');
@@ -97,6 +103,32 @@ serveRequests({
       }
     } finally {
       rawCalls = false;
+    }
+    const ms = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    return { ms, count, cpuUs: cpu.user + cpu.system };
+  },
+
+  /**
+   * `count` single-row INSERT transactions into a database beside the server's (WAL,
+   * synchronous=FULL: one fsync'd commit each) — the fsync-bound commit rate of this disk in
+   * this run (issue 15 item 1's baseline); wall time (ms) and CPU (µs).
+   */
+  rawCommit(message) {
+    if (rawCommitDb === undefined) {
+      const db: SqliteDatabase = new Database(join(dirname(running().store.path), 'raw-commit.db'));
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.exec('CREATE TABLE IF NOT EXISTS commits (id INTEGER PRIMARY KEY, value TEXT NOT NULL)');
+      const statement = db.prepare('INSERT INTO commits (value) VALUES (?)');
+      rawCommitDb = { insert: (value) => void statement.run(value) };
+    }
+    const count = Number(message.count);
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    for (let index = 0; index < count; index += 1) {
+      rawCommitSequence += 1;
+      rawCommitDb.insert(`commit-${rawCommitSequence}`);
     }
     const ms = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
