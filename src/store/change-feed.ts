@@ -1,5 +1,6 @@
+import { watch, type FSWatcher } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { Database as SqliteDatabase } from 'better-sqlite3';
+import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { DeltaReadCache } from './delta-read-cache.js';
 import * as follow from './feed-follow.js';
 import type { FollowOptions, RunDeltaEvent } from './feed-follow.js';
@@ -12,12 +13,18 @@ import type { WorkflowStore } from './workflow-store.js';
 /** Options of {@link ChangeFeed}. */
 export interface ChangeFeedOptions {
   /**
-   * How often, in ms, the dedicated read connection polls `PRAGMA data_version` to notice
-   * commits made by other processes (and other connections). Polling runs only while
-   * someone waits.
+   * Commits of other processes (and other connections) are noticed through a file-system watch
+   * of the `-wal` file followed by a short burst of `PRAGMA data_version` checks on a dedicated
+   * read connection, checks at most this many ms apart (issue 15 item 5); where the file
+   * cannot be watched, `data_version` is polled at this interval. Only while someone waits.
    */
   pollIntervalMs: number;
 }
+
+/** Interval of the safety poll while the `-wal` file is watched, ms (catches a lost file event). */
+export const SAFETY_POLL_MS = 1_000;
+/** A burst of checks after a `-wal` change event lasts this many poll intervals after the last event. */
+export const BURST_POLLS = 10;
 
 interface RevisionWaiter {
   after: number;
@@ -32,7 +39,9 @@ interface RevisionWaiter {
  *
  * Underneath, the feed wakes readers of the durable viewer-delta log when it may have changed.
  * Two sources: this process's own commits (the store's commit hook) and commits by other
- * processes (a dedicated read connection polling `PRAGMA data_version`). Either way, waiters
+ * processes (a change event of the `-wal` file, then `PRAGMA data_version` checks on a
+ * dedicated read connection; a slow safety poll besides, or plain polling where the file
+ * cannot be watched). Either way, waiters
  * learn only *that* a run's revision moved; they then read the log after their own cursor.
  * Nothing is ever delivered from memory.
  */
@@ -44,7 +53,18 @@ export class ChangeFeed {
   private readonly unsubscribeCommit: () => void;
   private watcher: SqliteDatabase | undefined;
   private dataVersion: number | undefined;
+  private dataVersionStatement: Statement | undefined;
+  /** Poll timer: the safety poll while the `-wal` file is watched, else the regular poll. */
   private timer: NodeJS.Timeout | undefined;
+  /** True while someone waits and commits of other connections are looked for. */
+  private watching = false;
+  /** True while the `-wal` file watch is the signal (the timer is then only the safety poll). */
+  private fileMode = false;
+  /** File-system watch of the `-wal` file (see {@link watchWalFile}). */
+  private walWatcher: FSWatcher | undefined;
+  private burstTimer: NodeJS.Timeout | undefined;
+  /** `performance.now()` of the latest `-wal` change event. */
+  private lastWalEventAt = 0;
   private tickScheduled = false;
   private closed = false;
   private readonly cache: DeltaReadCache;
@@ -72,7 +92,7 @@ export class ChangeFeed {
     this.store = store;
     this.pollIntervalMs = options.pollIntervalMs;
     this.cache = new DeltaReadCache((runId, afterRevision, limit) => store.readViewerDeltas(runId, afterRevision, limit));
-    this.unsubscribeCommit = store.onCommit(() => this.scheduleTick());
+    this.unsubscribeCommit = store.onCommit(() => this.ownCommit());
   }
 
   /**
@@ -331,47 +351,131 @@ export class ChangeFeed {
   }
 
   private startWatching(): void {
-    if (this.timer !== undefined || this.closed) return;
+    if (this.watching || this.closed) return;
     const path = this.store.path;
     if (this.watcher === undefined && path !== ':memory:' && path !== '') {
       try {
         this.watcher = new Database(path, { readonly: true, fileMustExist: true });
         this.watcher.pragma('query_only = ON'); // it only ever reads data_version (issue 12 item 2)
+        this.dataVersionStatement = this.watcher.prepare('PRAGMA data_version').pluck();
       } catch {
         this.watcher = undefined; // in-process notifications still work
       }
     }
     if (this.watcher === undefined) return;
+    this.watching = true;
     // The waiter read the state before it got here. A commit of another connection made since
     // the last version this feed saw (maybe after that read) would vanish into a fresh baseline:
     // compare with the last version seen instead, and wake everyone once when it moved.
-    const version = this.readDataVersion();
-    if (version !== this.dataVersion) {
-      this.dataVersion = version;
-      this.scheduleTick();
+    this.poll();
+    this.fileMode = this.watchWalFile();
+    if (this.fileMode) {
+      // Notified by the file system: only a slow safety poll (a lost event, a replaced file).
+      this.timer = setInterval(() => this.poll(), Math.max(SAFETY_POLL_MS, this.pollIntervalMs));
+    } else {
+      this.timer = setInterval(() => this.poll(), this.pollIntervalMs);
     }
-    this.timer = setInterval(() => this.poll(), this.pollIntervalMs);
     this.timer.unref();
   }
 
+  /**
+   * Watches the `-wal` file (inotify on Linux): another process's commit appends frames to it,
+   * so its change event is the cheap signal of issue 15 item 5; nothing wakes this process
+   * while nobody writes. The handle stays open for the life of the feed (no wake-up work when
+   * nobody waits). SQLite makes a commit visible (wal-index header) only after its last frame
+   * is written and synced, so an event starts a burst of `data_version` checks, 1 ms apart at
+   * first and at most the poll interval apart, until {@link BURST_POLLS} × the poll interval
+   * passed without another event.
+   *
+   * @returns false when the file cannot be watched (no `-wal` file, unsupported file system):
+   *   the caller polls at the poll interval instead
+   */
+  private watchWalFile(): boolean {
+    if (this.walWatcher !== undefined) return true;
+    try {
+      const watcher = watch(`${this.store.path}-wal`, { persistent: false }, (eventType) => {
+        if (eventType === 'rename') this.unwatchWalFile(); // replaced or removed: the safety poll re-arms
+        this.walChanged();
+      });
+      watcher.on('error', () => this.unwatchWalFile());
+      this.walWatcher = watcher;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private unwatchWalFile(): void {
+    this.walWatcher?.close();
+    this.walWatcher = undefined;
+  }
+
+  /** A write to the `-wal` file: check now, then keep checking for a while (see {@link watchWalFile}). */
+  private walChanged(): void {
+    this.lastWalEventAt = performance.now();
+    if (!this.watching) return;
+    this.poll();
+    if (this.burstTimer === undefined) this.scheduleBurstPoll();
+  }
+
+  private scheduleBurstPoll(): void {
+    const sinceEvent = performance.now() - this.lastWalEventAt;
+    if (!this.watching || sinceEvent > BURST_POLLS * this.pollIntervalMs) {
+      this.burstTimer = undefined;
+      return;
+    }
+    const delay = Math.min(this.pollIntervalMs, Math.max(1, sinceEvent / 2));
+    this.burstTimer = setTimeout(() => {
+      this.burstTimer = undefined;
+      this.poll();
+      this.scheduleBurstPoll();
+    }, delay);
+    this.burstTimer.unref();
+  }
+
   private stopWatching(): void {
+    this.watching = false;
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
-    if (this.closed && this.watcher !== undefined) {
-      this.watcher.close();
+    if (this.burstTimer !== undefined) clearTimeout(this.burstTimer);
+    this.burstTimer = undefined;
+    if (this.closed) {
+      this.unwatchWalFile();
+      this.watcher?.close();
       this.watcher = undefined;
     }
   }
 
+  /**
+   * After this process's own commit (the commit hook, which wakes everyone anyway): take the
+   * watcher's `data_version` as the new baseline, so the file event of that very commit does
+   * not wake everyone a second time. A foreign commit folded into this baseline is not lost:
+   * the wake-up scheduled by the same commit reads the state after it.
+   */
+  private ownCommit(): void {
+    if (this.watching) {
+      const version = this.readDataVersion();
+      if (version !== undefined) this.dataVersion = version;
+    }
+    this.scheduleTick();
+  }
+
   private readDataVersion(): number | undefined {
     try {
-      return this.watcher?.pragma('data_version', { simple: true }) as number | undefined;
+      return this.dataVersionStatement?.get() as number | undefined;
     } catch {
       return undefined;
     }
   }
 
   private poll(): void {
+    if (this.fileMode && this.walWatcher === undefined && this.watching && !this.watchWalFile()) {
+      // The watch was lost (file replaced or removed) and cannot be re-armed: poll as before.
+      this.fileMode = false;
+      if (this.timer !== undefined) clearInterval(this.timer);
+      this.timer = setInterval(() => this.poll(), this.pollIntervalMs);
+      this.timer.unref();
+    }
     const version = this.readDataVersion();
     if (version !== undefined && version !== this.dataVersion) {
       this.dataVersion = version;

@@ -4,10 +4,11 @@
  * over real sockets are covered by test/live/.
  */
 import { afterEach, describe, expect } from 'vitest';
-import { ChangeFeed, type RunDeltaEvent, type WorkflowRunRecord } from '../../src/store/index.js';
+import { ChangeFeed, WorkflowStore, type RunDeltaEvent, type WorkflowRunRecord } from '../../src/store/index.js';
 import {
   claim,
   expectStoreError,
+  openTestStore,
   reserve,
   type TestStore,
   storeTest as it,
@@ -180,5 +181,32 @@ describe('ChangeFeed.followChainUpdates', () => {
     expectStoreError(() => feed.followChainUpdates('ghost'), 'Workflow run not found: ghost', 'not_found');
     expectStoreError(() => feed.followChainUpdates('parent-2'), 'Workflow run is not a root run: parent-2', 'validation');
     expect(feed.waiterCount).toBe(0);
+  });
+});
+
+describe('commits of another connection (issue 15 item 5)', () => {
+  it('wake a waiter through the -wal file watch, not a poll: the poll interval is ten minutes here', async () => {
+    const file = openTestStore({ file: true });
+    const slowFeed = new ChangeFeed(file.store, { pollIntervalMs: 600_000 });
+    const other = WorkflowStore.open({ path: file.path, projectPath: file.dir });
+    try {
+      reserve(file.store, 'run-w');
+      const head = file.store.viewerHead('run-w')?.currentRevision as number;
+      const woken = slowFeed.waitForRevision('run-w', head);
+      const committed = other.recordViewerDeltas('run-w', [{ targetType: 'timeline' }]);
+      expect(await woken).toBe(committed);
+      // Its own commits wake it through the commit hook, as before.
+      const again = slowFeed.waitForRevision('run-w', committed);
+      const own = file.store.recordViewerDeltas('run-w', [{ targetType: 'timeline' }]);
+      expect(await again).toBe(own);
+      // And the next commit of the other connection, once the first wake-up's baseline is taken.
+      const third = slowFeed.waitForRevision('run-w', own);
+      const foreign = other.recordViewerDeltas('run-w', [{ targetType: 'timeline' }]);
+      expect(await third).toBe(foreign);
+    } finally {
+      slowFeed.close();
+      other.close();
+      file.close();
+    }
   });
 });
