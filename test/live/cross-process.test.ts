@@ -99,6 +99,9 @@ describe('cross-process commits', () => {
     console.log(
       `cross-process pickup latency (pollIntervalMs 25, ${SAMPLES} samples): p50 ${p50} ms, p99 ${p99} ms, min ${Math.min(...latencies)} ms, max ${Math.max(...latencies)} ms`,
     );
-    expect(latencies.every((latency) => Number.isFinite(latency) && latency >= 0)).toBe(true);
+    // Every revision was received. No sign check: the writer stamps `at` after its commit call
+    // returned, and the server (woken by the -wal file's change event) may see the commit and
+    // deliver it before that stamp, so a sample can be a few ms below 0.
+    expect(latencies.every((latency) => Number.isFinite(latency))).toBe(true);
   });
 });
