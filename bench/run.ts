@@ -25,6 +25,7 @@ import { measureFanout } from './fanout.js';
 import { REPO_ROOT } from './ipc.js';
 import { measureLineageDepth } from './lineage-depth.js';
 import { measureLockWait } from './lock-wait.js';
+import { measureLiveQueries } from './live-queries.js';
 import { measureMutationOverhead } from './mutation-overhead.js';
 import { measurePiWorkflowsFile } from './pi-workflows-file.js';
 import { measureRunChanges } from './run-changes.js';
@@ -43,6 +44,7 @@ const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Figure[]>> =
   'lock-wait': measureLockWait,
   'pi-workflows-file': measurePiWorkflowsFile,
   'run-changes': measureRunChanges,
+  'live-queries': measureLiveQueries,
 };
 
 function machineInfo(): Record<string, unknown> {

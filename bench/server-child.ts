@@ -74,6 +74,8 @@ serveRequests({
       keepAliveMs: 12_000,
       maxBodyBytes: 2_097_152,
       logLevel: 'silent',
+      ...(message.liveThrottleMs === undefined ? {} : { liveThrottleMs: Number(message.liveThrottleMs) }),
+      ...(message.maxLiveQueries === undefined ? {} : { maxLiveQueriesPerConnection: Number(message.maxLiveQueries) }),
     };
     server = await startServer(config);
     timeStoreReservations(server);
@@ -154,6 +156,12 @@ serveRequests({
   /** Pending waiters of the change feed (one per subscription waiting for a revision). */
   waiters() {
     return running().feed.waiterCount;
+  },
+
+  /** The `@live` query counters (src/server/live-queries.ts). */
+  liveStats() {
+    const { active, executions, pushes, trackedIdentifiers } = running().liveQueries;
+    return { active, executions, pushes, trackedIdentifiers };
   },
 
   resetStatements() {

@@ -18,6 +18,10 @@ export interface ServerProcessOptions {
    */
   profileDir?: string;
   profileName?: string;
+  /** `--live-throttle-ms` (default the server's). */
+  liveThrottleMs?: number;
+  /** `--max-live-queries` (default the server's). */
+  maxLiveQueries?: number;
 }
 
 /** A server running in a child process. */
@@ -42,6 +46,8 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     dbPath: options.dbPath,
     projectPath: options.projectPath,
     pollIntervalMs: options.pollIntervalMs ?? 25,
+    ...(options.liveThrottleMs === undefined ? {} : { liveThrottleMs: options.liveThrottleMs }),
+    ...(options.maxLiveQueries === undefined ? {} : { maxLiveQueries: options.maxLiveQueries }),
   });
   return { child, ...started };
 }

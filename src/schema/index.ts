@@ -10,6 +10,8 @@
  * `WorkflowRun.viewerDeltas` in `viewer-delta-page.ts`. The other modules here are helpers
  * without types (context, errors, cursors, connections, input limits, follow).
  */
+import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
+import { specifiedDirectives } from 'graphql';
 import { builder } from './builder.js';
 import './types/error.js';
 import './types/execution-mode.js';
@@ -44,6 +46,9 @@ import './types/claim-workflow-run.js';
 import './types/park-workflow-run.js';
 import './types/settle-workflow-run.js';
 
-/** The executable schema. */
-export const schema = builder.toSchema({ sortSchema: true });
+/**
+ * The executable schema, with the `@live` query directive (issue 13 §2: the GraphQL ecosystem's
+ * live-query convention, `@n1ru4l/graphql-live-query`).
+ */
+export const schema = builder.toSchema({ sortSchema: true, directives: [...specifiedDirectives, GraphQLLiveDirective] });
 export { createContext, type GraphQLContext, type Scope } from './context.js';

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { ChangeFeed, WorkflowStore, type Clock } from '../store/index.js';
 import { createContext, schema, type GraphQLContext } from '../schema/index.js';
 import { GrantedScopes, scopeOf, type Credentials } from './auth.js';
-import type { ServerConfig } from './config.js';
+import { DEFAULT_LIVE_THROTTLE_MS, DEFAULT_MAX_LIVE_QUERIES, type ServerConfig } from './config.js';
 import { createLogger, requestLogPlugin } from './logger.js';
 import { graphqlSsePlugin } from './graphql-sse.js';
 import { GRAPHIQL_DEFAULT_QUERY, serveGraphiQLPage } from './graphiql-page.js';
@@ -19,6 +19,8 @@ import { redactErrorsPlugin } from './redact-errors.js';
 import { ACCEPTED_POST_TYPES, unsupportedContentType } from './content-type.js';
 import { answerThenClose, declaredBodyLength, LINGER_MAX_BYTES, readBodyUpTo, setPreReadBody } from './request-body.js';
 import { createRequestPolicy } from './request-policy.js';
+import { createLiveQueries, type LiveQueryStats } from './live-queries.js';
+import { feedRunChanges } from './live-invalidation.js';
 import { createSharedEventExecution, type SharedEventExecutionStats } from './shared-event-execution.js';
 import { serveStaticFile } from './static-files.js';
 import { databaseKindHealth } from './state-file.js';
@@ -43,6 +45,8 @@ export interface RunningServer {
   logger: Logger;
   /** Counters of the per-event execution shared between subscribers (shared-event-execution.ts). */
   sharedExecution: SharedEventExecutionStats;
+  /** Counters of the `@live` queries (live-queries.ts). */
+  liveQueries: LiveQueryStats;
   /**
    * Stops accepting connections; sends every graphql-ws socket a close (1001) and cuts those
    * whose peer has not answered within 2 s; lets in-flight HTTP requests finish for up to 2 s,
@@ -85,6 +89,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const policy = createRequestPolicy({ bindHost: config.host, allowedHosts: config.allowedHosts ?? [], corsOrigins: config.corsOrigins ?? [] });
   // Subscribers share an event's result only within the scope their credential granted (issue 10.3, 10.11).
   const sharedExecution = createSharedEventExecution<GraphQLContext>({ scopeOf: (context) => context.scope });
+  // `@live` queries, invalidated by the change feed (issue 13 §2).
+  const liveQueries = createLiveQueries({
+    throttleMs: config.liveThrottleMs ?? DEFAULT_LIVE_THROTTLE_MS,
+    maxPerConnection: config.maxLiveQueriesPerConnection ?? DEFAULT_MAX_LIVE_QUERIES,
+    changes: feedRunChanges(feed),
+    queryFields: Object.keys(schema.getQueryType()?.getFields() ?? {}),
+    logger,
+  });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -108,6 +120,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       ...(persisted === undefined ? [] : [persisted.plugin()]),
       graphqlSsePlugin('/graphql', logger, persisted),
       sharedExecution.plugin,
+      liveQueries.plugin,
     ],
   });
 
@@ -249,6 +262,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     });
   } catch (error) {
     // Nothing is left open by a start that failed (the caller may go on, e.g. with another port).
+    liveQueries.close();
     feed.close();
     metrics.close();
     store.close();
@@ -274,6 +288,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      liveQueries.close();
       feed.close();
       metrics.close();
       await graphqlWs.close(CLOSE_GRACE_MS);
@@ -289,7 +304,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     return closing;
   };
 
-  return { url, port, store, feed, httpServer, yoga, logger, sharedExecution: sharedExecution.stats, close };
+  return { url, port, store, feed, httpServer, yoga, logger, sharedExecution: sharedExecution.stats, liveQueries: liveQueries.stats, close };
 }
 
 function isGraphiQLPage(request: IncomingMessage): boolean {

@@ -39,9 +39,26 @@ export interface ServerConfig {
   persistedOperations?: string | null;
   /** Refuse every operation that is not in the manifest (`--only-persisted`); needs {@link persistedOperations}. */
   onlyPersisted?: boolean;
+  /**
+   * `@live` queries (issue 13 §2): at most one re-execution per live query per this many ms
+   * (`--live-throttle-ms`); default {@link DEFAULT_LIVE_THROTTLE_MS}. A client's
+   * `@live(throttle:)` may ask for a longer window, never a shorter one.
+   */
+  liveThrottleMs?: number;
+  /**
+   * Most `@live` queries one connection holds at once (`--max-live-queries`; a graphql-ws
+   * socket, a graphql-sse stream); default {@link DEFAULT_MAX_LIVE_QUERIES}.
+   */
+  maxLiveQueriesPerConnection?: number;
   /** pino log level. */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
+
+/** Default of {@link ServerConfig.liveThrottleMs}, in ms. */
+export const DEFAULT_LIVE_THROTTLE_MS = 250;
+
+/** Default of {@link ServerConfig.maxLiveQueriesPerConnection}. */
+export const DEFAULT_MAX_LIVE_QUERIES = 50;
 
 /** Default database file, relative to the working directory. */
 export const DEFAULT_DB_PATH = 'data/pi-workflows.db';
@@ -136,6 +153,18 @@ export function parseServerConfig(argv: string[]): ServerConfig {
         'PI_WORKFLOWS_PERSISTED_OPERATIONS',
       ),
     )
+    .addOption(
+      new Option('--live-throttle-ms <ms>', '@live queries: at most one re-execution and push per live query per this many ms (changes in between are coalesced)')
+        .env('PI_WORKFLOWS_LIVE_THROTTLE_MS')
+        .default(DEFAULT_LIVE_THROTTLE_MS)
+        .argParser(integer(0, 600_000)),
+    )
+    .addOption(
+      new Option('--max-live-queries <n>', '@live queries one connection (graphql-ws socket, SSE stream) may hold at once; more are refused')
+        .env('PI_WORKFLOWS_MAX_LIVE_QUERIES')
+        .default(DEFAULT_MAX_LIVE_QUERIES)
+        .argParser(integer(1, 100_000)),
+    )
     .addOption(new Option('--only-persisted', 'run only the operations of the manifest, refuse any other query (env PI_WORKFLOWS_ONLY_PERSISTED=true|false)'))
     .addOption(
       new Option('--log-level <level>', 'log level').env('LOG_LEVEL').default('info').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -145,7 +174,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
       '\nEnvironment variables: PI_WORKFLOWS_DB, PORT, HOST, PI_WORKFLOWS_READ_ONLY, PI_WORKFLOWS_TOKEN, PI_WORKFLOWS_READ_TOKENS,\n' +
         'PI_WORKFLOWS_CORS_ORIGINS, PI_WORKFLOWS_ALLOWED_HOSTS, PI_WORKFLOWS_PROJECT, PI_WORKFLOWS_POLL_INTERVAL_MS,\n' +
         'PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, PI_WORKFLOWS_PERSISTED_OPERATIONS, PI_WORKFLOWS_ONLY_PERSISTED,\n' +
-        'LOG_LEVEL.\n\n' +
+        'PI_WORKFLOWS_LIVE_THROTTLE_MS, PI_WORKFLOWS_MAX_LIVE_QUERIES, LOG_LEVEL.\n\n' +
         'Browsers: only pages from the server\'s own origin may call it, and only for the host names it answers\n' +
         '(see README "Security").\n\n' +
         'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret\n' +
@@ -167,6 +196,8 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     pollIntervalMs: number;
     keepAliveMs: number;
     maxBodyBytes: number;
+    liveThrottleMs: number;
+    maxLiveQueries: number;
     logLevel: ServerConfig['logLevel'];
     persistedOperations?: string;
     onlyPersisted?: boolean;
@@ -193,6 +224,8 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     pollIntervalMs: options.pollIntervalMs,
     keepAliveMs: options.keepAliveMs,
     maxBodyBytes: options.maxBodyBytes,
+    liveThrottleMs: options.liveThrottleMs,
+    maxLiveQueriesPerConnection: options.maxLiveQueries,
     logLevel: options.logLevel,
     persistedOperations,
     onlyPersisted,

@@ -74,9 +74,18 @@ export function redactErrorsPlugin(): Plugin {
     },
     onExecute: () => ({
       onExecuteDone: ({ result, setResult }) => {
-        if (Symbol.asyncIterator in result) return;
+        // A stream (an `@live` query, live-queries.ts): each pushed result.
+        if (Symbol.asyncIterator in result) {
+          return {
+            onNext: ({ result: next, setResult: setNext }) => {
+              const redacted = redactResult(next);
+              if (redacted !== undefined) setNext(redacted);
+            },
+          };
+        }
         const redacted = redactResult(result);
         if (redacted !== undefined) setResult(redacted);
+        return undefined;
       },
     }),
     onSubscribe: () => ({

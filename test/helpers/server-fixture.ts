@@ -77,6 +77,10 @@ export interface TestServerOptions {
   /** `--only-persisted`. */
   onlyPersisted?: boolean;
   maxBodyBytes?: number;
+  /** `--live-throttle-ms` (default the server's, 250). */
+  liveThrottleMs?: number;
+  /** `--max-live-queries` (default the server's, 50). */
+  maxLiveQueriesPerConnection?: number;
   /** Port to listen on (default 0: any free port), e.g. to restart a server where clients expect it. */
   port?: number;
   /** Default `pino({ level: 'silent' })`. */
@@ -141,6 +145,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logLevel: 'silent',
     persistedOperations: options.persistedOperations ?? null,
     onlyPersisted: options.onlyPersisted ?? false,
+    ...(options.liveThrottleMs === undefined ? {} : { liveThrottleMs: options.liveThrottleMs }),
+    ...(options.maxLiveQueriesPerConnection === undefined ? {} : { maxLiveQueriesPerConnection: options.maxLiveQueriesPerConnection }),
   };
   let server: RunningServer;
   try {

@@ -135,3 +135,12 @@ export class Signal {
     });
   }
 }
+
+/**
+ * Resolves once the server has `target` running `@live` queries (`LiveQueryStats.active`); 0 is
+ * "every live query stopped and released what it tracked".
+ */
+export function liveQueriesActive(server: Pick<RunningServer, 'liveQueries'>, target: CountTarget, what: string, timeoutMs?: number): Promise<void> {
+  const { liveQueries } = server;
+  return whenCount((listener) => liveQueries.onActive(listener), () => liveQueries.active, target, `${what} (live queries)`, timeoutMs);
+}

@@ -4,6 +4,7 @@ import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { planKeysetPage, type RunPage } from '../connections.js';
 import { LINEAGE_CURSORS, runCursors } from '../cursors.js';
+import { chainResourceExtensions } from '../live-resources.js';
 import { storeFilter, WorkflowRunFilterRef } from './workflow-run-filter.js';
 import { storeOrder, WorkflowRunOrderRef } from './workflow-run-order.js';
 import { WorkflowRunRef } from './workflow-run.js';
@@ -75,6 +76,7 @@ builder.queryField('workflowRuns', (t) =>
 builder.objectField(WorkflowRunRef, 'lineage', (t) =>
   t.field({
     type: WorkflowRunConnectionRef,
+    extensions: chainResourceExtensions,
     description:
       "Every run sharing this run's rootRunId: root first, then by creation. Page forward with first/after or backward with " +
       'last/before (default first 20); first and last at most 100, and not both in one call.',

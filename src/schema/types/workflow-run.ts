@@ -2,6 +2,7 @@ import type { LineageKind, WorkflowRunRecord } from '../../store/index.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { follow, freshLoaders } from '../follow.js';
+import { chainResourceExtensions } from '../live-resources.js';
 import { ExecutionModeEnum } from './execution-mode.js';
 import { LineageKindEnum } from './lineage-kind.js';
 import { RunClaimRef } from './run-claim.js';
@@ -120,17 +121,20 @@ WorkflowRunRef.implement({
     presentationRevision: t.exposeInt('presentationRevision', { description: 'Current viewer revision of the run.' }),
     // Lineage: each read is one batched statement per request (loadable fields and groups).
     parent: t.field({
+      extensions: chainResourceExtensions,
       type: WorkflowRunRef,
       nullable: true,
       description: 'The direct parent; null for a root run.',
       resolve: (run) => run.parentRunId,
     }),
     rootRun: t.field({
+      extensions: chainResourceExtensions,
       type: WorkflowRunRef,
       description: 'The first run of the chain; itself for a root run.',
       resolve: (run) => (run.rootRunId === run.runId ? run : run.rootRunId),
     }),
     children: t.loadableGroup({
+      extensions: chainResourceExtensions,
       type: WorkflowRunRef,
       description: 'Direct children, oldest first; optionally only of one lineage kind.',
       args: { kind: t.arg({ type: LineageKindEnum, required: false, description: 'Only children of this lineage kind; all when null.' }) },
@@ -141,6 +145,7 @@ WorkflowRunRef.implement({
       resolve: (run) => run.runId,
     }),
     continuation: t.loadable({
+      extensions: chainResourceExtensions,
       type: WorkflowRunRef,
       nullable: true,
       description: 'The run that continues this one (at most one).',
@@ -149,6 +154,7 @@ WorkflowRunRef.implement({
       resolve: (run) => run.runId,
     }),
     restart: t.loadable({
+      extensions: chainResourceExtensions,
       type: WorkflowRunRef,
       nullable: true,
       description: 'The run that restarts this one (at most one).',
@@ -157,6 +163,7 @@ WorkflowRunRef.implement({
       resolve: (run) => run.runId,
     }),
     latestRun: t.loadable({
+      extensions: chainResourceExtensions,
       type: WorkflowRunRef,
       description: "The newest run of this run's chain (same rootRunId).",
       load: latestRuns,
