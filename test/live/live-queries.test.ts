@@ -386,6 +386,50 @@ describe('@live queries: targeted invalidation', () => {
   });
 });
 
+describe('@live queries: access', () => {
+  const TOKEN = 'live-write';
+  const READ_TOKEN = 'live-read';
+  let fx: TestServer;
+  beforeAll(async () => {
+    fx = await startTestServer({ token: TOKEN, readTokens: [READ_TOKEN] });
+    await reserveRun(fx, 'access');
+  });
+  afterAll(async () => {
+    await fx.close();
+  });
+
+  it('a read token runs live queries (graphql-ws and SSE) and gets pushes', async () => {
+    const client = wsClient(fx.url, { token: READ_TOKEN });
+    try {
+      const ws = liveWs<RunData>(client, LIVE_RUN, { runId: 'access' }, 'read-ws').collector;
+      const sse = subscribeSse<RunData>(fx.url, LIVE_RUN, { runId: 'access' }, { authorization: `Bearer ${READ_TOKEN}` }, 'read-sse');
+      running.push(sse.close);
+      await ws.take(1);
+      await sse.collector.take(1);
+      const revision = commitMarker(fx.store, 'access', 1);
+      await ws.until((events) => revisionOf(events.at(-1)) === revision, `revision ${revision}`);
+      await sse.collector.until((events) => revisionOf(events.at(-1)) === revision, `revision ${revision}`);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('without a token: graphql-ws closes with 4403, SSE answers 401, and nothing starts', async () => {
+    const client = wsClient(fx.url, { token: 'nope' });
+    try {
+      const ws = liveWs<RunData>(client, LIVE_RUN, { runId: 'access' }, 'no-token-ws').collector;
+      await ws.ended();
+      expect(ws.error).toMatchObject({ code: 4403 });
+      const sse = subscribeSse<RunData>(fx.url, LIVE_RUN, { runId: 'access' }, {}, 'no-token-sse');
+      expect((await sse.response).status).toBe(401);
+      expect(ws.events).toEqual([]);
+      expect(fx.server.liveQueries.active).toBe(0);
+    } finally {
+      await client.dispose();
+    }
+  });
+});
+
 describe('@live queries: commits of another process', () => {
   let fx: TestServer;
   let client: Client;
