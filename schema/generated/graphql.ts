@@ -278,6 +278,7 @@ export type LivePageRunsQueryVariables = Exact<{
   first?: number | null | undefined;
   after?: string | null | undefined;
   filter?: WorkflowRunFilter | null | undefined;
+  orderBy?: WorkflowRunOrder | null | undefined;
 }>;
 
 
@@ -647,8 +648,8 @@ export const LivePageRunRecordFragmentDoc = new TypedDocumentString(`
 }
     `, {"fragmentName":"LivePageRunRecord"}) as unknown as TypedDocumentString<LivePageRunRecordFragment, unknown>;
 export const LivePageRunsDocument = new TypedDocumentString(`
-    query LivePageRuns($first: Int, $after: String, $filter: WorkflowRunFilter) {
-  workflowRuns(first: $first, after: $after, filter: $filter) {
+    query LivePageRuns($first: Int, $after: String, $filter: WorkflowRunFilter, $orderBy: WorkflowRunOrder) {
+  workflowRuns(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {
     totalCount
     edges {
       cursor
@@ -699,7 +700,7 @@ export const LivePageRunsDocument = new TypedDocumentString(`
       }
     }
   }
-}`, {"hash":"sha256:aab1e07fbe67777ea3fd3653455e4ac6b18967d4d6e0cb837105238ad4df0efb"}) as unknown as TypedDocumentString<LivePageRunsQuery, LivePageRunsQueryVariables>;
+}`, {"hash":"sha256:3bba877e81097201059970fd607e5e80b71d28302068030bf0e2474f09994be8"}) as unknown as TypedDocumentString<LivePageRunsQuery, LivePageRunsQueryVariables>;
 export const LivePageChainDocument = new TypedDocumentString(`
     query LivePageChain($rootRunId: String!, $first: Int, $after: String) {
   workflowRun(runId: $rootRunId) {

@@ -295,6 +295,46 @@ describe('live lineage page (browser)', () => {
       await page.locator('#filters button[type="reset"]').click();
       await page.waitForSelector('#chains .chain[data-root="e2e-leave"]');
 
+      // Search (ASCII case ignored) and the creation time range; the orders.
+      await page.locator('#filter-search').fill('E2E-APP');
+      await page.waitForFunction(() => [...document.querySelectorAll<HTMLElement>('#chains .chain')].map((node) => node.dataset.root).join() === 'e2e-appear');
+      await page.locator('#filters button[type="reset"]').click();
+      await page.waitForSelector('#chains .chain:not([data-root="e2e-appear"])');
+      await page.locator('#filter-from').fill(new Date(Date.now() + 3_600_000).toISOString().slice(0, 19));
+      await page.waitForSelector('#chains-empty:not([hidden])');
+      await page.locator('#filters button[type="reset"]').click();
+      await page.waitForSelector('#chains .chain');
+      // Recently changed first: a run that changes moves to the top, without a reload.
+      await reserveRun(server, 'e2e-order-a', 'e2e-order', 60_000);
+      await reserveRun(server, 'e2e-order-b', 'e2e-order', 60_000);
+      const roots = () => page.evaluate(() => [...document.querySelectorAll<HTMLElement>('#chains .chain')].map((node) => node.dataset.root).join());
+      await page.locator('#filter-search').fill('e2e-order');
+      await page.waitForFunction(
+        () => [...document.querySelectorAll<HTMLElement>('#chains .chain')].map((node) => node.dataset.root).join() === 'e2e-order-b,e2e-order-a',
+      );
+      await page.locator('#order').selectOption('UPDATED_AT DESC');
+      await page.waitForFunction(() => (document.querySelector('#chains-count')?.textContent ?? '').startsWith('2 chains'));
+      expect(await roots()).toBe('e2e-order-b,e2e-order-a');
+      const orderSettled = await gql<{ settleWorkflowRun: { __typename: string } }>(
+        server,
+        'mutation { settleWorkflowRun(input: { runId: "e2e-order-a", claimToken: "token-e2e-order-a", status: COMPLETED }) { __typename } }',
+      );
+      expect(orderSettled.settleWorkflowRun.__typename).toBe('SettleWorkflowRunSuccess');
+      await page.waitForFunction(
+        () => [...document.querySelectorAll<HTMLElement>('#chains .chain')].map((node) => node.dataset.root).join() === 'e2e-order-a,e2e-order-b',
+      );
+      await page.locator('#filters button[type="reset"]').click();
+      await page.locator('#order').selectOption('CREATED_AT ASC');
+      const oldestFirst = await gql<{ workflowRuns: { edges: Array<{ node: { rootRunId: string } }> } }>(
+        server,
+        'query { workflowRuns(first: 1, orderBy: { field: CREATED_AT, direction: ASC }) { edges { node { rootRunId } } } }',
+      );
+      await page.waitForFunction(
+        (root) => (document.querySelector('#chains .chain') as HTMLElement | null)?.dataset.root === root,
+        oldestFirst.workflowRuns.edges[0]?.node.rootRunId,
+      );
+      await page.locator('#order').selectOption('CREATED_AT DESC');
+
       // A claimed run whose lease runs out gets its stale mark (the page's own clock; no event).
       await reserveRun(server, 'e2e-stale', 'e2e-stale', 1_500);
       const staleChain = page.locator('#chains .chain[data-root="e2e-stale"]');

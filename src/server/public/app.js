@@ -269,9 +269,9 @@ function readFilter() {
   return {
     statuses: value('filter-status') === '' ? [] : [value('filter-status')],
     workflowName: value('filter-workflow') === '' ? null : value('filter-workflow'),
-    createdAfter: $('filter-from') ? isoOf('filter-from') : null,
-    createdBefore: $('filter-to') ? isoOf('filter-to') : null,
-    search: $('filter-search') && value('filter-search') !== '' ? value('filter-search') : null,
+    createdAfter: isoOf('filter-from'),
+    createdBefore: isoOf('filter-to'),
+    search: value('filter-search') === '' ? null : value('filter-search'),
   };
 }
 
@@ -281,6 +281,8 @@ async function reloadList() {
   list.generation += 1;
   const generation = list.generation;
   list.filter = readFilter();
+  const [field, direction] = $('order').value.split(' ');
+  list.order = { field, direction };
   list.runs = [];
   list.loaded = false;
   startListFeed();
@@ -293,7 +295,7 @@ async function loadPage(generation, after, { merge = after !== null } = {}) {
   const list = state.list;
   $('chains-more').disabled = true;
   try {
-    const data = await gql('LivePageRuns', { first: PAGE_SIZE, after, filter: graphqlFilter(list.filter) });
+    const data = await gql('LivePageRuns', { first: PAGE_SIZE, after, filter: graphqlFilter(list.filter), orderBy: list.order });
     if (generation !== list.generation) return;
     const page = data.workflowRuns;
     const nodes = page.edges.map((edge) => edge.node);
