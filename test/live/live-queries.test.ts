@@ -430,6 +430,26 @@ describe('@live queries: access', () => {
   });
 });
 
+describe('@live queries: shutdown', () => {
+  it('close() ends open live queries and releases them', async () => {
+    const fx = await startTestServer();
+    const client = wsClient(fx.url);
+    try {
+      await reserveRun(fx, 'shutdown');
+      const { collector } = subscribeWs<RunData>(client, LIVE_RUN, { runId: 'shutdown' }, 'shutdown');
+      await collector.take(1);
+      expect(fx.server.liveQueries.active).toBe(1);
+      await fx.close();
+      await collector.ended();
+      expect(collector.error).toMatchObject({ code: 1001 });
+      await liveQueriesActive(fx.server, 0, 'the live query released at shutdown');
+      expect(fx.server.liveQueries.trackedIdentifiers).toBe(0);
+    } finally {
+      await client.dispose();
+    }
+  });
+});
+
 describe('@live queries: commits of another process', () => {
   let fx: TestServer;
   let client: Client;
