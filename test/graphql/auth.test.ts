@@ -1,18 +1,14 @@
+/** This file's server: { token: 's3cret-token' }. */
+const it = serverTest.extend('serverOptions', { scope: 'file' }, { token: 's3cret-token' });
+
 /** Bearer token on HTTP (API.md "Access"): 401 without or with a wrong Authorization header, 200 with it. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { WorkflowRunsDocument } from '../../schema/generated/graphql.js';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest } from '../helpers/server-test.js';
 
 describe('auth', () => {
-  let fx: TestServer;
-  beforeAll(async () => {
-    fx = await startTestServer({ token: 's3cret-token' });
-  });
-  afterAll(async () => {
-    await fx.close();
-  });
 
-  it('refuses a request without Authorization with 401', async () => {
+  it('refuses a request without Authorization with 401', async ({ fx }) => {
     const response = await fx.gql(WorkflowRunsDocument, {}, { authorization: null });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
@@ -20,7 +16,7 @@ describe('auth', () => {
     expect(response.errors?.[0]?.message).toBe('Unauthorized: send Authorization: Bearer <token>');
   });
 
-  it('refuses a wrong token, another scheme or a token without scheme with 401', async () => {
+  it('refuses a wrong token, another scheme or a token without scheme with 401', async ({ fx }) => {
     for (const authorization of ['Bearer wrong', 'Bearer s3cret-token-and-more', 'Basic s3cret-token', 's3cret-token', 'Bearer ']) {
       const response = await fx.gql(WorkflowRunsDocument, {}, { authorization });
       expect(response.status, authorization).toBe(401);
@@ -28,7 +24,7 @@ describe('auth', () => {
     }
   });
 
-  it('answers 200 with the token, for POST and GET', async () => {
+  it('answers 200 with the token, for POST and GET', async ({ fx }) => {
     const response = await fx.gql(WorkflowRunsDocument, {}, { authorization: 'Bearer s3cret-token' });
     expect(response.status).toBe(200);
     expect(response.errors).toBeUndefined();

@@ -1,17 +1,10 @@
 /** `GET /health` answers JSON with status ok. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { describe, expect } from 'vitest';
+import { serverTest as it } from '../helpers/server-test.js';
 
 describe('/health', () => {
-  let fx: TestServer;
-  beforeAll(async () => {
-    fx = await startTestServer();
-  });
-  afterAll(async () => {
-    await fx.close();
-  });
 
-  it('answers 200 JSON with status ok and the database state', async () => {
+  it('answers 200 JSON with status ok and the database state', async ({ fx }) => {
     const response = await fetch(fx.healthUrl);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);

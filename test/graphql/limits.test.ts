@@ -2,20 +2,18 @@
  * Request limits (API.md "Access"): query depth and aliases are bounded and refused before
  * anything runs (no SQL statement); a body over maxBodyBytes gets 413.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { QUERY_LIMITS } from '../../src/server/query-limits.js';
-import { reserve, reserveInput, snapshotTables, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { reserve, reserveInput, snapshotTables, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest } from '../helpers/server-test.js';
 
 const MAX_BODY_BYTES = 4_096;
+/** This file's server: a small body limit. */
+const it = serverTest.extend('serverOptions', { scope: 'file' }, { maxBodyBytes: MAX_BODY_BYTES });
 
 describe('limits', () => {
-  let fx: TestServer;
-  beforeAll(async () => {
-    fx = await startTestServer({ maxBodyBytes: MAX_BODY_BYTES });
+  it.beforeAll(async ({ fx }) => {
     await reserve(fx, reserveInput('run-1'));
-  });
-  afterAll(async () => {
-    await fx.close();
   });
 
   /** `workflowRun { parent { parent { … runId } } }` with a total depth of `depth`. */
@@ -25,7 +23,7 @@ describe('limits', () => {
     return `query Deep { workflowRun(runId: "run-1") { ${selection} } }`;
   }
 
-  async function refusedBeforeRunning(query: string) {
+  async function refusedBeforeRunning(fx: TestServer, query: string) {
     fx.store.resetStatementCount();
     const response = await fx.gql(query);
     expect(fx.store.statementCount).toBe(0);
@@ -33,7 +31,7 @@ describe('limits', () => {
     return response;
   }
 
-  it(`accepts a query of depth ${QUERY_LIMITS.maxDepth}`, async () => {
+  it(`accepts a query of depth ${QUERY_LIMITS.maxDepth}`, async ({ fx }) => {
     expect(QUERY_LIMITS.maxDepth).toBe(12);
     const response = await fx.gql(nested(12));
     expect(response.status).toBe(200);
@@ -41,8 +39,8 @@ describe('limits', () => {
     expect(response.data).toEqual({ workflowRun: { parent: null } });
   });
 
-  it('refuses an over-deep query with a 400 and an error about depth', async () => {
-    const response = await refusedBeforeRunning(nested(13));
+  it('refuses an over-deep query with a 400 and an error about depth', async ({ fx }) => {
+    const response = await refusedBeforeRunning(fx, nested(13));
     expect(response.status).toBe(400);
     expect(response.errors).toEqual([
       expect.objectContaining({
@@ -52,11 +50,11 @@ describe('limits', () => {
     ]);
   });
 
-  it('refuses too many aliases with a 400', async () => {
+  it('refuses too many aliases with a 400', async ({ fx }) => {
     const aliases = (count: number) => Array.from({ length: count }, (_, index) => `a${index}: runId`).join(' ');
     const ok = await fx.gql(`{ workflowRun(runId: "run-1") { ${aliases(QUERY_LIMITS.maxAliases)} } }`);
     expect(ok.errors).toBeUndefined();
-    const response = await refusedBeforeRunning(`{ workflowRun(runId: "run-1") { ${aliases(31)} } }`);
+    const response = await refusedBeforeRunning(fx, `{ workflowRun(runId: "run-1") { ${aliases(31)} } }`);
     expect(response.status).toBe(400);
     expect(response.errors).toEqual([
       expect.objectContaining({
@@ -66,10 +64,10 @@ describe('limits', () => {
     ]);
   });
 
-  it('refuses a query whose cost is over the limit with a 400', async () => {
+  it('refuses a query whose cost is over the limit with a 400', async ({ fx }) => {
     const selection = 'edges { node { children { children { children { runId workflowName status queueStatus } } } } }';
     const fields = Array.from({ length: 20 }, (_, index) => `a${index}: workflowRuns(first: 100) { ${selection} }`).join(' ');
-    const response = await refusedBeforeRunning(`{ ${fields} }`);
+    const response = await refusedBeforeRunning(fx, `{ ${fields} }`);
     expect(response.status).toBe(400);
     const [error] = response.errors ?? [];
     const found = (error?.extensions?.limit as { found?: number } | undefined)?.found as number;
@@ -90,13 +88,13 @@ describe('limits', () => {
     return `mutation Claims { ${fields.join(' ')} }`;
   }
 
-  it(`refuses a mutation with more than ${QUERY_LIMITS.maxMutationFields} root fields: 15 claims run nothing and write nothing`, async () => {
+  it(`refuses a mutation with more than ${QUERY_LIMITS.maxMutationFields} root fields: 15 claims run nothing and write nothing`, async ({ fx }) => {
     expect(QUERY_LIMITS.maxMutationFields).toBe(5);
     for (let index = 0; index < 15; index += 1) {
       await reserve(fx, reserveInput(`claimable-${index}`, { originSessionId: `claimer-session-${index}` }));
     }
     const before = snapshotTables(fx.store);
-    const response = await refusedBeforeRunning(claims(15));
+    const response = await refusedBeforeRunning(fx, claims(15));
     expect(response.status).toBe(400);
     expect(response.errors).toEqual([
       {
@@ -109,7 +107,7 @@ describe('limits', () => {
     expect((await fx.store.getWorkflowRuns(['claimable-0', 'claimable-14'])).map((run) => run?.claim)).toEqual([null, null]);
   });
 
-  it('counts root fields through fragments, and not __typename', async () => {
+  it('counts root fields through fragments, and not __typename', async ({ fx }) => {
     const field = (index: number) =>
       `n${index}: claimWorkflowRun(input: { runnerId: "runner-1", claimToken: "t", leaseMs: 1000, sessionId: "nobody" }) { __typename }`;
     // Five fields and __typename: accepted, and they run.
@@ -119,15 +117,15 @@ describe('limits', () => {
     expect(Object.keys(five.data as object)).toEqual(['__typename', 'n0', 'n1', 'n2', 'n3', 'n4']);
     // Six, split over a fragment and an inline fragment: refused.
     const response = await refusedBeforeRunning(
-      `mutation Six { ...Three ... on Mutation { ${[3, 4, 5].map(field).join(' ')} } } fragment Three on Mutation { ${[0, 1, 2].map(field).join(' ')} }`,
+      fx, `mutation Six { ...Three ... on Mutation { ${[3, 4, 5].map(field).join(' ')} } } fragment Three on Mutation { ${[0, 1, 2].map(field).join(' ')} }`,
     );
     expect(response.status).toBe(400);
     expect(response.errors?.map((error) => error.message)).toEqual(['Mutation root fields 6 exceeds the maximum of 5 by 1.']);
   });
 
-  it('refuses too many directives with the limit named, not as a syntax error', async () => {
+  it('refuses too many directives with the limit named, not as a syntax error', async ({ fx }) => {
     const directives = Array.from({ length: QUERY_LIMITS.maxDirectives + 1 }, () => 'runId @include(if: true)').join(' ');
-    const response = await refusedBeforeRunning(`{ workflowRun(runId: "run-1") { ${directives} } }`);
+    const response = await refusedBeforeRunning(fx, `{ workflowRun(runId: "run-1") { ${directives} } }`);
     expect(response.status).toBe(400);
     expect(response.errors).toEqual([
       expect.objectContaining({
@@ -137,7 +135,7 @@ describe('limits', () => {
     ]);
   });
 
-  it('answers 413 to a body over maxBodyBytes, without running it', async () => {
+  it('answers 413 to a body over maxBodyBytes, without running it', async ({ fx }) => {
     fx.store.resetStatementCount();
     const response = await fx.gql('{ workflowRuns { totalCount } }', { padding: 'x'.repeat(MAX_BODY_BYTES) });
     expect(response.status).toBe(413);
@@ -148,7 +146,7 @@ describe('limits', () => {
     expect(fits.status).toBe(200);
   });
 
-  it('a chunked POST (no Content-Length, e.g. fetch with a stream body) counts against the same limit', async () => {
+  it('a chunked POST (no Content-Length, e.g. fetch with a stream body) counts against the same limit', async ({ fx }) => {
     const send = (padding: number) =>
       fetch(fx.url, {
         method: 'POST',

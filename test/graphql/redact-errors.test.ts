@@ -3,23 +3,16 @@
  * graphql-js would echo the whole input, claim token included (issue 7: claim tokens never
  * appear in any response).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { describe, expect } from 'vitest';
+import { serverTest as it } from '../helpers/server-test.js';
 
 const SECRET = 'claim-token-never-echoed';
 const SETTLE = 'mutation Settle($input: SettleWorkflowRunInput!) { settleWorkflowRun(input: $input) { __typename } }';
 const CLAIM = 'mutation Claim($input: ClaimWorkflowRunInput!) { claimWorkflowRun(input: $input) { __typename } }';
 
 describe('variable coercion errors carry no values', () => {
-  let fx: TestServer;
-  beforeAll(async () => {
-    fx = await startTestServer();
-  });
-  afterAll(async () => {
-    await fx.close();
-  });
 
-  it('an unknown enum value: path and reason, no value', async () => {
+  it('an unknown enum value: path and reason, no value', async ({ fx }) => {
     const response = await fx.gql(SETTLE, { input: { runId: 'run-1', claimToken: SECRET, status: 'NOPE' } });
     expect(response.errors?.map((error) => error.message)).toEqual([
       'Variable "$input" got invalid value at "input.status"; Value "NOPE" does not exist in "SettleStatus" enum.',
@@ -27,7 +20,7 @@ describe('variable coercion errors carry no values', () => {
     expect(response.text).not.toContain(SECRET);
   });
 
-  it('a missing required field and a wrong type', async () => {
+  it('a missing required field and a wrong type', async ({ fx }) => {
     const missing = await fx.gql(SETTLE, { input: { runId: 'run-1', claimToken: SECRET } });
     expect(missing.errors?.map((error) => error.message)).toEqual([
       'Variable "$input" got invalid value; Field "status" of required type "SettleStatus!" was not provided.',
@@ -39,7 +32,7 @@ describe('variable coercion errors carry no values', () => {
     expect(missing.text + wrongType.text).not.toContain(SECRET);
   });
 
-  it('a claim token of the wrong type is not echoed either', async () => {
+  it('a claim token of the wrong type is not echoed either', async ({ fx }) => {
     const response = await fx.gql(CLAIM, { input: { runnerId: 'r', claimToken: { secret: SECRET }, leaseMs: 5 } });
     expect(response.errors?.map((error) => error.message)).toEqual([
       'Variable "$input" got invalid value at "input.claimToken"; String cannot represent a non string value.',
@@ -47,7 +40,7 @@ describe('variable coercion errors carry no values', () => {
     expect(response.text).not.toContain(SECRET);
   });
 
-  it('a body that is not valid JSON: a clear error, and the body is not quoted back', async () => {
+  it('a body that is not valid JSON: a clear error, and the body is not quoted back', async ({ fx }) => {
     const response = await fetch(fx.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },

@@ -2,25 +2,20 @@
  * `WorkflowRun.viewerDeltas(afterRevision)`: the catch-up read of the delta log after claim
  * and park (STORE.md §8): kinds, batches per revision, targets, patches.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ViewerDeltasDocument } from '../../schema/generated/graphql.js';
-import { claim, park, reserve, reserveInput, startTestServer, T0, type TestServer } from '../helpers/server-fixture.js';
-
-let fx: TestServer;
+import { claim, park, reserve, reserveInput, T0 } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 const bumpPatch = (revision: number) => [{ op: 'REPLACE', path: '/presentationRevision', value: revision }];
 
-beforeAll(async () => {
-  fx = await startTestServer();
+it.beforeAll(async ({ fx }) => {
   await reserve(fx, reserveInput('run-1'));
-});
-afterAll(async () => {
-  await fx.close();
 });
 
 describe('viewerDeltas', () => {
-  it('a new run is at revision 1 with an empty log', async () => {
+  it('a new run is at revision 1 with an empty log', async ({ fx }) => {
     const { workflowRun } = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision: 1 });
     expect(workflowRun).toEqual({
       id: Buffer.from('WorkflowRun:run-1').toString('base64'),
@@ -30,7 +25,7 @@ describe('viewerDeltas', () => {
     });
   });
 
-  it('after claim (one bump revision) and park (a bump, then summary and replay) returns each revision in order', async () => {
+  it('after claim (one bump revision) and park (a bump, then summary and replay) returns each revision in order', async ({ fx }) => {
     fx.clock.advance(1_000);
     await claim(fx, 'run-1', 'token-1');
     fx.clock.advance(1_000);
@@ -73,21 +68,21 @@ describe('viewerDeltas', () => {
     });
   });
 
-  it('reads only the revisions after the cursor, none at the current revision', async () => {
+  it('reads only the revisions after the cursor, none at the current revision', async ({ fx }) => {
     const after3 = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision: 3 });
     expect(after3.workflowRun?.viewerDeltas.batches.map((batch) => batch.presentationRevision)).toEqual([4]);
     const after4 = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision: 4 });
     expect(after4.workflowRun?.viewerDeltas).toEqual({ kind: 'DELTAS', currentRevision: 4, retainedFromRevision: 1, batches: [] });
   });
 
-  it('answers SNAPSHOT_REQUIRED for cursor 0 and for a cursor ahead of the run', async () => {
+  it('answers SNAPSHOT_REQUIRED for cursor 0 and for a cursor ahead of the run', async ({ fx }) => {
     for (const afterRevision of [0, 5]) {
       const { workflowRun } = await fx.data(ViewerDeltasDocument, { runId: 'run-1', afterRevision });
       expect(workflowRun?.viewerDeltas).toEqual({ kind: 'SNAPSHOT_REQUIRED', currentRevision: 4, retainedFromRevision: 1, batches: [] });
     }
   });
 
-  it('refuses a negative cursor with a GraphQL error', async () => {
+  it('refuses a negative cursor with a GraphQL error', async ({ fx }) => {
     const response = await fx.gql(ViewerDeltasDocument, { runId: 'run-1', afterRevision: -1 });
     expect(response.errors?.[0]).toMatchObject({
       message: 'Viewer cursor must be a non-negative integer',

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from 'vitest';
+import { expect } from 'vitest';
 import {
   canonicalJson,
   StoreError,
@@ -95,22 +95,6 @@ export function openTestStore(options: OpenTestStoreOptions = {}): TestStore {
     },
   };
 }
-
-/**
- * `test` (vitest `test.extend`) with a fresh store per test: `({ t }) => …` gets a
- * {@link TestStore} opened by {@link openTestStore}, closed (and its directory removed) after the
- * test, also when it fails. A test that does not name `t` opens nothing. Hooks get it too:
- * `beforeEach(({ t }) => …)`. Options: `storeOptions` (default `{}`), e.g.
- * `storeTest.extend('storeOptions', { file: true })` for a file-backed store, or
- * `it.override('storeOptions', …)` inside a `describe`.
- */
-export const storeTest = test
-  .extend('storeOptions', {} as OpenTestStoreOptions)
-  .extend('t', async ({ storeOptions }, { onCleanup }) => {
-    const opened = openTestStore(storeOptions);
-    onCleanup(() => opened.close());
-    return opened;
-  });
 
 /** SHA-256 of a string's UTF-8 bytes as 64 lowercase hex. */
 export function sha256Hex(data: string | Uint8Array): string {

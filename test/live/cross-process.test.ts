@@ -4,8 +4,7 @@
  * order, with its content. Also measures pickup latency (child commit → client receipt) at the
  * fixture's pollIntervalMs of 25; printed, not asserted.
  */
-import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import {
   deltaEvents,
   DELTAS_SUBSCRIPTION,
@@ -18,37 +17,30 @@ import {
   subscribeWs,
   untilRevision,
   withoutRecordedAt,
-  wsClient,
   type ChildProcessHandle,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 const WRITER = 'test/live/children/writer.ts';
 const BURST = 20;
 const SAMPLES = 50;
 
 describe('cross-process commits', () => {
-  let fx: TestServer;
-  let client: Client;
   let writer: ChildProcessHandle;
   const runId = 'run-cross';
-  beforeAll(async () => {
-    fx = await startTestServer();
+  it.beforeAll(async ({ fx }) => {
     await reserveRun(fx, runId);
-    client = wsClient(fx.url);
     writer = spawnTsChild(WRITER, [fx.dbPath, fx.dir, runId], 'writer');
     await writer.lines.until((lines) => lines.some((line) => line.ready === true), 'the writer to open the store');
   });
   afterAll(async () => {
     writer.send('exit');
     expect(await writer.exited).toBe(0);
-    await client.dispose();
-    await fx.close();
   });
 
-  it(`${BURST} back-to-back commits of another process: every subscriber gets each revision once, in order, with its deltas`, async () => {
+  it(`${BURST} back-to-back commits of another process: every subscriber gets each revision once, in order, with its deltas`, async ({ client, fx }) => {
     const replay = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, 'replay').collector;
     const live = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, 'live').collector;
     await feedWaiters(fx.server, 2, 'both subscriptions wait on the feed');
@@ -71,7 +63,7 @@ describe('cross-process commits', () => {
     });
   });
 
-  it('pickup latency: one commit at a time, each awaited at the client', async () => {
+  it('pickup latency: one commit at a time, each awaited at the client', async ({ client, fx }) => {
     const start = fx.store.viewerHead(runId)?.currentRevision ?? 0;
     const live = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: start }, 'latency').collector;
     const latencies: number[] = [];

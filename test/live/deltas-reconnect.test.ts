@@ -1,5 +1,5 @@
 /** A client that drops its socket and resubscribes with its last seen revision misses nothing. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   commitMarker,
   deltaEvents,
@@ -16,18 +16,11 @@ import {
   type DeltasData,
 } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 describe('workflowRunDeltas: reconnect with the last seen revision', () => {
-  let fx: TestServer;
-  beforeAll(async () => {
-    fx = await startTestServer();
-  });
-  afterAll(async () => {
-    await fx.close();
-  });
 
-  it('graphql-ws client disposed: the 5 revisions committed meanwhile arrive exactly once after resubscribing', async () => {
+  it('graphql-ws client disposed: the 5 revisions committed meanwhile arrive exactly once after resubscribing', async ({ fx }) => {
     const runId = 'run-reconnect';
     await reserveRun(fx, runId);
     const first = wsClient(fx.url);
@@ -55,7 +48,7 @@ describe('workflowRunDeltas: reconnect with the last seen revision', () => {
     }
   });
 
-  it('socket terminated abruptly (no complete message): the server drops the subscription; resubscribing misses nothing', async () => {
+  it('socket terminated abruptly (no complete message): the server drops the subscription; resubscribing misses nothing', async ({ fx }) => {
     const runId = 'run-terminate';
     await reserveRun(fx, runId);
     const raw = await openRawWs(fx.url);

@@ -2,8 +2,7 @@
  * Cursors that cannot be served (0, ahead of the run, outside the 256-revision window) start
  * with ViewerSnapshotRequired, then the stream continues after its currentRevision.
  */
-import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   commitMarker,
   deltaEvents,
@@ -15,10 +14,9 @@ import {
   subscribeWs,
   untilRevision,
   withoutRecordedAt,
-  wsClient,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 function snapshot(runId: string, currentRevision: number, retainedFromRevision: number): unknown {
   return {
@@ -31,18 +29,8 @@ function snapshot(runId: string, currentRevision: number, retainedFromRevision: 
 }
 
 describe('workflowRunDeltas: ViewerSnapshotRequired', () => {
-  let fx: TestServer;
-  let client: Client;
-  beforeAll(async () => {
-    fx = await startTestServer();
-    client = wsClient(fx.url);
-  });
-  afterAll(async () => {
-    await client.dispose();
-    await fx.close();
-  });
 
-  it('cursor 0 and a cursor ahead of the run: snapshot first, then the next commit', async () => {
+  it('cursor 0 and a cursor ahead of the run: snapshot first, then the next commit', async ({ client, fx }) => {
     const runId = 'run-small';
     await reserveRun(fx, runId);
     for (let k = 1; k <= 3; k += 1) commitMarker(fx.store, runId, k); // revisions 2..4
@@ -59,7 +47,7 @@ describe('workflowRunDeltas: ViewerSnapshotRequired', () => {
     }
   });
 
-  it('300 revisions: cursors outside the window get a snapshot (exact revisions); the window edge replays', async () => {
+  it('300 revisions: cursors outside the window get a snapshot (exact revisions); the window edge replays', async ({ client, fx }) => {
     const runId = 'run-long';
     await reserveRun(fx, runId);
     for (let k = 1; k <= 300; k += 1) commitMarker(fx.store, runId, k); // revisions 2..301

@@ -4,8 +4,7 @@
  * before the feed's watcher took its baseline must still wake it. The commit is placed exactly
  * in that window by wrapping the store read the subscriber makes last before it waits.
  */
-import type { Client } from 'graphql-ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect } from 'vitest';
 import { WorkflowStore } from '../../src/store/index.js';
 import {
   commitMarker,
@@ -15,36 +14,29 @@ import {
   revisionsOf,
   subscribeWs,
   untilRevision,
-  wsClient,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 /** A guard far above the 25 ms poll interval, far below the test timeout. */
 const PICKUP_MS = 5_000;
 
 describe('change feed: commits of another connection inside the wait window', () => {
-  let fx: TestServer;
   let other: WorkflowStore;
-  let client: Client;
   const restore: Array<() => void> = [];
-  beforeAll(async () => {
-    fx = await startTestServer();
+  it.beforeAll(async ({ fx }) => {
     // A second connection to the same file: its commits bypass the server's commit hook.
     other = WorkflowStore.open({ path: fx.dbPath, projectPath: fx.dir });
-    client = wsClient(fx.url);
   });
   afterEach(() => {
     for (const undo of restore.splice(0)) undo();
   });
   afterAll(async () => {
-    await client.dispose();
     other.close();
-    await fx.close();
   });
 
-  it('workflowRunDeltas: a commit between the head check and the watcher baseline is delivered', async () => {
+  it('workflowRunDeltas: a commit between the head check and the watcher baseline is delivered', async ({ client, fx }) => {
     const runId = 'run-race-deltas';
     await reserveRun(fx, runId);
     const { collector, unsubscribe } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 });
@@ -84,7 +76,7 @@ describe('change feed: commits of another connection inside the wait window', ()
     expect(revisionsOf(collector.events)).toEqual(range(2, 4));
   });
 
-  it('workflowRunLineageUpdated: a commit between the chain read and the next wait is emitted', async () => {
+  it('workflowRunLineageUpdated: a commit between the chain read and the next wait is emitted', async ({ client, fx }) => {
     const root = 'run-race-lineage';
     await reserveRun(fx, root);
     // Alone on the feed: nobody else keeps its poll timer running.

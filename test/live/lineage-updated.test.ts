@@ -2,11 +2,11 @@
  * workflowRunLineageUpdated(rootRunId): every run of the chain that changed, and every run that
  * joined it (continuation, restart), once per wake-up, oldest first; runs of other chains never.
  */
-import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitMarker, reserveRun, subscribeWs, wsClient } from '../helpers/live-fixtures.js';
+import { describe, expect } from 'vitest';
+import { commitMarker, reserveRun, subscribeWs } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { claim, park, reserve, reserveInput, restart, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { claim, park, reserve, reserveInput, restart, settle } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 const LINEAGE = /* GraphQL */ `
   subscription Lineage($rootRunId: String!) {
@@ -36,18 +36,8 @@ interface LineageRun {
 type LineageData = { workflowRunLineageUpdated: LineageRun };
 
 describe('workflowRunLineageUpdated', () => {
-  let fx: TestServer;
-  let client: Client;
-  beforeAll(async () => {
-    fx = await startTestServer();
-    client = wsClient(fx.url);
-  });
-  afterAll(async () => {
-    await client.dispose();
-    await fx.close();
-  });
 
-  it('changes of any run of the chain and runs joining it (continuation, restart) are emitted; other chains are not', async () => {
+  it('changes of any run of the chain and runs joining it (continuation, restart) are emitted; other chains are not', async ({ client, fx }) => {
     const session = 'session-lineage';
     const root = 'run-root';
     const continuation = 'run-continuation';
@@ -131,7 +121,7 @@ describe('workflowRunLineageUpdated', () => {
     expect(collector.events).toHaveLength(9);
   });
 
-  it('unsubscribing releases its feed waiter at once, without waiting for a commit', async () => {
+  it('unsubscribing releases its feed waiter at once, without waiting for a commit', async ({ client, fx }) => {
     const root = 'run-lineage-unsubscribe';
     await reserveRun(fx, root);
     const waiting = fx.server.feed.waiterCount;
@@ -141,7 +131,7 @@ describe('workflowRunLineageUpdated', () => {
     await feedWaiters(fx.server, waiting, 'the waiter is gone', 5_000);
   });
 
-  it('an unknown root is a NOT_FOUND error', async () => {
+  it('an unknown root is a NOT_FOUND error', async ({ client }) => {
     const { collector } = subscribeWs<LineageData>(client, LINEAGE, { rootRunId: 'run-missing' });
     await collector.ended();
     expect(collector.events).toHaveLength(1);
@@ -152,7 +142,7 @@ describe('workflowRunLineageUpdated', () => {
     });
   });
 
-  it('a run that is not a root is a BAD_USER_INPUT error', async () => {
+  it('a run that is not a root is a BAD_USER_INPUT error', async ({ client, fx }) => {
     const session = 'session-not-root';
     await reserve(fx, reserveInput('run-nr-root', { originSessionId: session }));
     await claim(fx, 'run-nr-root', 'token-nr');

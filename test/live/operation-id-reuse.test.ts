@@ -3,7 +3,7 @@
  * TCP write runs exactly one stream for c; nothing arrives for an id after its `complete`; nothing
  * is left waiting on the change feed (src/server/ws-operation-ids.ts).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   commitMarker,
   DELTAS_SUBSCRIPTION,
@@ -19,7 +19,8 @@ import {
   type StreamResult,
 } from '../helpers/live-fixtures.js';
 import { feedWaiters, streamsWaiting } from '../helpers/server-signals.js';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { type TestServer } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 /** A `subscribe` message for the deltas of `runId` after `afterRevision` (null: live only). */
 function subscribeDeltas(id: string, runId: string, afterRevision: number | null): ProtocolMessage {
@@ -43,33 +44,26 @@ function untilSent(raw: RawWs, id: string, revision: number): Promise<void> {
 }
 
 describe('graphql-ws operation ids', () => {
-  let fx: TestServer;
   const sockets: RawWs[] = [];
-  beforeAll(async () => {
-    fx = await startTestServer();
-  });
-  afterEach(async () => {
+  it.afterEach(async ({ fx }) => {
     for (const raw of sockets.splice(0)) {
       raw.ws.close();
       await raw.closed;
     }
     await streamsWaiting(fx.server, { subscribers: 0, waiters: 0 }, 'no stream left (none waits on the feed) once the sockets closed');
   });
-  afterAll(async () => {
-    await fx.close();
-  });
 
-  async function connect(): Promise<RawWs> {
+  async function connect(fx: TestServer): Promise<RawWs> {
     const raw = await openRawWs(fx.url);
     sockets.push(raw);
     await raw.initAndAck();
     return raw;
   }
 
-  it('subscribe c, complete c, subscribe c in one write: one stream for c, nothing after its complete', async () => {
+  it('subscribe c, complete c, subscribe c in one write: one stream for c, nothing after its complete', async ({ fx }) => {
     const runId = 'run-reuse-starting';
     await reserveRun(fx, runId);
-    const raw = await connect();
+    const raw = await connect(fx);
     sendInOneWrite(raw, [subscribeDeltas('c', runId, null), { type: 'complete', id: 'c' }, subscribeDeltas('c', runId, null)]);
     raw.send(subscribeDeltas('d', runId, null));
     await pingPong(raw); // the server has handled all four messages
@@ -93,10 +87,10 @@ describe('graphql-ws operation ids', () => {
     expect(raw.messages.completed).toBe(false); // the socket stayed open
   });
 
-  it('complete c and subscribe c in one write while c streams: the new c alone continues', async () => {
+  it('complete c and subscribe c in one write while c streams: the new c alone continues', async ({ fx }) => {
     const runId = 'run-reuse-streaming';
     await reserveRun(fx, runId);
-    const raw = await connect();
+    const raw = await connect(fx);
     raw.send(subscribeDeltas('c', runId, null));
     await feedWaiters(fx.server, 1, 'c waits on the feed');
     const first = commitMarker(fx.store, runId, 1);
@@ -111,19 +105,19 @@ describe('graphql-ws operation ids', () => {
     expect(sentFor(raw, 'c')).toEqual([`next@${first}`, `next@${second}`]);
   });
 
-  it('subscribe c twice without a complete: the socket closes with 4409 and nothing waits', async () => {
+  it('subscribe c twice without a complete: the socket closes with 4409 and nothing waits', async ({ fx }) => {
     const runId = 'run-reuse-duplicate';
     await reserveRun(fx, runId);
-    const raw = await connect();
+    const raw = await connect(fx);
     sendInOneWrite(raw, [subscribeDeltas('c', runId, null), subscribeDeltas('c', runId, null)]);
     expect(await raw.closed).toEqual({ code: 4409, reason: 'Subscriber for c already exists' });
   });
 
-  it('a replaying subscription completed and reused in one write replays once, for the new cursor only', async () => {
+  it('a replaying subscription completed and reused in one write replays once, for the new cursor only', async ({ fx }) => {
     const runId = 'run-reuse-replay';
     await reserveRun(fx, runId);
     const revisions = [1, 2, 3].map((marker) => commitMarker(fx.store, runId, marker));
-    const raw = await connect();
+    const raw = await connect(fx);
     const stream = raw.subscribe<DeltasData>('e', DELTAS_SUBSCRIPTION, { runId, afterRevision: revisions[2] });
     sendInOneWrite(raw, [{ type: 'complete', id: 'e' }, subscribeDeltas('e', runId, revisions[1] as number)]);
     await untilRevision(stream, revisions[2] as number);

@@ -3,12 +3,12 @@
  * continuation reserved on the parent) it emits the run as committed, nested fields included
  * (fresh loaders per event: a second claim, a new continuation, the parent's new state show).
  */
-import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { WorkflowStore } from '../../src/store/index.js';
-import { EventCollector, reserveRun, subscribeWs, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
+import { EventCollector, reserveRun, subscribeWs, type StreamResult } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { claim, park, reserve, reserveInput, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { claim, park, reserve, reserveInput, settle, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 const RUN_FIELDS = /* GraphQL */ `
   fragment LiveRun on WorkflowRun {
@@ -46,16 +46,6 @@ function summaryRevisionsAfter(store: WorkflowStore, runId: string, after: numbe
 }
 
 describe('workflowRunUpdated', () => {
-  let fx: TestServer;
-  let client: Client;
-  beforeAll(async () => {
-    fx = await startTestServer();
-    client = wsClient(fx.url);
-  });
-  afterAll(async () => {
-    await client.dispose();
-    await fx.close();
-  });
 
   /**
    * Runs `op` (one transaction), then awaits exactly the one event its summary revisions
@@ -63,7 +53,7 @@ describe('workflowRunUpdated', () => {
    * equals the run as a query reads it right after the commit.
    */
   async function step(
-    collector: EventCollector<StreamResult<{ workflowRunUpdated: LiveRun }>>,
+    fx: TestServer, collector: EventCollector<StreamResult<{ workflowRunUpdated: LiveRun }>>,
     runId: string,
     op: () => Promise<unknown>,
   ): Promise<LiveRun> {
@@ -82,7 +72,7 @@ describe('workflowRunUpdated', () => {
     return workflowRun;
   }
 
-  it('claim, park, second claim, settle of a continuation; a continuation reserved on the parent', async () => {
+  it('claim, park, second claim, settle of a continuation; a continuation reserved on the parent', async ({ client, fx }) => {
     const parentId = 'run-parent';
     const childId = 'run-child';
     const session = 'session-updated';
@@ -91,14 +81,14 @@ describe('workflowRunUpdated', () => {
     const parentUpdates = subscribeWs<{ workflowRunUpdated: LiveRun }>(client, UPDATED, { runId: parentId }, 'parent').collector;
     await feedWaiters(fx.server, waiting + 1, 'the parent subscription waits');
 
-    const claimedParent = await step(parentUpdates, parentId, () => claim(fx, parentId, 'token-parent'));
+    const claimedParent = await step(fx, parentUpdates, parentId, () => claim(fx, parentId, 'token-parent'));
     expect(claimedParent).toMatchObject({ queueStatus: 'STARTING', claim: { ownerId: 'runner-1', leaseGeneration: 1 }, continuation: null });
     fx.clock.advance(1_000);
-    const parkedParent = await step(parentUpdates, parentId, () => park(fx, parentId, 'token-parent'));
+    const parkedParent = await step(fx, parentUpdates, parentId, () => park(fx, parentId, 'token-parent'));
     expect(parkedParent).toMatchObject({ queueStatus: 'PARKED', claim: null, continuation: null });
     fx.clock.advance(1_000);
     // Reserving the continuation bumps the parent: its event shows the new continuation.
-    const doneParent = await step(parentUpdates, parentId, () =>
+    const doneParent = await step(fx, parentUpdates, parentId, () =>
       reserve(fx, reserveInput(childId, { originSessionId: session, parentRunId: parentId, lineageKind: 'CONTINUATION' })),
     );
     expect(doneParent).toMatchObject({ queueStatus: 'DONE', continuation: { runId: childId, queueStatus: 'QUEUED' } });
@@ -106,23 +96,23 @@ describe('workflowRunUpdated', () => {
     const childUpdates = subscribeWs<{ workflowRunUpdated: LiveRun }>(client, UPDATED, { runId: childId }, 'child').collector;
     await feedWaiters(fx.server, waiting + 2, 'both subscriptions wait');
     fx.clock.advance(1_000);
-    const claimed = await step(childUpdates, childId, () => claim(fx, childId, 'token-1', { runnerId: 'runner-1' }));
+    const claimed = await step(fx, childUpdates, childId, () => claim(fx, childId, 'token-1', { runnerId: 'runner-1' }));
     expect(claimed).toMatchObject({
       queueStatus: 'STARTING',
       claim: { ownerId: 'runner-1', leaseGeneration: 1, expiresAt: fx.clock.iso(60_000) },
       parent: { runId: parentId, queueStatus: 'DONE' },
     });
     fx.clock.advance(1_000);
-    const parked = await step(childUpdates, childId, () => park(fx, childId, 'token-1'));
+    const parked = await step(fx, childUpdates, childId, () => park(fx, childId, 'token-1'));
     expect(parked).toMatchObject({ queueStatus: 'PARKED', claim: null });
     fx.clock.advance(1_000);
-    const reclaimed = await step(childUpdates, childId, () => claim(fx, childId, 'token-2', { runnerId: 'runner-2', leaseMs: 30_000 }));
+    const reclaimed = await step(fx, childUpdates, childId, () => claim(fx, childId, 'token-2', { runnerId: 'runner-2', leaseMs: 30_000 }));
     expect(reclaimed).toMatchObject({
       queueStatus: 'STARTING',
       claim: { ownerId: 'runner-2', leaseGeneration: 2, expiresAt: fx.clock.iso(30_000) },
     });
     fx.clock.advance(1_000);
-    const settled = await step(childUpdates, childId, () => settle(fx, childId, 'token-2', 'FAILED', { error: 'boom' }));
+    const settled = await step(fx, childUpdates, childId, () => settle(fx, childId, 'token-2', 'FAILED', { error: 'boom' }));
     expect(settled).toMatchObject({ status: 'FAILED', queueStatus: 'FAILED', claim: null, errorMessage: 'boom' });
 
     // One event per change, each showing the state that change committed, never an older one.
@@ -137,7 +127,7 @@ describe('workflowRunUpdated', () => {
     expect(parentUpdates.events).toHaveLength(3);
   });
 
-  it('a revision without a summary delta (a timeline change) emits nothing', async () => {
+  it('a revision without a summary delta (a timeline change) emits nothing', async ({ client, fx }) => {
     const runId = 'run-quiet';
     await reserveRun(fx, runId);
     const waiting = fx.server.feed.waiterCount;

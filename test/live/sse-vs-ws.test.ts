@@ -1,6 +1,5 @@
 /** SSE (`accept: text/event-stream`) and graphql-ws deliver the same events for the same commits. */
-import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   commitMarker,
   deltaEvents,
@@ -12,26 +11,15 @@ import {
   subscribeWs,
   untilRevision,
   withoutRecordedAt,
-  wsClient,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { closeAfterSse } from '../helpers/live-fixtures.js';
-import { claim, park, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { claim, park } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 describe('SSE and graphql-ws', () => {
-  let fx: TestServer;
-  let client: Client;
-  beforeAll(async () => {
-    fx = await startTestServer();
-    client = wsClient(fx.url);
-  });
-  afterAll(async () => {
-    await client.dispose();
-    await closeAfterSse(fx);
-  });
 
-  it('identical sequences (replay, snapshot, live, store transitions) for the same commits', async () => {
+  it('identical sequences (replay, snapshot, live, store transitions) for the same commits', async ({ client, fx }) => {
     const runId = 'run-sse';
     await reserveRun(fx, runId);
     for (let k = 1; k <= 3; k += 1) commitMarker(fx.store, runId, k); // 2..4

@@ -5,8 +5,8 @@ import {
   expectStoreError,
   sha256Hex,
   type TestStore,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 import { storeInternals, connectionOf } from '../helpers/store-internals.js';
 
 describe('canonical JSON (STORE.md §2.1)', () => {

@@ -13,8 +13,8 @@ import {
   terminalRun,
   TestClock,
   type TestStore,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 import { storeInternals } from '../helpers/store-internals.js';
 
 function next(t: TestStore, overrides: Partial<ClaimNextWorkflowRunInput> = {}): string | undefined {

@@ -6,8 +6,8 @@ import {
   leaseOf,
   reserve,
   type TestStore,
-  storeTest,
 } from '../helpers/store-fixtures.js';
+import { storeTest } from '../helpers/store-test.js';
 
 const WORKER = fileURLToPath(new URL('../helpers/claim-race-worker.ts', import.meta.url));
 const RUNS = 200;

@@ -21,8 +21,8 @@ import {
   terminalRun,
   viewerHead,
   type TestStore,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 import { storeInternals } from '../helpers/store-internals.js';
 
 const open = (t: TestStore, runId: string) =>

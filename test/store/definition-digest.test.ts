@@ -10,8 +10,8 @@ import {
   expectStoreError,
   reserveInput,
   WORKFLOW_REF,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 
 /** A reservation by snapshot: {@link reserveInput} without digest and source. */
 function byDefinition(runId: string) {

@@ -11,8 +11,8 @@ import {
   openTestStore,
   reserve,
   type TestStore,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 let feed: ChangeFeed;
 it.beforeEach(({ t }) => {
   feed = new ChangeFeed(t.store, { pollIntervalMs: 25 });

@@ -24,8 +24,8 @@ import {
   T0,
   tempDir,
   type TestStore,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 import { connectionOf } from '../helpers/store-internals.js';
 import { createPiWorkflowsFile } from '../helpers/pi-workflows-file.js';
 let feed: ChangeFeed;

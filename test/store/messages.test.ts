@@ -8,8 +8,8 @@ import {
   sha256Hex,
   snapshotTables,
   type TestStore,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 import { storeInternals } from '../helpers/store-internals.js';
 it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1', { originSessionId: 'S' });

@@ -16,8 +16,8 @@ import {
   parkedWaitingRun,
   reserve,
   rowOf,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1');
   claim(t.store, 'run-1', 'runner-1', 'tok');

@@ -14,8 +14,8 @@ import {
   targetsAfter,
   viewerHead,
   type TestStore,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 import { storeInternals } from '../helpers/store-internals.js';
 
 function openRequest(t: TestStore, runId: string): void {

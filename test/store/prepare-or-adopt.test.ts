@@ -15,8 +15,8 @@ import {
   terminalRun,
   viewerRevisions,
   WORKFLOW_REF,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 
 const CLAIM = { runnerId: 'runner-1', claimToken: 'tok-1', leaseMs: 30_000 };
 

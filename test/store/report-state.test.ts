@@ -10,8 +10,8 @@ import {
   targetsAfter,
   terminalRun,
   viewerHead,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1', { executionMode: 'headless' });
   claim(t.store, 'run-1', 'host-1', 'tok');

@@ -22,8 +22,8 @@ import {
   viewerRevisions,
   WORKFLOW_REF,
   type TestStore,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 
 const FINGERPRINT = 'ab'.repeat(32);
 

@@ -10,8 +10,8 @@ import {
   terminalRun,
   WORKFLOW_REF,
   type TestStore,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 
 const SESSION = 'session-root';
 const CLAIM = { runnerId: 'runner-r', claimToken: 'restart-token', leaseMs: 60_000 };

@@ -10,8 +10,8 @@ import {
   targetsAfter,
   viewerHead,
   WORKFLOW_REF,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1');
 });

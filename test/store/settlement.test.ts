@@ -17,8 +17,8 @@ import {
   targetsAfter,
   viewerHead,
   type TestStore,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 import { storeInternals, connectionOf } from '../helpers/store-internals.js';
 
 const content = (triggerTurn: boolean) => ({

@@ -6,8 +6,8 @@ import {
   sha256Hex,
   terminalRun,
   WORKFLOW_REF,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 
 /** SHA-256 of canonical {workflowRef, input, status, finalOutput, error, reason} (STORE.md §7.1, §13.2). */
 function expected(facts: { input: unknown; status: string; finalOutput: unknown; error: string | null; reason: string | null }): string {

@@ -17,8 +17,8 @@ import {
   SUMMARY_REPLAY,
   targetsAfter,
   viewerHead,
-  storeTest as it,
 } from '../helpers/store-fixtures.js';
+import { storeTest as it } from '../helpers/store-test.js';
 it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1', { executionMode: 'headless' });
   claim(t.store, 'run-1', 'runner-1', 'tok');

@@ -1,0 +1,66 @@
+/**
+ * `test` (vitest `test.extend`) for the tests over a real server, with automatic teardown:
+ *
+ * - `fx` (file scope): {@link startTestServer} with `serverOptions`, shared by the file's tests,
+ *   closed after the last one (every HTTP connection dropped first, see `closeAfterSse`).
+ *   Options per file: `serverTest.extend('serverOptions', { scope: 'file' }, { token: 'x' })`.
+ * - `client` (file scope): one graphql-ws client of `fx` (`wsClient`), disposed before the server.
+ * - `ws` (per test): a factory of graphql-ws clients (`ws({ token })`), each disposed after the test.
+ * - `sse` (per test): a factory of SSE subscriptions to `fx` (`subscribeSse`), each closed after the test.
+ *
+ * A test names what it uses (`async ({ fx, client }) => …`); nothing it does not name starts.
+ */
+import type { Client } from 'graphql-ws';
+import { test } from 'vitest';
+import { closeAfterSse, subscribeSse, wsClient, type SseSubscription, type WsClientOptions } from './live-fixtures.js';
+import { startTestServer, type TestServerOptions } from './server-fixture.js';
+
+/** Opens an SSE subscription to the fixture's server (arguments of `subscribeSse` after the URL). */
+export type SseFactory = <TData>(
+  query: string,
+  variables?: Record<string, unknown>,
+  headers?: Record<string, string>,
+  label?: string,
+) => SseSubscription<TData>;
+
+/** See the module comment. */
+export const serverTest = test
+  .extend('serverOptions', { scope: 'file' }, {} as TestServerOptions)
+  .extend('fx', { scope: 'file' }, async ({ serverOptions }, { onCleanup }) => {
+    const fx = await startTestServer(serverOptions);
+    onCleanup(() => closeAfterSse(fx));
+    return fx;
+  })
+  .extend('client', { scope: 'file' }, async ({ fx }, { onCleanup }) => {
+    const client: Client = wsClient(fx.url);
+    onCleanup(() => client.dispose());
+    return client;
+  })
+  .extend('ws', async ({ fx }, { onCleanup }) => {
+    const clients: Client[] = [];
+    onCleanup(async () => {
+      await Promise.all(clients.map((client) => client.dispose()));
+    });
+    return (options?: WsClientOptions): Client => {
+      const client = wsClient(fx.url, options);
+      clients.push(client);
+      return client;
+    };
+  })
+  .extend('sse', async ({ fx }, { onCleanup }) => {
+    const subscriptions: Array<SseSubscription<unknown>> = [];
+    onCleanup(() => {
+      for (const subscription of subscriptions) subscription.close();
+    });
+    const open: SseFactory = <TData>(
+      query: string,
+      variables?: Record<string, unknown>,
+      headers?: Record<string, string>,
+      label?: string,
+    ): SseSubscription<TData> => {
+      const subscription = subscribeSse<TData>(fx.url, query, variables, headers, label);
+      subscriptions.push(subscription as SseSubscription<unknown>);
+      return subscription;
+    };
+    return open;
+  });
