@@ -30,6 +30,7 @@ import { measureMutationOverhead } from './mutation-overhead.js';
 import { measurePiWorkflowsFile } from './pi-workflows-file.js';
 import { measureRunChanges } from './run-changes.js';
 import { measureRunLists } from './run-lists.js';
+import { measureScale } from './scale.js';
 import { renderTable, type Figure } from './stats.js';
 import { renderTargetTable, targetRows } from './targets.js';
 import { measureWriteRate } from './write-rate.js';
@@ -42,6 +43,7 @@ const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Figure[]>> =
   'cross-process': measureCrossProcess,
   'write-rate': measureWriteRate,
   'lock-wait': measureLockWait,
+  scale: measureScale,
   'pi-workflows-file': measurePiWorkflowsFile,
   'run-changes': measureRunChanges,
   'live-queries': measureLiveQueries,
