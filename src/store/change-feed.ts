@@ -2,6 +2,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { DeltaReadCache } from './delta-read-cache.js';
+import { RunChangeReadCache, type RunChangePage } from './run-change-read-cache.js';
 import * as follow from './feed-follow.js';
 import type { FollowOptions, RunDeltaEvent } from './feed-follow.js';
 import { followRunChanges, type RunChangeEvent } from './feed-run-changes.js';
@@ -68,6 +69,7 @@ export class ChangeFeed {
   private tickScheduled = false;
   private closed = false;
   private readonly cache: DeltaReadCache;
+  private readonly runChangeCache: RunChangeReadCache;
   /**
    * Run heads read since the last commit was noticed (cleared by {@link scheduleTick}): after
    * a fan-out every subscriber of a run checks its head again before waiting, and this
@@ -92,6 +94,10 @@ export class ChangeFeed {
     this.store = store;
     this.pollIntervalMs = options.pollIntervalMs;
     this.cache = new DeltaReadCache((runId, afterRevision, limit) => store.readViewerDeltas(runId, afterRevision, limit));
+    this.runChangeCache = new RunChangeReadCache(
+      (afterSeq, limit) => store.readRunChanges(afterSeq, limit),
+      () => this.ticks,
+    );
     this.unsubscribeCommit = store.onCommit(() => this.ownCommit());
   }
 
@@ -200,6 +206,18 @@ export class ChangeFeed {
    */
   readDeltas(runId: string, afterRevision: number, limit: number, knownHead?: number): ViewerDeltaRead | undefined {
     return this.cache.read(runId, afterRevision, limit, knownHead);
+  }
+
+  /**
+   * Reads the run change log after a position like `WorkflowStore.readRunChanges`, sharing the
+   * read and its event objects between followers at the same position during one wake-up (see
+   * {@link RunChangeReadCache}).
+   *
+   * @param afterSeq a position of the log (≥ 0)
+   * @param limit at most this many runs
+   */
+  readRunChanges(afterSeq: number, limit: number): RunChangePage {
+    return this.runChangeCache.read(afterSeq, limit);
   }
 
   /**

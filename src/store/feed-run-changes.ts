@@ -20,6 +20,7 @@ import type { ChangeFeed } from './change-feed.js';
 import { stream, type FollowOptions } from './feed-follow.js';
 import { decodeRunChangeCursor, encodeRunChangeCursor } from './run-change-cursor.js';
 import type { RunChangeRow } from './run-change-log.js';
+import type { RunChangeRecord } from './run-change-read-cache.js';
 import { matchesFilter, matchesFixedParts, mayHaveMatched, type WorkflowRunFilter } from './run-filter.js';
 import type { WorkflowRunRecord } from './run-records.js';
 import type { WorkflowStore } from './workflow-store.js';
@@ -29,8 +30,11 @@ export const READ_PAGE = 64;
 
 /** One event of {@link followRunChanges}. */
 export type RunChangeEvent =
-  /** A run created or changed; `cursor` resumes after it. */
-  | { kind: 'change'; cursor: string; run: WorkflowRunRecord }
+  /**
+   * A run created or changed; `cursor` resumes after it. Followers at the same position in one
+   * wake-up get the same object (see `RunChangeReadCache`).
+   */
+  | RunChangeRecord
   /**
    * The cursor cannot be replayed (another database, ahead of the head, or older than what the
    * file keeps): re-query the list, then continue after `cursor` (the stream goes on by itself).
@@ -88,7 +92,7 @@ export function followRunChanges(
       // false once the feed closed (server shutdown): waiting again would return at once.
       if (!readNow && !(await feed.waitForChange(tick, aborted))) return;
       tick = feed.ticks;
-      const page = store.readRunChanges(cursor, READ_PAGE);
+      const page = feed.readRunChanges(cursor, READ_PAGE);
       if (cursor < page.head.floor) {
         // The file dropped what this subscriber had not read yet (pi-workflows pruning).
         cursor = page.head.head;
@@ -96,10 +100,10 @@ export function followRunChanges(
         readNow = false;
         continue;
       }
-      for (const change of page.changes) {
+      for (const { row, event } of page.changes) {
         if (aborted.aborted) return;
-        if (deliversTo(change, filter)) await push({ kind: 'change', cursor: cursorOf(change.seq), run: change.run });
-        cursor = change.seq;
+        if (deliversTo(row, filter)) await push(event);
+        cursor = row.seq;
       }
       cursor = page.scannedTo;
       // A full page may mean more is already committed: read again without waiting.

@@ -152,6 +152,20 @@ describe('workflowRunChanges', () => {
     await closed(replay);
   });
 
+  it('subscribers at the same cursor share one execution per event (graphql-ws and SSE alike)', async () => {
+    const ws = await subscribed('graphql-ws', { after: null }, 'shared-ws');
+    const sse = await subscribed('SSE', { after: null }, 'shared-sse');
+    const { executed, shared } = fx.server.sharedExecution;
+    const runId = runIdFor('shared');
+    await reserveRun(fx, runId);
+    await Promise.all([ws.collector.take(1), sse.collector.take(1)]);
+    expect(ws.collector.events).toEqual(sse.collector.events);
+    expect(fx.server.sharedExecution.executed - executed).toBe(1);
+    expect(fx.server.sharedExecution.shared - shared).toBe(1);
+    await closed(ws);
+    await closed(sse);
+  });
+
   it.each(TRANSPORTS)('%s: a cursor of another database or ahead of the head: WorkflowRunChangesResetRequired first, then live', async (transport) => {
     const { head } = fx.store.runChangeHead();
     for (const cursor of [

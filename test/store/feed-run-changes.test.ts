@@ -95,6 +95,23 @@ describe('ChangeFeed.followRunChanges: order and cursors', () => {
     await stream.return?.();
   });
 
+  it('followers at the same position share one read and the same event objects (one GraphQL execution per event)', async ({ t }) => {
+    const first = feed.followRunChanges(undefined, null);
+    const second = feed.followRunChanges(undefined, null);
+    const filtered = feed.followRunChanges({ originSessionId: 'session-2' }, null);
+    const pending = [first.next(), second.next(), filtered.next()];
+    await settle();
+    reserve(t.store, 'run-1');
+    reserve(t.store, 'run-2', { originSessionId: 'session-2' });
+    const [a, b, c] = await Promise.all(pending);
+    expect(a?.value).toBe(b?.value);
+    expect(label(a?.value as RunChangeEvent)).toBe('run-1 queued/queued r1');
+    const [a2, b2] = [await first.next(), await second.next()];
+    expect(a2.value).toBe(b2.value);
+    expect(c?.value).toBe(a2.value);
+    for (const stream of [first, second, filtered]) await stream.return?.();
+  });
+
   it('the cursor is opaque base64url of v1:<database id>:<position>; positions grow by commit', async ({ t }) => {
     const stream = feed.followRunChanges(undefined, null);
     reserve(t.store, 'run-1');
