@@ -288,7 +288,7 @@ describe('the durable order: migration 0003', () => {
 });
 
 describe('a pi-workflows state file: the order it keeps (events.event_seq), read only', () => {
-  it('replay, then live from another connection; a viewer revision without an event is no position there; a foreign cursor resets', async ({ t }) => {
+  it('replay, then live from another connection; a viewer revision without an event is no position there; a foreign or too old cursor resets', async ({ t }) => {
     const dir = tempDir('pi-feed-');
     const path = join(dir, 'state.sqlite');
     const writer = createPiWorkflowsFile(path, { line: '0.14' });
@@ -314,6 +314,16 @@ describe('a pi-workflows state file: the order it keeps (events.event_seq), read
       const foreign = piFeed.followRunChanges(undefined, cursorAt(t, 1));
       expect(await take(foreign, 1)).toEqual([{ kind: 'reset_required', cursor: Buffer.from(`v1:piwf-${T0}:4`).toString('base64url') }]);
       await foreign.return?.();
+      // pi-workflows prunes old events: a cursor below the oldest event still held cannot be
+      // replayed completely (floor = oldest kept − 1).
+      writer.run('DELETE FROM events WHERE event_seq <= 2');
+      expect(store.runChangeHead()).toEqual({ databaseId: `piwf-${T0}`, head: 4, floor: 2 });
+      const tooOld = piFeed.followRunChanges(undefined, cursorAt(t, 1, `piwf-${T0}`));
+      expect(await take(tooOld, 1)).toEqual([{ kind: 'reset_required', cursor: Buffer.from(`v1:piwf-${T0}:4`).toString('base64url') }]);
+      await tooOld.return?.();
+      const atFloor = piFeed.followRunChanges(undefined, cursorAt(t, 2, `piwf-${T0}`));
+      expect((await take(atFloor, 2)).map(label)).toEqual(['run-1 starting/queued r2', 'run-2 starting/queued r3']);
+      await atFloor.return?.();
     } finally {
       piFeed?.close();
       store?.close();
