@@ -41,21 +41,24 @@ describe('cross-process commits', () => {
   });
 
   it(`${BURST} back-to-back commits of another process: every subscriber gets each revision once, in order, with its deltas`, async ({ client, fx }) => {
-    const replay = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, 'replay').collector;
+    // From the run's current revision: the other test of this file commits on the run too.
+    const start = fx.store.viewerHead(runId)?.currentRevision as number;
+    const replay = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: start }, 'replay').collector;
     const live = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, 'live').collector;
     await feedWaiters(fx.server, 2, 'both subscriptions wait on the feed');
+    const linesBefore = writer.lines.events.length;
     writer.send(`burst ${BURST} 1`);
-    await writer.lines.until((lines) => lines.some((line) => line.done === BURST), 'the burst');
-    const last = BURST + 1;
+    await writer.lines.until((lines) => lines.slice(linesBefore).some((line) => line.done === BURST), 'the burst');
+    const last = start + BURST;
     await untilRevision(replay, last);
     await untilRevision(live, last);
-    const expected = range(2, last).map((revision) => expectedMarkerBatch(runId, revision, revision - 1));
+    const expected = range(start + 1, last).map((revision) => expectedMarkerBatch(runId, revision, revision - start));
     for (const collector of [replay, live]) {
-      expect(revisionsOf(collector.events)).toEqual(range(2, last));
+      expect(revisionsOf(collector.events)).toEqual(range(start + 1, last));
       expect(deltaEvents(collector.events).map(withoutRecordedAt)).toEqual(expected);
     }
     // recordedAt comes from the child's own clock (real time), not the server's manual clock.
-    const commits = writer.lines.events.filter((line) => typeof line.revision === 'number') as Array<{ revision: number; at: number }>;
+    const commits = writer.lines.events.slice(linesBefore).filter((line) => typeof line.revision === 'number') as Array<{ revision: number; at: number }>;
     deltaEvents(replay.events).forEach((event, index) => {
       const recordedAt = event.__typename === 'ViewerDeltaBatch' ? Date.parse(event.deltas[0]?.recordedAt ?? '') : Number.NaN;
       expect(recordedAt).toBeLessThanOrEqual(commits[index]?.at ?? 0);
