@@ -242,23 +242,35 @@ function writeBatcher(request: IncomingMessage): () => void {
  * after a ping (graphql-ws's own keep-alive; API.md transports: proxies must not cut idle
  * sockets).
  *
+ * The check runs after the event loop's next I/O phase, not in the timer itself: a pong the
+ * peer sent in time may still sit unread behind a long turn of the loop (a fan-out to tens of
+ * thousands of subscribers), and timers run before I/O is read (issue 15 item 3: at 50,000
+ * subscribers, sockets that had answered were cut with 1006).
+ *
  * @param intervalMs ms between pings; 0 or Infinity disables the keep-alive
  * @returns stops the keep-alive (call on close)
  */
 function keepAlive(socket: WebSocket, intervalMs: number): () => void {
   if (!(intervalMs > 0 && Number.isFinite(intervalMs))) return () => undefined;
-  let pongWait: NodeJS.Timeout | undefined;
+  /** A ping is out and its pong has not arrived. */
+  let awaitingPong = false;
+  const onPong = (): void => {
+    awaitingPong = false;
+  };
+  socket.on('pong', onPong);
   const interval = setInterval(() => {
     if (socket.readyState !== socket.OPEN) return;
-    pongWait = setTimeout(() => socket.terminate(), intervalMs);
-    socket.once('pong', () => {
-      clearTimeout(pongWait);
-      pongWait = undefined;
-    });
+    if (awaitingPong) {
+      setImmediate(() => {
+        if (awaitingPong && socket.readyState === socket.OPEN) socket.terminate();
+      });
+      return;
+    }
+    awaitingPong = true;
     socket.ping();
   }, intervalMs);
   return () => {
-    clearTimeout(pongWait);
     clearInterval(interval);
+    socket.off('pong', onPong);
   };
 }

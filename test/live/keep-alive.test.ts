@@ -1,5 +1,6 @@
 /** The graphql-ws server pings idle sockets every keepAliveMs (WebSocket ping frames), and the pongs keep them open. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { openRawWs, startLiveServer, type LiveServer } from '../helpers/live-fixtures.js';
 
 describe('graphql-ws keep-alive', () => {
@@ -32,5 +33,32 @@ describe('graphql-ws keep-alive', () => {
     const closed = await raw.closed;
     expect(raw.pings.events.length).toBeGreaterThanOrEqual(1);
     expect(closed.code).toBe(1006);
+  });
+
+  it('a pong that arrived while the event loop was busy keeps the socket open', async () => {
+    const raw = await openRawWs(live.url);
+    await raw.initAndAck();
+    // Right after the server's next ping, its event loop stays busy for 3 pong waits (a long
+    // fan-out): the client's pong arrives meanwhile and is read only once the loop is free.
+    const ping = WebSocket.prototype.ping;
+    let blocked = false;
+    WebSocket.prototype.ping = function (this: WebSocket, ...args: Parameters<WebSocket['ping']>) {
+      ping.apply(this, args);
+      if (blocked) return;
+      blocked = true;
+      const until = Date.now() + 600;
+      while (Date.now() < until) {
+        // busy: no timer, no I/O
+      }
+    };
+    try {
+      await raw.pings.take(3);
+      expect(blocked).toBe(true);
+      expect(raw.ws.readyState).toBe(raw.ws.OPEN);
+    } finally {
+      WebSocket.prototype.ping = ping;
+      raw.ws.close();
+      await raw.closed;
+    }
   });
 });
