@@ -1,15 +1,16 @@
 /**
  * Benchmark `live-queries` (issue 13 §5): `@live` queries over graphql-ws.
  *
- * 1. Push latency and server CPU per re-execution at 100 and 1,000 live queries of one run
+ * 1. Push latency and server CPU per live-query update at 100 and 1,000 live queries of one run
  *    (`workflowRun(runId:) { id runId status queueStatus presentationRevision updatedAt }`),
  *    50 per WebSocket, held by 2 client processes (bench/live-query-client.ts); the server runs
  *    alone in its own process at its default throttle (250 ms). The server commits one viewer
  *    revision on IPC command, at least 300 ms after the previous one (so the throttle never
  *    delays a push) and only once every live query showed the previous one. Latency = receipt
- *    `Date.now()` in the client − commit stamp (same clock). CPU per re-execution = server CPU
- *    (user + system) over the commit phase ÷ live-query executions in it (the commits, the
- *    change-feed wake-ups and the sends included).
+ *    `Date.now()` in the client − commit stamp (same clock). CPU per update = server CPU
+ *    (user + system) over the commit phase ÷ live-query updates in it, re-executions plus results
+ *    shared between equal live queries (the commits, the change-feed wake-ups and the sends
+ *    included).
  * 2. What an idle live page costs the server: server CPU per second of wall time with no client,
  *    then with 1 and with 100 idle page sessions (one WebSocket each holding a live run list
  *    and a live run), nothing committed.
@@ -31,6 +32,7 @@ const COMMIT_GAP_MS = THROTTLE_MS + 50;
 interface LiveStats {
   active: number;
   executions: number;
+  shared: number;
   pushes: number;
   trackedIdentifiers: number;
 }
@@ -62,8 +64,10 @@ interface PushResult {
   latency: IntHistogram;
   missing: number;
   errors: string[];
-  cpuPerExecutionUs: number;
+  /** Server CPU ÷ live-query updates (re-executions + shared results), µs. */
+  cpuPerUpdateUs: number;
   executions: number;
+  shared: number;
   revisions: number;
 }
 
@@ -110,7 +114,8 @@ async function pushPhase(context: BenchContext, liveQueries: number, revisions: 
       errors.push(...report.errors);
     }
     const executions = after.executions - before.executions;
-    return { latency, missing, errors, executions, revisions: Object.keys(commits).length, cpuPerExecutionUs: cpuUs / Math.max(1, executions) };
+    const shared = after.shared - before.shared;
+    return { latency, missing, errors, executions, shared, revisions: Object.keys(commits).length, cpuPerUpdateUs: cpuUs / Math.max(1, executions + shared) };
   } finally {
     await Promise.all(clients.map((client) => client.stop()));
     await server.child.stop();
@@ -159,7 +164,7 @@ export async function measureLiveQueries(context: BenchContext): Promise<Figure[
     const label = `${count.toLocaleString('en-US')} live queries`;
     const note =
       result.missing === 0 && result.errors.length === 0
-        ? `${result.revisions} commits, ${result.executions} re-executions`
+        ? `${result.revisions} commits, ${result.executions} re-executions, ${result.shared} shared results`
         : `${result.missing} pushes missing, errors: ${result.errors.slice(0, 2).join('; ')}`;
     figures.push(
       {
@@ -173,11 +178,11 @@ export async function measureLiveQueries(context: BenchContext): Promise<Figure[
       },
       {
         bench: BENCH,
-        name: `server CPU per re-execution, ${label}`,
+        name: `server CPU per live-query update, ${label}`,
         unit: 'µs',
-        value: result.cpuPerExecutionUs,
-        n: result.executions,
-        note: 'commit phase CPU ÷ executions',
+        value: result.cpuPerUpdateUs,
+        n: result.executions + result.shared,
+        note: 'commit phase CPU ÷ (re-executions + shared results); equal live queries execute once per change',
       },
     );
   }

@@ -160,8 +160,8 @@ serveRequests({
 
   /** The `@live` query counters (src/server/live-queries.ts). */
   liveStats() {
-    const { active, executions, pushes, trackedIdentifiers } = running().liveQueries;
-    return { active, executions, pushes, trackedIdentifiers };
+    const { active, executions, shared, pushes, trackedIdentifiers } = running().liveQueries;
+    return { active, executions, shared, pushes, trackedIdentifiers };
   },
 
   resetStatements() {

@@ -22,7 +22,7 @@
  */
 import { getLiveDirectiveArgumentValues, getLiveDirectiveNode, NoLiveMixedWithDeferStreamRule } from '@n1ru4l/graphql-live-query';
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
-import { getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
@@ -59,6 +59,11 @@ export interface LiveQueryStats {
   readonly executions: number;
   /** Results pushed since start (initial ones included; unchanged results are not pushed). */
   readonly pushes: number;
+  /**
+   * Re-executions answered with the result of an equal live query's re-execution after the same
+   * invalidation (same document, operation, variables and scope), instead of executing again.
+   */
+  readonly shared: number;
   /**
    * Calls `listener` with {@link active} after every start and stop of a live query (a stopped
    * one has released its identifiers by then): tests await "every live query stopped" on it.
@@ -138,7 +143,16 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
     validateThrottleValue: () => undefined,
   });
   const perConnection = new Map<object | string, number>();
-  const counters = { active: 0, executions: 0, pushes: 0 };
+  const counters = { active: 0, executions: 0, pushes: 0, shared: 0 };
+  // +1 at every invalidation: equal live queries re-executed for the same one share a result.
+  let invalidations = 0;
+  const invalidatable = {
+    invalidate(identifiers: string[]) {
+      invalidations += 1;
+      return store.invalidate(identifiers);
+    },
+  };
+  const groups = new Map<string, SharingGroup>();
   const activeListeners = new Set<(active: number) => void>();
   const activeChanged = (): void => {
     for (const listener of activeListeners) listener(counters.active);
@@ -152,7 +166,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
     perConnection.set(connection, held + 1);
     counters.active += 1;
     if (stopInvalidation === undefined && !closed) {
-      stopInvalidation = startLiveInvalidation(options.changes, store, options.queryFields, options.logger);
+      stopInvalidation = startLiveInvalidation(options.changes, invalidatable, options.queryFields, options.logger);
     }
     activeChanged();
     return true;
@@ -183,24 +197,51 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
     const patchFormat = context.params?.extensions?.[LIVE_PATCH_EXTENSION];
     if (patchFormat != null && patchFormat !== LIVE_PATCH_JSON_PATCH) return { errors: [unknownLivePatch(patchFormat)] };
     if (!acquire(connection)) return { errors: [tooManyLiveQueries(options.maxPerConnection)] };
+    const key = sharingKey(args, context.scope);
+    const group = groups.get(key) ?? { members: 0, latest: undefined };
+    groups.set(key, group);
+    group.members += 1;
+    let initial = true;
     // The configured window is the floor: a client may ask only for fewer pushes.
     const pace = paced(Math.max(liveArguments.throttleValue ?? 0, options.throttleMs), (inner) => {
+      const identifiers = inner.contextValue as LiveIdentifiers;
+      const latest = group.latest;
+      // A re-execution after the invalidation an equal live query already re-executed for
+      // takes its result and the identifiers it read. The initial execution never shares.
+      if (!initial && latest !== undefined && latest.invalidation === invalidations) {
+        counters.shared += 1;
+        return Promise.resolve(latest.result).then((result) => {
+          identifiers.addResourceIdentifier(latest.identifiers);
+          return result;
+        });
+      }
+      initial = false;
       // Every execution reads committed state: the store re-executes with the same context
       // object, whose DataLoaders (the dataloader plugin's, per context) are cleared first.
       clearAllDataLoaders(context);
       counters.executions += 1;
-      return execute(inner);
+      const read: string[] = [];
+      recordIdentifiers(identifiers, read);
+      const result = execute(inner);
+      group.latest = { invalidation: invalidations, result, identifiers: read };
+      return result;
     });
     const liveExecute = store.makeExecute(pace.execute as Parameters<InMemoryLiveQueryStore['makeExecute']>[0]);
+    const leaveGroup = (): void => {
+      group.members -= 1;
+      if (group.members === 0) groups.delete(key);
+    };
     let results: AsyncIterableIterator<LiveResult>;
     try {
       const started = liveExecute(args) as unknown as LiveResult | AsyncIterable<LiveResult>;
       if (!(Symbol.asyncIterator in started)) {
+        leaveGroup();
         release(connection);
         return started;
       }
       results = changedOnly(started);
     } catch (error) {
+      leaveGroup();
       release(connection);
       throw error;
     }
@@ -209,6 +250,7 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
       results,
       () => {
         pace.stop();
+        leaveGroup();
         release(connection);
       },
       () => (counters.pushes += 1),
@@ -240,6 +282,9 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
     get pushes() {
       return counters.pushes;
     },
+    get shared() {
+      return counters.shared;
+    },
     onActive(listener) {
       activeListeners.add(listener);
       return () => activeListeners.delete(listener);
@@ -254,6 +299,58 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
       stopInvalidation?.();
       stopInvalidation = undefined;
     },
+  };
+}
+
+/**
+ * Live queries whose results are equal (same document, operation, variables, scope): after one
+ * invalidation, the first of them to re-execute executes; the others take its result.
+ */
+interface SharingGroup {
+  members: number;
+  /** The latest execution: after which invalidation, its result, the identifiers it read. */
+  latest: { invalidation: number; result: unknown; identifiers: string[] } | undefined;
+}
+
+/**
+ * What the live-query store puts on the context of each execution to collect the resource
+ * identifiers the execution reads (resolvers call these properties).
+ */
+interface LiveIdentifiers {
+  collectResourceIdentifier(parameter: { typename: string; id: unknown }): void;
+  addResourceIdentifier(values: string | readonly string[] | null | undefined): void;
+}
+
+/** Ids of documents (yoga's parser cache hands equal query texts the same DocumentNode). */
+const documentIds = new WeakMap<DocumentNode, number>();
+let nextDocumentId = 1;
+
+/** The {@link SharingGroup} key of a live query: document, operation, variables, scope. */
+function sharingKey(args: ExecutionArgs, scope: string): string {
+  let id = documentIds.get(args.document);
+  if (id === undefined) {
+    id = nextDocumentId;
+    nextDocumentId += 1;
+    documentIds.set(args.document, id);
+  }
+  return JSON.stringify([id, args.operationName ?? null, scope, args.variableValues ?? null]);
+}
+
+/**
+ * Makes `identifiers` also write every identifier it collects into `read` (as the store builds
+ * them, `<typename>:<id>`), so an equal live query that shares the result can track them too.
+ */
+function recordIdentifiers(identifiers: LiveIdentifiers, read: string[]): void {
+  const collect = identifiers.collectResourceIdentifier;
+  const add = identifiers.addResourceIdentifier;
+  identifiers.collectResourceIdentifier = (parameter) => {
+    read.push(`${parameter.typename}:${String(parameter.id)}`);
+    collect(parameter);
+  };
+  identifiers.addResourceIdentifier = (values) => {
+    if (typeof values === 'string') read.push(values);
+    else if (values != null) read.push(...values);
+    add(values);
   };
 }
 

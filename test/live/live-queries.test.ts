@@ -384,6 +384,30 @@ describe('@live queries: targeted invalidation', () => {
     expect(fx.server.liveQueries.executions - executions).toBe(2);
     expect(a.events.map(revisionOf)).toEqual([revisionA - 1, revisionA]);
   });
+
+  it('equal live queries re-executed for the same change execute once and share the result', async () => {
+    await reserveRun(fx, 'shared');
+    const other = wsClient(fx.url);
+    try {
+      const collectors = [
+        liveWs<RunData>(client, LIVE_RUN, { runId: 'shared' }, 'shared-1').collector,
+        liveWs<RunData>(client, LIVE_RUN, { runId: 'shared' }, 'shared-2').collector,
+        liveWs<RunData>(other, LIVE_RUN, { runId: 'shared' }, 'shared-3').collector,
+      ];
+      for (const collector of collectors) await collector.take(1);
+      const { executions, shared } = fx.server.liveQueries;
+      const revision = commitMarker(fx.store, 'shared', 1);
+      for (const collector of collectors) await collector.until((events) => revisionOf(events.at(-1)) === revision, `revision ${revision}`);
+      expect(fx.server.liveQueries.executions - executions).toBe(1);
+      expect(fx.server.liveQueries.shared - shared).toBe(2);
+      // The sharers tracked what the execution read: the next change reaches all three again.
+      const next = commitMarker(fx.store, 'shared', 2);
+      for (const collector of collectors) await collector.until((events) => revisionOf(events.at(-1)) === next, `revision ${next}`);
+      expect(collectors.map((collector) => collector.events.map(revisionOf))).toEqual(Array.from({ length: 3 }, () => [revision - 1, revision, next]));
+    } finally {
+      await other.dispose();
+    }
+  });
 });
 
 describe('@live queries: access', () => {
