@@ -70,9 +70,15 @@ interface ListData {
 
 /** Unsubscribes of the running test's streams (each test ends them all). */
 const running: Array<() => void> = [];
-afterEach(() => {
+
+/**
+ * Ends the test's streams and waits until the server released them, so the next test (in any
+ * order) starts with no live query running.
+ */
+async function stopAll(fx: TestServer): Promise<void> {
   for (const stop of running.splice(0)) stop();
-});
+  await liveQueriesActive(fx.server, 0, "the test's live queries stopped");
+}
 
 function liveWs<TData>(client: Client, query: string, variables: Record<string, unknown> = {}, label = 'ws') {
   const subscription = subscribeWs<TData>(client, query, variables, label);
@@ -107,6 +113,9 @@ describe('@live queries', () => {
     for (const sse of sseClients) sse.dispose();
     await client.dispose();
     await fx.close();
+  });
+  afterEach(async () => {
+    await stopAll(fx);
   });
 
   it('the @live directive is in the schema', async () => {
@@ -280,6 +289,9 @@ describe('@live queries: bounds', () => {
   afterAll(async () => {
     await fx.close();
   });
+  afterEach(async () => {
+    await stopAll(fx);
+  });
 
   it('20 commits in one burst: fewer pushes, the last one with the final state', async () => {
     const client = wsClient(fx.url);
@@ -367,6 +379,9 @@ describe('@live queries: targeted invalidation', () => {
     await client.dispose();
     await fx.close();
   });
+  afterEach(async () => {
+    await stopAll(fx);
+  });
 
   it('a change of one run re-executes only the live queries that read it', async () => {
     await reserveRun(fx, 'target-a');
@@ -420,6 +435,9 @@ describe('@live queries: access', () => {
   });
   afterAll(async () => {
     await fx.close();
+  });
+  afterEach(async () => {
+    await stopAll(fx);
   });
 
   it('a read token runs live queries (graphql-ws and SSE) and gets pushes', async () => {
@@ -490,6 +508,9 @@ describe('@live queries: commits of another process', () => {
     expect(await writer.exited).toBe(0);
     await client.dispose();
     await fx.close();
+  });
+  afterEach(async () => {
+    await stopAll(fx);
   });
 
   it('a commit by another process is pushed', async () => {
