@@ -64,9 +64,10 @@ describe('the in-process run order index answers like the lineage indexes', () =
   let theirs: WorkflowStore;
   let roots: string[];
   let facts: PiWorkflowsFileFacts;
+  let clock: TestClock;
   beforeAll(() => {
     dir = tempDir('run-index-');
-    const clock = new TestClock(T0);
+    clock = new TestClock(T0);
     const ourPath = join(dir, 'ours.db');
     const builder = WorkflowStore.open({ path: ourPath, projectPath: dir, clock: clock.now });
     roots = buildRuns(builder, clock);
@@ -192,6 +193,9 @@ describe('the in-process run order index answers like the lineage indexes', () =
   });
 
   it('follows commits of another connection: new runs, a deleted run, a reused rowid', () => {
+    // Its own copy of the file: it writes, and the other tests of this file (any order) read.
+    const facts = copyIntoPiWorkflowsFile(join(dir, 'ours.db'), join(dir, 'followed.sqlite'));
+    const theirs = WorkflowStore.open({ path: facts.path, projectPath: dir, clock: clock.now });
     const writer = new PiWorkflowsWriter(openLikePiWorkflows(facts.path), facts);
     const index = storeInternals(theirs).runIndex;
     try {
@@ -254,6 +258,7 @@ describe('the in-process run order index answers like the lineage indexes', () =
       expect(index?.rebuilds).toBe(rebuilds + 2);
     } finally {
       writer.close();
+      theirs.close();
     }
   });
 });
