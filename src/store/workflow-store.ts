@@ -57,6 +57,7 @@ import {
   type RunEventRecord,
 } from './run-transitions.js';
 import { RunOrderIndex } from './run-order-index.js';
+import { encodeRunChangeCursor } from './run-change-cursor.js';
 import { runChangeLogOf, type RunChangeHead, type RunChangeLog, type RunChangeRow } from './run-change-log.js';
 import type { StateFile } from './state-file.js';
 import type { StoreContext } from './store-context.js';
@@ -473,6 +474,19 @@ export class WorkflowStore {
    */
   runChangeHead(): RunChangeHead {
     return this.runChanges.head();
+  }
+
+  /**
+   * The run-list change feed's cursor at its head now (issue 13 §1 follow-up, docs/PROTOCOL.md
+   * "A list and its feed"): read it before a list's rows, then subscribe with `after:` it to
+   * miss nothing committed between the read and the subscription. Works on pi-workflows state
+   * files too (position: `events.event_seq`).
+   *
+   * @returns an opaque cursor of `run-change-cursor.ts` (base64url), valid for `followRunChanges`
+   */
+  runChangeCursor(): string {
+    const { databaseId, head } = this.runChanges.head();
+    return encodeRunChangeCursor({ databaseId, seq: head });
   }
 
   /**

@@ -5,14 +5,26 @@ import type { GraphQLContext } from '../context.js';
 import { planKeysetPage, type RunPage } from '../connections.js';
 import { LINEAGE_CURSORS, runCursors } from '../cursors.js';
 import { chainResourceExtensions } from '../live-resources.js';
+import { selectsField } from '../selection.js';
 import { storeFilter, WorkflowRunFilterRef } from './workflow-run-filter.js';
 import { storeOrder, WorkflowRunOrderRef } from './workflow-run-order.js';
 import { WorkflowRunRef } from './workflow-run.js';
 
-/** Shape behind `WorkflowRunConnection`: the relay connection plus a lazy total count. */
+/**
+ * Shape behind `WorkflowRunConnection`: the relay connection plus a lazy total count and the
+ * change feed's cursor read before the page's rows (null when not selected; see
+ * {@link CHANGE_CURSOR_DESCRIPTION}).
+ */
 export interface RunConnectionShape {
   totalCount: () => number | Promise<number>;
+  changeCursor: string | null;
 }
+
+/** API of `WorkflowRunConnection.changeCursor` (issue 13 §1 follow-up, docs/PROTOCOL.md "A list and its feed"). */
+const CHANGE_CURSOR_DESCRIPTION =
+  'The run-list change feed position taken before this page was read: subscribe to workflowRunChanges with ' +
+  'after: changeCursor (and the same filter) to miss nothing between this page and the live feed. A run already ' +
+  'on the page may come again in the same or a newer state.';
 
 /** The connection type shared by `workflowRuns` and `WorkflowRun.lineage`. */
 export const WorkflowRunConnectionRef = builder.connectionObject(
@@ -24,6 +36,11 @@ export const WorkflowRunConnectionRef = builder.connectionObject(
       totalCount: t.int({
         description: 'Number of runs in the whole list, not just this page.',
         resolve: (connection) => (connection as unknown as RunConnectionShape).totalCount(),
+      }),
+      changeCursor: t.string({
+        description: CHANGE_CURSOR_DESCRIPTION,
+        // Read by the parent's resolver before the rows (a head read after them could skip a change).
+        resolve: (connection, _args, context) => (connection as unknown as RunConnectionShape).changeCursor ?? context.store.runChangeCursor(),
       }),
     }),
   },
@@ -60,13 +77,15 @@ builder.queryField('workflowRuns', (t) =>
         filter: t.arg({ type: WorkflowRunFilterRef, required: false, description: 'Only runs matching every given filter.' }),
         orderBy: t.arg({ type: WorkflowRunOrderRef, required: false, description: 'The order; default {field: CREATED_AT, direction: DESC}.' }),
       },
-      resolve: (_root, args, context) => {
+      resolve: (_root, args, context, info) => {
         const filter = storeFilter(args.filter);
         const order = storeOrder(args.orderBy);
         const plan = planKeysetPage(args, runCursors(order));
+        // The feed's head before the rows (only when asked: a page costs no statement more otherwise).
+        const changeCursor = selectsField(info, 'changeCursor') ? context.store.runChangeCursor() : null;
         const rows = context.store.listWorkflowRunSlice(filter, { ...plan.request, order });
         primeRuns(context, rows);
-        return { ...plan.page(rows), totalCount: () => context.store.countWorkflowRuns(filter) };
+        return { ...plan.page(rows), totalCount: () => context.store.countWorkflowRuns(filter), changeCursor };
       },
     },
     WorkflowRunConnectionRef,
@@ -86,13 +105,18 @@ builder.objectField(WorkflowRunRef, 'lineage', (t) =>
       last: t.arg.int({ required: false, description: 'Page backward: at most this many runs before `before` (0 … 100).' }),
       before: t.arg.string({ required: false, description: 'Cursor of the run the page ends before.' }),
     },
-    resolve: (run, args, context) => {
+    resolve: (run, args, context, info) => {
       // Arguments are checked now; the page is read only when edges or pageInfo are selected,
       // so `lineage { totalCount }` over a page of runs stays one batched statement.
       const plan = planKeysetPage(args, LINEAGE_CURSORS);
       let page: RunPage | undefined;
+      // The feed's head, read before the rows whichever field asks first.
+      let changeCursor: string | undefined;
+      const head = (): string => (changeCursor ??= context.store.runChangeCursor());
+      const wantsHead = selectsField(info, 'changeCursor');
       const read = (): RunPage => {
         if (page === undefined) {
+          if (wantsHead) head();
           const rows = context.store.lineageSlice(run.rootRunId, plan.request);
           primeRuns(context, rows);
           page = plan.page(rows);
@@ -105,6 +129,9 @@ builder.objectField(WorkflowRunRef, 'lineage', (t) =>
         },
         get pageInfo() {
           return read().pageInfo;
+        },
+        get changeCursor() {
+          return head();
         },
         totalCount: () => chainSizes(context).load(run.rootRunId),
       };
