@@ -6,6 +6,23 @@ const require = createRequire(import.meta.url);
 /** Test directories with a project of their own; anything else under test/ runs in `other`. */
 const PROJECTS = ['store', 'graphql', 'server', 'clients', 'live', 'faults', 'e2e'] as const;
 
+/**
+ * Files of the fast projects (store, graphql, server, live) that take seconds each: child
+ * processes, thousands of rows, grace timers. `npm run test:fast` leaves them out; they run in
+ * project `slow` (`npm test` runs every project; `vitest run --project slow` runs them alone).
+ * Times of one `npm run test:fast` on 2 cores shared with other work (load average 15), 2026-12-01.
+ */
+const SLOW = [
+  'test/graphql/run-list-order.test.ts', // 47 s: every list order over a large run set
+  'test/server/database-directory.test.ts', // 12 s: starts the server process
+  'test/server/busy-port.test.ts', // 12 s: npm run demo / npm start processes
+  'test/graphql/pi-workflows-file.test.ts', // 12 s: builds pi-workflows state files
+  'test/store/run-order-index.test.ts', // 12 s: a large run set, copied into a pi-workflows file
+  'test/store/claim-race.test.ts', // 11 s: two worker processes
+  'test/live/shutdown.test.ts', // 10 s: server child processes, close grace periods
+  'test/live/cross-process.test.ts', // a writer process, 50 latency samples
+];
+
 export default defineConfig({
   resolve: {
     // One graphql instance in tests, as in production: Vite would resolve `graphql` to its
@@ -19,9 +36,10 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     // `npm test` runs every project; `npm run test:fast` the ones a developer reruns while
-    // working (store, graphql, server, live). `vitest run --project faults` runs one.
+    // working (store, graphql, server, live, without SLOW). `vitest run --project faults` runs one.
     projects: [
-      ...PROJECTS.map((name) => ({ extends: true as const, test: { name, include: [`test/${name}/**/*.test.ts`] } })),
+      ...PROJECTS.map((name) => ({ extends: true as const, test: { name, include: [`test/${name}/**/*.test.ts`], exclude: SLOW } })),
+      { extends: true as const, test: { name: 'slow', include: SLOW } },
       {
         extends: true as const,
         test: { name: 'other', include: ['test/**/*.test.ts'], exclude: PROJECTS.map((name) => `test/${name}/**`) },
