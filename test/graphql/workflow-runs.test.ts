@@ -4,6 +4,7 @@
  * that stay stable while new runs are inserted between page fetches.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverTest } from '../helpers/server-test.js';
 import { WorkflowRunsDocument, type WorkflowRunFilter, type WorkflowRunsQuery, type WorkflowRunsQueryVariables } from '../../schema/generated/graphql.js';
 import { claim, failedRoot, park, reserve, reserveInput, restart, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
@@ -162,30 +163,29 @@ describe('workflowRuns', () => {
 });
 
 describe('workflowRuns cursors under concurrent inserts', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server.close();
+  // Each test has a server of its own: the expected pages are the whole list.
+  const it = serverTest.extend('server', async ({ serverOptions }, { onCleanup }) => {
+    const own = await startTestServer(serverOptions);
+    onCleanup(() => own.close());
+    return own;
   });
 
-  async function insert(runIds: string[]): Promise<void> {
+  async function insert(server: TestServer, runIds: string[]): Promise<void> {
     for (const runId of runIds) {
       await reserve(server, reserveInput(runId, { originSessionId: `session-${runId}` }));
       server.clock.advance(1_000);
     }
   }
 
-  it('continues forward pages without skipping or repeating while newer runs arrive', async () => {
-    await insert(['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7']);
+  it('continues forward pages without skipping or repeating while newer runs arrive', async ({ server }) => {
+    await insert(server, ['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7']);
     const seen: string[] = [];
     let page = await server.data(WorkflowRunsDocument, { first: 3 });
     seen.push(...page.workflowRuns.edges.map((edge) => edge.node.runId));
     let batch = 0;
     while (page.workflowRuns.pageInfo.hasNextPage) {
       batch += 1;
-      await insert([`b${batch}x`, `b${batch}y`]); // newer than everything already listed
+      await insert(server, [`b${batch}x`, `b${batch}y`]); // newer than everything already listed
       page = await server.data(WorkflowRunsDocument, { first: 3, after: page.workflowRuns.pageInfo.endCursor });
       seen.push(...page.workflowRuns.edges.map((edge) => edge.node.runId));
     }
@@ -193,12 +193,12 @@ describe('workflowRuns cursors under concurrent inserts', () => {
     expect(page.workflowRuns.totalCount).toBe(7 + 2 * batch);
   });
 
-  it('continues backward pages from a cursor while newer runs arrive', async () => {
-    // Newest first now: b2y b2x b1y b1x a7 … a1 (from the test above).
+  it('continues backward pages from a cursor while newer runs arrive', async ({ server }) => {
+    await insert(server, ['a1', 'a2', 'b1x', 'b1y', 'b2x', 'b2y']); // newest first: b2y b2x b1y b1x a2 a1
     const first = await server.data(WorkflowRunsDocument, { first: 2 });
     expect(first.workflowRuns.edges.map((edge) => edge.node.runId)).toEqual(['b2y', 'b2x']);
     const cursor = first.workflowRuns.pageInfo.endCursor;
-    await insert(['c1', 'c2']);
+    await insert(server, ['c1', 'c2']);
     const back = await server.data(WorkflowRunsDocument, { last: 10, before: cursor });
     expect(back.workflowRuns.edges.map((edge) => edge.node.runId)).toEqual(['c2', 'c1', 'b2y']);
     expect(back.workflowRuns.pageInfo).toMatchObject({ hasPreviousPage: false, hasNextPage: true });
