@@ -282,7 +282,7 @@ export type LivePageRunsQueryVariables = Exact<{
 }>;
 
 
-export type LivePageRunsQuery = { workflowRuns: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null } } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type LivePageRunsQuery = { workflowRuns: { totalCount: number, changeCursor: string, edges: Array<{ cursor: string, node: { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null } } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type LivePageChainQueryVariables = Exact<{
   rootRunId: string;
@@ -651,6 +651,7 @@ export const LivePageRunsDocument = new TypedDocumentString(`
     query LivePageRuns($first: Int, $after: String, $filter: WorkflowRunFilter, $orderBy: WorkflowRunOrder) {
   workflowRuns(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {
     totalCount
+    changeCursor
     edges {
       cursor
       node {
@@ -700,7 +701,7 @@ export const LivePageRunsDocument = new TypedDocumentString(`
       }
     }
   }
-}`, {"hash":"sha256:3bba877e81097201059970fd607e5e80b71d28302068030bf0e2474f09994be8"}) as unknown as TypedDocumentString<LivePageRunsQuery, LivePageRunsQueryVariables>;
+}`, {"hash":"sha256:9db56730e6adce330c83acd81a6f8bcaee583280f35a4ff854d88e69b815bee9"}) as unknown as TypedDocumentString<LivePageRunsQuery, LivePageRunsQueryVariables>;
 export const LivePageChainDocument = new TypedDocumentString(`
     query LivePageChain($rootRunId: String!, $first: Int, $after: String) {
   workflowRun(runId: $rootRunId) {

@@ -10,7 +10,9 @@
  * restart number. Then (issue 13 §4): a run reserved over GraphQL appears in the list and its
  * settlement shows, without a reload; a run whose claim expires gets its stale mark; the run's
  * GRAPH view is drawn; bookkeeping revisions are hidden until asked; the selected run is in
- * the URL (`#run=<id>`, back and forward work) and an unknown id says so.
+ * the URL (`#run=<id>`, back and forward work) and an unknown id says so. The first page is
+ * read while the WebSocket is still held back, and a run reserved before the list's feed
+ * reached the server appears once it does (the feed starts from the page's `changeCursor`).
  * Writes test-artifacts/live-page.png.
  *
  * Needs /usr/bin/chromium (`apt-get install -y chromium`); without it the test is skipped.
@@ -443,5 +445,39 @@ describe('live lineage page (browser)', () => {
       expect(pageErrors).toEqual([]);
     },
     120_000,
+  );
+
+  it.skipIf(!HAS_CHROMIUM)(
+    'reads the first page without waiting for the socket; a run reserved before the feed reached the server is replayed from the page’s changeCursor',
+    async () => {
+      const base = server.url.replace(/\/graphql$/, '');
+      const fresh = await context.newPage();
+      fresh.on('pageerror', (error) => pageErrors.push(error.message));
+      // The page's first WebSocket waits (still CONNECTING) until the test lets it through.
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await fresh.routeWebSocket(/\/graphql$/, async (ws) => {
+        await gate;
+        ws.connectToServer();
+      });
+      try {
+        await fresh.goto(`${base}/`);
+        await fresh.waitForFunction(() => (document.querySelector('#chains-count')?.textContent ?? '') !== '');
+        expect(await fresh.locator('#conn').getAttribute('data-state')).toBe('connecting');
+        // Committed after the page was read and before its feed subscription exists.
+        await reserveRun(server, 'e2e-gap-run', 'gap-check');
+        expect(await fresh.locator('#chains .chain[data-root="e2e-gap-run"]').count()).toBe(0);
+        release();
+        await fresh.waitForSelector('#conn[data-state="live"]');
+        await fresh.locator('#chains .chain[data-root="e2e-gap-run"]').waitFor();
+        expect(pageErrors).toEqual([]);
+      } finally {
+        release();
+        await fresh.close();
+      }
+    },
+    60_000,
   );
 });

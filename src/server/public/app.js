@@ -93,11 +93,7 @@ function errorText(error) {
   return error?.message ?? String(error);
 }
 
-const connection = { reconnects: 0, everConnected: false, socket: null, pongTimer: null, lastClose: '', resolveFirst: () => {} };
-/** Resolves once the WebSocket is first connected. */
-const firstConnection = new Promise((resolve) => {
-  connection.resolveFirst = resolve;
-});
+const connection = { reconnects: 0, everConnected: false, socket: null, pongTimer: null, lastClose: '' };
 
 function showConnection(name, detail = '') {
   const conn = $('conn');
@@ -130,7 +126,6 @@ const client = createClient({
       if (reconnected) connection.reconnects += 1;
       connection.everConnected = true;
       showConnection('live');
-      connection.resolveFirst();
       if (reconnected) onReconnected();
     },
     closed: (event) => {
@@ -179,7 +174,9 @@ const state = {
     hasNextPage: false,
     loaded: false,
     generation: 0,
-    feed: null, // { variables, buffer, ready, unsubscribe }
+    feed: null, // { variables, buffer, ready, unsubscribe }: started from the first page's changeCursor
+    /** The first page could not be read (server unreachable): read it again on the next connect. */
+    failed: false,
     /** rootRunId → { latestRun, runs } of the newest state seen of each chain. */
     chains: new Map(),
   },
@@ -275,7 +272,11 @@ function readFilter() {
   };
 }
 
-/** Starts the list over: the change feed first (buffering), then the first page. */
+/**
+ * Starts the list over: the first page with `changeCursor` (the feed's position read before
+ * its rows), then the change feed from that position (docs/PROTOCOL.md "A list and its feed"):
+ * a change committed in between is replayed, none is missed, and nothing waits for the socket.
+ */
 async function reloadList() {
   const list = state.list;
   list.generation += 1;
@@ -285,7 +286,8 @@ async function reloadList() {
   list.order = { field, direction };
   list.runs = [];
   list.loaded = false;
-  startListFeed();
+  list.feed?.unsubscribe();
+  list.feed = null;
   renderChains();
   await loadPage(generation, null);
 }
@@ -307,9 +309,14 @@ async function loadPage(generation, after, { merge = after !== null } = {}) {
       list.hasNextPage = page.pageInfo.hasNextPage;
     }
     list.loaded = true;
-    // Changes that arrived while the page was on its way: newer states win (run-list.js).
+    list.failed = false;
     const feed = list.feed;
-    if (feed !== null && !feed.ready) {
+    if (after === null && feed === null) {
+      // The feed from the page's position: a run of the page that changed since may come again
+      // (same or newer state: a no-op or an update, run-list.js).
+      startListFeed(page.changeCursor);
+    } else if (feed !== null && !feed.ready) {
+      // After a reset: changes that arrived while the page was on its way, newer states win.
       feed.ready = true;
       for (const run of feed.buffer.splice(0)) applyRunChange(run, { render: false });
     }
@@ -317,6 +324,7 @@ async function loadPage(generation, after, { merge = after !== null } = {}) {
     showError('');
     if (state.follow) follow();
   } catch (error) {
+    if (generation === list.generation && after === null) list.failed = true;
     showError(`Could not load runs: ${error.message}`);
   } finally {
     $('chains-more').disabled = false;
@@ -324,21 +332,24 @@ async function loadPage(generation, after, { merge = after !== null } = {}) {
 }
 
 /**
- * After a reconnect graphql-ws subscribes again with the feed's variables: from its cursor,
- * the server replays what changed meanwhile. A feed that had no event yet has no cursor (live
- * only): the first page is read again instead.
+ * After a reconnect graphql-ws subscribes again with the feed's variables, whose `after` is the
+ * last cursor the page has (the first page's changeCursor, or the last event's): the server
+ * replays what changed meanwhile, so nothing is read again. Only a first page that could not be
+ * read at all is read now.
  */
 function onReconnected() {
-  const feed = state.list.feed;
-  if (feed !== null && feed.ready && feed.variables.after === null) void loadPage(state.list.generation, null, { merge: true });
+  if (state.list.failed) void loadPage(state.list.generation, null);
 }
 
-/** The run-list change feed (issue 13 §1): live from now, resumed from its cursor after a reconnect. */
-function startListFeed() {
+/**
+ * The run-list change feed (issue 13 §1) from `after` (the first page's changeCursor), resumed
+ * from its last cursor after a reconnect.
+ */
+function startListFeed(after) {
   const list = state.list;
   list.feed?.unsubscribe();
   // The whole filter: the server also delivers a run that left it (status), so it leaves the list.
-  const feed = { variables: { filter: graphqlFilter(list.filter), after: null }, buffer: [], ready: false, unsubscribe: null };
+  const feed = { variables: { filter: graphqlFilter(list.filter), after }, buffer: [], ready: true, unsubscribe: null };
   list.feed = feed;
   feed.unsubscribe = subscribe('LivePageRunChanges', feed.variables, {
     next: (result) => onRunChange(feed, result),
@@ -373,7 +384,7 @@ function applyRunChange(run, { render }) {
   list.runs = merged.runs;
   if (merged.change === 'added') list.totalCount += 1;
   if (merged.change === 'removed' && !list.runs.some((other) => other.runId === run.runId)) list.totalCount = Math.max(list.runs.length, list.totalCount - 1);
-  if (!render) return;
+  if (!render || merged.change === 'unchanged' || merged.change === 'ignored') return;
   renderChains();
   if (state.follow) follow();
 }
@@ -906,7 +917,7 @@ $('filters').addEventListener('reset', () => {
 });
 
 if (parseHash(location.hash).run !== null) void openFromHash();
-// The list's change feed is subscribed before its first page is read (changes in between are
-// buffered and merged, newest state wins): once connected, so the subscription reaches the
-// server ahead of the page's query.
-void firstConnection.then(() => reloadList());
+// The first page at once (no waiting for the socket): the list's change feed then starts from
+// the page's changeCursor, so a change committed before the subscription reached the server is
+// replayed.
+void reloadList();

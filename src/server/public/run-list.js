@@ -5,7 +5,8 @@
  *
  * - A change event carries a run in its latest state; the list keeps, for each run id, the
  *   newest state it has seen (by `updatedAt`, then `presentationRevision`), so a page that
- *   arrives after an event never moves a run backwards.
+ *   arrives after an event never moves a run backwards, and an event repeating a state the list
+ *   holds (the feed replays from the page's `changeCursor`) is a no-op.
  * - The filter is matched here too: the feed also delivers a run that left the filter (its
  *   status changed), and such a run leaves the list.
  * - A run that sorts after the last loaded run while more pages exist is not inserted: the next
@@ -128,13 +129,18 @@ function insertSorted(list, run, order) {
  * @param {R} run the run in its latest state
  * @param {{ filter: ListFilter, order: ListOrder, complete: boolean }} view `complete`: every
  *   page is loaded (no next page)
- * @returns {{ runs: R[], change: 'added' | 'updated' | 'removed' | 'ignored' }} the new list
- *   (`list` itself when ignored) and what happened
+ * @returns {{ runs: R[], change: 'added' | 'updated' | 'removed' | 'unchanged' | 'ignored' }} the
+ *   new list (`list` itself when unchanged or ignored) and what happened: `unchanged` for the
+ *   state the list already holds (same `updatedAt` and `presentationRevision`), `ignored` for an
+ *   older one or a run the list does not take
  */
 export function mergeChange(list, run, { filter, order, complete }) {
   const index = list.findIndex((other) => other.runId === run.runId);
   const current = index === -1 ? undefined : list[index];
   if (current !== undefined && !isNotOlder(current, run)) return { runs: list, change: 'ignored' };
+  // The state the list holds, again (a feed resumed from a page's changeCursor replays a run the
+  // page already shows): nothing changes.
+  if (current !== undefined && isNotOlder(run, current)) return { runs: list, change: 'unchanged' };
   const without = index === -1 ? list : [...list.slice(0, index), ...list.slice(index + 1)];
   const last = without[without.length - 1];
   const outsideWindow = !complete && last !== undefined && compareRuns(run, last, order) > 0;

@@ -100,6 +100,21 @@ describe('mergeChange', () => {
     expect(mergeChange(newer, run('r2', 2, { updatedAt: at(20), presentationRevision: 10 }), ALL).change).toBe('updated');
   });
 
+  it('a replay of the state the list holds is a no-op (a feed resumed from a page’s changeCursor)', () => {
+    const page = mergePage([], [run('r3', 3), run('r2', 2, { updatedAt: at(20), presentationRevision: 5 })], DEFAULT_ORDER);
+    const again = mergeChange(page, run('r2', 2, { updatedAt: at(20), presentationRevision: 5 }), ALL);
+    expect(again).toEqual({ runs: page, change: 'unchanged' });
+    expect(again.runs).toBe(page);
+    // An older state (the page read after the change it replays) is ignored; a newer one updates.
+    expect(mergeChange(page, run('r2', 2, { updatedAt: at(10), presentationRevision: 3 }), ALL)).toEqual({ runs: page, change: 'ignored' });
+    const newer = mergeChange(page, run('r2', 2, { updatedAt: at(20), presentationRevision: 6, status: 'COMPLETED' }), ALL);
+    expect(newer.change).toBe('updated');
+    expect(newer.runs.map((item) => [item.runId, item.status, item.presentationRevision])).toEqual([
+      ['r3', 'RUNNING', 2],
+      ['r2', 'COMPLETED', 6],
+    ]);
+  });
+
   it('a run that stops matching the filter leaves the list; one that never matched is ignored', () => {
     const view = { ...ALL, filter: { ...emptyFilter(), statuses: ['RUNNING'] } };
     const left = mergeChange(list, run('r2', 2, { status: 'FAILED', updatedAt: at(30) }), view);
