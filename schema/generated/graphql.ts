@@ -291,7 +291,7 @@ export type LivePageChainQueryVariables = Exact<{
 }>;
 
 
-export type LivePageChainQuery = { workflowRun: { id: string, runId: string, workflowName: string, lineage: { totalCount: number, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, presentationRevision: number, parentTerminalFingerprint: string | null, claim: { expiresAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+export type LivePageChainQuery = { workflowRun: { id: string, runId: string, workflowName: string, lineage: { totalCount: number, changeCursor: string, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, presentationRevision: number, parentTerminalFingerprint: string | null, claim: { expiresAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type LivePageRunQueryVariables = Exact<{
   runId: string;
@@ -710,6 +710,7 @@ export const LivePageChainDocument = new TypedDocumentString(`
     workflowName
     lineage(first: $first, after: $after) {
       totalCount
+      changeCursor
       edges {
         node {
           ...LivePageTreeRun
@@ -740,7 +741,7 @@ export const LivePageChainDocument = new TypedDocumentString(`
   claim {
     expiresAt
   }
-}`, {"hash":"sha256:02d34b6df70ac62ffbd93109c86bfa3703747c3ba011ca30169fa09f87ab9511"}) as unknown as TypedDocumentString<LivePageChainQuery, LivePageChainQueryVariables>;
+}`, {"hash":"sha256:fd7804fabedcfdcc071e4bacadda3032fedbab6174acd7bea23a518cb9a3e3dd"}) as unknown as TypedDocumentString<LivePageChainQuery, LivePageChainQueryVariables>;
 export const LivePageRunDocument = new TypedDocumentString(`
     query LivePageRun($runId: String!) {
   workflowRun(runId: $runId) {

@@ -180,7 +180,7 @@ const state = {
     /** rootRunId → { latestRun, runs } of the newest state seen of each chain. */
     chains: new Map(),
   },
-  chain: null, // { rootRunId, unsubscribe, refreshTimer, nodes }
+  chain: null, // { rootRunId, unsubscribe (null until its first lineage page was read), refreshTimer, nodes }
   run: null, // { runId, cursor, initialRevision, unsubscribers, record, view, graph }
   stats: { live: 0, gaps: 0, duplicates: 0, bookkeeping: 0 },
   showBookkeeping: false,
@@ -339,6 +339,8 @@ async function loadPage(generation, after, { merge = after !== null } = {}) {
  */
 function onReconnected() {
   if (state.list.failed) void loadPage(state.list.generation, null);
+  // A chain whose first read failed has no feed yet: read it again (it subscribes then).
+  if (state.chain !== null && state.chain.unsubscribe === null) void refreshTree({ selectRunId: null, selectLatest: false, historyMode: 'replace' });
 }
 
 /**
@@ -466,22 +468,10 @@ function follow() {
 function selectChain(rootRunId, { byUser = false, runId = null, history: historyMode = byUser ? 'push' : 'replace' } = {}) {
   if (byUser) setFollow(false);
   if (state.chain?.rootRunId !== rootRunId) {
-    state.chain?.unsubscribe();
-    const chain = { rootRunId, refreshTimer: null, nodes: [] };
-    // The chain's runs from the change feed: any change (or a reset) reloads the tree. The
-    // variables keep the last cursor, so a reconnect replays what changed meanwhile.
-    const variables = { filter: { rootRunId }, after: null };
-    chain.unsubscribe = subscribe('LivePageRunChanges', variables, {
-      next: (result) => {
-        if (result.errors) {
-          showError(result.errors.map((error) => error.message).join('; '));
-          return;
-        }
-        variables.after = result.data.workflowRunChanges.cursor;
-        scheduleTreeRefresh();
-      },
-      error: (error) => showError(`Chain subscription: ${error.message}`),
-    });
+    state.chain?.unsubscribe?.();
+    // The chain's feed starts once its first lineage page was read (refreshTree), from that
+    // page's changeCursor.
+    const chain = { rootRunId, refreshTimer: null, nodes: [], unsubscribe: null };
     state.chain = chain;
     $('tree-root').textContent = rootRunId;
     renderChains();
@@ -498,25 +488,51 @@ function scheduleTreeRefresh() {
   }, 100);
 }
 
-/** Every run of the chain, root first (all pages of `lineage`). */
+/**
+ * Every run of the chain, root first (all pages of `lineage`), and the first page's
+ * changeCursor (null for an unknown root).
+ */
 async function loadChain(rootRunId) {
   const nodes = [];
   let after = null;
+  let changeCursor = null;
   for (;;) {
     const data = await gql('LivePageChain', { rootRunId, first: 100, after });
     const lineage = data.workflowRun?.lineage;
-    if (!lineage) return nodes;
+    if (!lineage) return { nodes, changeCursor };
+    changeCursor ??= lineage.changeCursor;
     nodes.push(...lineage.edges.map((edge) => edge.node));
-    if (!lineage.pageInfo.hasNextPage) return nodes;
+    if (!lineage.pageInfo.hasNextPage) return { nodes, changeCursor };
     after = lineage.pageInfo.endCursor;
   }
+}
+
+/**
+ * The chain's runs from the change feed, from `after` (its first lineage page's changeCursor, so
+ * a change between that read and the subscription is replayed): any change (or a reset) reloads
+ * the tree. The variables keep the last cursor, so a reconnect replays what changed meanwhile.
+ */
+function subscribeChain(chain, after) {
+  const variables = { filter: { rootRunId: chain.rootRunId }, after };
+  chain.unsubscribe = subscribe('LivePageRunChanges', variables, {
+    next: (result) => {
+      if (result.errors) {
+        showError(result.errors.map((error) => error.message).join('; '));
+        return;
+      }
+      variables.after = result.data.workflowRunChanges.cursor;
+      scheduleTreeRefresh();
+    },
+    error: (error) => showError(`Chain subscription: ${error.message}`),
+  });
 }
 
 async function refreshTree({ selectRunId, selectLatest, historyMode }) {
   const chain = state.chain;
   try {
-    const nodes = await loadChain(chain.rootRunId);
+    const { nodes, changeCursor } = await loadChain(chain.rootRunId);
     if (state.chain !== chain) return;
+    if (chain.unsubscribe === null) subscribeChain(chain, changeCursor);
     chain.nodes = nodes;
     renderTree(nodes);
     if (selectRunId !== null) {
