@@ -15,7 +15,14 @@ const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
       required: true,
       description: 'Id of the new run (chosen by the caller; a retry with the same parameters adopts it).',
     }),
-    workflowName: t.string({ validate: limitedText(), required: true, description: 'Name of the workflow definition.' }),
+    workflowName: t.string({
+      validate: limitedText(),
+      required: true,
+      description:
+        'Name of the workflow definition. Definitions are stored once per definition digest, first name wins (STORE.md §3.6): ' +
+        'when a run with the same definition was reserved before under another name, this run reports (and is filtered and ' +
+        'searched by) that first name, not this one. Give distinct workflows distinct definitions.',
+    }),
     workflowRef: t.string({ validate: limitedText(), required: true, description: 'Source ref of the workflow at launch (runs.workflow_ref).' }),
     definition: t.field({
       validate: limitedJson,

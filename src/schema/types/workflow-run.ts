@@ -55,7 +55,11 @@ WorkflowRunRef.implement({
   description: 'A durable workflow run: its state, its claim, its lineage and its live view revision.',
   fields: (t) => ({
     runId: t.exposeString('runId', { description: "The store's run id." }),
-    workflowName: t.exposeString('workflowName', { description: 'Name of the workflow definition the run executes.' }),
+    workflowName: t.exposeString('workflowName', {
+      description:
+        'Name of the workflow definition the run executes: the name stored with its definition digest by the first run ' +
+        'that stored that definition (STORE.md §3.6), which may differ from the workflowName this run was reserved with.',
+    }),
     workflowRef: t.exposeString('workflowSourceRef', { description: 'Source ref given at launch (runs.workflow_ref).' }),
     status: t.field({ type: WorkflowRunStatusEnum, description: 'Durable run state (runs.status).', resolve: (run) => run.runStateStatus }),
     queueStatus: t.field({ type: RunQueueStatusEnum, description: 'Scheduling state (run_queue.status).', resolve: (run) => run.status }),
