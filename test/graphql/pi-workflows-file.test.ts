@@ -55,7 +55,6 @@ describe('serving a pi-workflows state file', () => {
   let path: string;
   let facts: PiWorkflowsFileFacts;
   let seeded: SeededRuns;
-  let before: { hash: string; facts: ReturnType<typeof fileFacts> };
   let fx: TestServer;
   let client: Client;
 
@@ -66,7 +65,6 @@ describe('serving a pi-workflows state file', () => {
     seeded = seedPiWorkflowsRuns(writer, T0);
     writer.close();
     facts = writer.facts;
-    before = { hash: fileHash(path), facts: fileFacts(path) };
     fx = await startTestServer({ dbPath: path });
     client = wsClient(fx.url);
   });
@@ -187,13 +185,31 @@ describe('serving a pi-workflows state file', () => {
     });
   });
 
-  it('after the session and shutdown the file is byte-identical and pi-workflows still accepts it', async () => {
-    await client.dispose();
-    await fx.server.close();
-    expect(fileHash(path)).toBe(before.hash);
-    expect(fileFacts(path)).toEqual(before.facts);
-    expect(before.facts).toMatchObject({ applicationId: 0x50495746, userVersion: 1 });
-    expect(piWorkflowsOpenCheck(facts)).toEqual([]);
+  it('after a session and shutdown the file is byte-identical and pi-workflows still accepts it', async () => {
+    // Its own file and server: it shuts the server down, which the other tests (any order) use.
+    const ownDir = mkdtempSync(join(tmpdir(), 'pi-file-session-'));
+    try {
+      const ownPath = join(ownDir, 'state.sqlite');
+      const writer = createPiWorkflowsFile(ownPath);
+      seedPiWorkflowsRuns(writer, T0);
+      writer.close();
+      const ownBefore = { hash: fileHash(ownPath), facts: fileFacts(ownPath) };
+      const own = await startTestServer({ dbPath: ownPath });
+      const ownClient = wsClient(own.url);
+      // A session: a query, a subscription's replay, a refused mutation.
+      await own.data(WorkflowRunLineageDocument, { runId: 'restart-b1', first: 2 });
+      const { collector } = subscribeWs<DeltasData>(ownClient, DELTAS_SUBSCRIPTION, { runId: 'restart-b1', afterRevision: 0 });
+      await collector.take(1);
+      await own.gql(ReserveWorkflowRunDocument, { input: reserveInput('session-write') });
+      await ownClient.dispose();
+      await own.server.close();
+      expect(fileHash(ownPath)).toBe(ownBefore.hash);
+      expect(fileFacts(ownPath)).toEqual(ownBefore.facts);
+      expect(ownBefore.facts).toMatchObject({ applicationId: 0x50495746, userVersion: 1 });
+      expect(piWorkflowsOpenCheck(writer.facts)).toEqual([]);
+    } finally {
+      rmSync(ownDir, { recursive: true, force: true });
+    }
   });
 });
 
