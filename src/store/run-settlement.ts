@@ -138,7 +138,8 @@ function settleMessages(context: StoreContext, runId: string, now: number): void
 
 /**
  * Cancels a run's dependents (STORE.md §6.10): open attempts, validating submissions (receipt
- * `{status:'rejected', error:'Workflow run cancelled'}`) and pending requests (revision + 1).
+ * `{status:'rejected', error:'Workflow run cancelled'}`, a blob written only when such a submission
+ * exists) and pending requests (revision + 1).
  * This store has no effect or decision tables, so those steps have nothing to touch.
  */
 function cancelDependents(context: StoreContext, runId: string, now: number): void {
@@ -148,13 +149,13 @@ function cancelDependents(context: StoreContext, runId: string, now: number): vo
     now,
     runId,
   );
-  const receiptHash = context.blobs.putJson({ status: 'rejected', error: CANCELLED_MESSAGE }, now);
-  context.database.run(
-    `UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ?
-     WHERE outcome = 'validating' AND request_id IN (SELECT request_id FROM interactive_requests WHERE run_id = ?)`,
-    receiptHash,
-    runId,
-  );
+  const validating = `outcome = 'validating' AND request_id IN (SELECT request_id FROM interactive_requests WHERE run_id = ?)`;
+  // The receipt blob is written only when a submission will refer to it: an unreferenced blob
+  // would be a write of its own (pruned at the next read-write open, STORE.md §1 Open).
+  if (context.database.get(`SELECT 1 AS found FROM interactive_submissions WHERE ${validating} LIMIT 1`, runId) !== undefined) {
+    const receiptHash = context.blobs.putJson({ status: 'rejected', error: CANCELLED_MESSAGE }, now);
+    context.database.run(`UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ? WHERE ${validating}`, receiptHash, runId);
+  }
   context.database.run(
     `UPDATE interactive_requests SET status = 'cancelled', revision = revision + 1, updated_at = ?
      WHERE run_id = ? AND status = 'pending'`,

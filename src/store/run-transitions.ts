@@ -341,12 +341,12 @@ export function beginWorkflowRunInteractionTimeout(
     if (request.changes !== 1 || run.changes !== 1 || queue.changes !== 1) {
       throw new StoreError('conflict', `Workflow run ${input.runId} changed during interaction timeout`);
     }
-    const receiptHash = context.blobs.putJson({ status: 'rejected', error: INTERACTION_DEADLINE_ERROR }, now);
-    context.database.run(
-      "UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ? WHERE request_id = ? AND outcome = 'validating'",
-      receiptHash,
-      interaction.request_id,
-    );
+    // The receipt blob only when a submission refers to it (no unreferenced blob, STORE.md §1 Open).
+    const validating = "request_id = ? AND outcome = 'validating'";
+    if (context.database.get(`SELECT 1 AS found FROM interactive_submissions WHERE ${validating} LIMIT 1`, interaction.request_id) !== undefined) {
+      const receiptHash = context.blobs.putJson({ status: 'rejected', error: INTERACTION_DEADLINE_ERROR }, now);
+      context.database.run(`UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ? WHERE ${validating}`, receiptHash, interaction.request_id);
+    }
     bumpRun(
       context,
       row,

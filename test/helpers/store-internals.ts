@@ -5,6 +5,7 @@
  * goes through `WorkflowStore`'s operations (the type check refuses anything else).
  */
 import type { Database as SqliteDatabase } from 'better-sqlite3';
+import { blobReferences } from '../../src/store/blobs.js';
 import type { StateDatabase } from '../../src/store/database.js';
 import type { InteractionStore } from '../../src/store/interactions.js';
 import type { RunOrderIndex } from '../../src/store/run-order-index.js';
@@ -40,4 +41,17 @@ export function storeInternals(store: WorkflowStore): StoreInternals {
 /** The store's raw better-sqlite3 connection (its statements are not counted). */
 export function connectionOf(store: WorkflowStore): SqliteDatabase {
   return store['database'].connection;
+}
+
+/**
+ * The blobs of `store` no foreign key refers to (the ones a read-write open would prune,
+ * STORE.md §1 Open), as lowercase hex hashes, sorted. An operation must not leave any.
+ */
+export function unreferencedBlobs(store: WorkflowStore): string[] {
+  const referenced = blobReferences(storeInternals(store).database)
+    .map(({ table, column }) => `SELECT "${column}" FROM "${table}" WHERE "${column}" IS NOT NULL`)
+    .join(' UNION ALL ');
+  return (connectionOf(store).prepare(`SELECT blob_hash FROM blobs WHERE blob_hash NOT IN (${referenced}) ORDER BY blob_hash`).all() as Array<{ blob_hash: Buffer }>).map(
+    (row) => row.blob_hash.toString('hex'),
+  );
 }

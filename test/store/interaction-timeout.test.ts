@@ -15,7 +15,7 @@ import {
   type TestStore,
 } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
-import { storeInternals, connectionOf } from '../helpers/store-internals.js';
+import { storeInternals, connectionOf, unreferencedBlobs } from '../helpers/store-internals.js';
 
 const SESSION = 'session-run-1';
 const DEADLINE_MS = 1000;
@@ -39,11 +39,13 @@ interface Setup {
   pause?: boolean;
   runStatus?: 'running';
   advance?: number;
+  submission?: boolean;
 }
 
 /**
  * A parked waiting run with a pending request whose attempt has a deadline, a `step` message
- * for the request (source id = request id) sent with a started turn, a validating submission,
+ * for the request (source id = request id) sent with a started turn, a validating submission
+ * (unless `submission: false`),
  * the clock at the deadline, and a control claim (`ctl`).
  */
 function setup(t: TestStore, options: Setup = {}): void {
@@ -66,7 +68,9 @@ function setup(t: TestStore, options: Setup = {}): void {
     );
     if (options.endTurn === true) storeInternals(t.store).messages.endTurn('turn-1', 'completed', 'entry-2', t.clock.t);
   }
-  storeInternals(t.store).interactions.addValidatingSubmission({ submissionId: 'sub-1', requestId: 'request-1', idempotencyKey: 'i1', payload: { a: 1 } }, t.clock.t);
+  if (options.submission !== false) {
+    storeInternals(t.store).interactions.addValidatingSubmission({ submissionId: 'sub-1', requestId: 'request-1', idempotencyKey: 'i1', payload: { a: 1 } }, t.clock.t);
+  }
   if (options.pause === true) expect(t.store.pauseParkedWorkflowRun({ runId: 'run-1' })).toBe(true);
   if (options.runStatus === 'running') hostSetRunStatus(t.store, 'run-1', 'running', t.clock.t);
   t.clock.advance(options.advance ?? DEADLINE_MS);
@@ -111,6 +115,14 @@ describe('beginWorkflowRunInteractionTimeout (STORE.md §6.9)', () => {
     expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP, ['summary', 'replay', 'conversation']]);
     // The control claim stays; the run can now be worked on.
     expect(t.store.verifyWorkflowRunClaim({ runId: 'run-1', claimToken: 'ctl' })).toBe(true);
+    expect(unreferencedBlobs(t.store)).toEqual([]);
+  });
+
+  it('with no validating submission writes no receipt blob (no unreferenced blob left)', ({ t }) => {
+    setup(t, { submission: false });
+    expect(begin(t)).toBe(true);
+    expect(connectionOf(t.store).prepare("SELECT status FROM interactive_requests WHERE request_id = 'request-1'").get()).toEqual({ status: 'cancelled' });
+    expect(unreferencedBlobs(t.store)).toEqual([]);
   });
 
   it('returns false, writing nothing, when the claim does not verify', ({ t }) => {

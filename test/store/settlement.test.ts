@@ -19,7 +19,7 @@ import {
   type TestStore,
 } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
-import { storeInternals, connectionOf } from '../helpers/store-internals.js';
+import { storeInternals, connectionOf, unreferencedBlobs } from '../helpers/store-internals.js';
 
 const content = (triggerTurn: boolean) => ({
   schema: 'pi-workflows.workflow-message-content.v1' as const,
@@ -167,6 +167,22 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
     expect(submission.outcome).toBe('rejected');
     expect(JSON.parse(submission.content.toString('utf8'))).toEqual({ status: 'rejected', error: 'Workflow run cancelled' });
     expect(messageStatuses(t, 'run-1')).toEqual(SETTLED_MESSAGES);
+    expect(unreferencedBlobs(t.store)).toEqual([]);
+  });
+
+  it('CANCELLED with no validating submission writes no receipt blob (no unreferenced blob left)', ({ t }) => {
+    runningRun(t, 'run-1');
+    storeInternals(t.store).interactions.openInteraction(
+      { runId: 'run-1', nodeId: 'ask', attemptId: 'attempt-1', requestId: 'request-1', targetSessionId: 'session-run-1' },
+      t.clock.t,
+    );
+    expect(unreferencedBlobs(t.store)).toEqual([]);
+    t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'cancelled' });
+    const db = connectionOf(t.store);
+    expect(db.prepare("SELECT status, revision FROM interactive_requests WHERE request_id = 'request-1'").get()).toEqual({ status: 'cancelled', revision: 2 });
+    expect(unreferencedBlobs(t.store)).toEqual([]);
+    const receipt = Buffer.from(JSON.stringify({ error: 'Workflow run cancelled', status: 'rejected' }), 'utf8');
+    expect(db.prepare('SELECT count(*) AS n FROM blobs WHERE content = ?').get(receipt)).toEqual({ n: 0 });
   });
 
   it('Claim token is not the live claim of workflow run: <runId> for a wrong token, an expired lease, a finished run', ({ t }) => {
