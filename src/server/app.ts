@@ -66,22 +66,42 @@ export interface StartOptions {
 /**
  * Opens the store and starts the HTTP + WebSocket server on `config.host:config.port`.
  *
+ * The port is bound before the database is opened, so a listen error leaves the file untouched.
+ *
  * @returns the running server once it listens
- * @throws StoreError(integrity) when the database cannot be opened; listen errors (EADDRINUSE),
- *   after closing the feed and the database; Error for a persisted-operations manifest that
- *   cannot be used (see `loadPersistedOperations`)
+ * @throws listen errors (EADDRINUSE) before the database is opened; StoreError(integrity) when
+ *   the database cannot be opened, after releasing the port; Error for a persisted-operations
+ *   manifest that cannot be used (see `loadPersistedOperations`)
  */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   // Read before the database opens: a bad manifest stops the start with nothing to clean up.
   const persisted =
     config.persistedOperations == null ? undefined : loadPersistedOperations(config.persistedOperations, schema, { onlyPersisted: config.onlyPersisted === true });
-  const store = WorkflowStore.open({
-    path: config.dbPath,
-    readOnly: config.readOnly,
-    projectPath: config.projectPath,
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  // The port first, the database after: a start that cannot bind (EADDRINUSE) never opens the
+  // file, so it writes nothing to it (no migration, no blob prune, no WAL). Requests are only
+  // handled once everything below is built (the 'request' listener is attached last).
+  const httpServer = createServer();
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(config.port, config.host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
   });
+  let store: WorkflowStore;
+  try {
+    store = WorkflowStore.open({
+      path: config.dbPath,
+      readOnly: config.readOnly,
+      projectPath: config.projectPath,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
+  } catch (error) {
+    // Nothing is left open by a start that failed (the caller may go on, e.g. with another port).
+    await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    throw error;
+  }
   const feed = new ChangeFeed(store, { pollIntervalMs: config.pollIntervalMs });
   const metrics = createMetrics(store, feed);
   const credentials: Credentials = { token: config.token, readTokens: config.readTokens ?? [] };
@@ -124,7 +144,6 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ],
   });
 
-  const httpServer = createServer((request, response) => handle(request, response));
 
   function handle(request: IncomingMessage, response: ServerResponse): void {
     // Host and Origin first, for every path: a DNS-rebinding or cross-site page gets nothing.
@@ -252,22 +271,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     response.end(JSON.stringify(authorized ? body : { status: body.status }));
   }
 
-  try {
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once('error', reject);
-      httpServer.listen(config.port, config.host, () => {
-        httpServer.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    // Nothing is left open by a start that failed (the caller may go on, e.g. with another port).
-    liveQueries.close();
-    feed.close();
-    metrics.close();
-    store.close();
-    throw error;
-  }
+  httpServer.on('request', handle);
   // graphql-ws is attached once the port is ours, so a listen error (EADDRINUSE) is reported
   // once, by the caller, and not also by the WebSocket server.
   const graphqlWs = attachGraphQLWs(httpServer, yoga, config, logger, {

@@ -1,18 +1,23 @@
 /**
  * A port already in use (issue 14 item 5): `npm run demo` and `npm start` print one clear line
  * instead of a stack trace and exit 1; `startServer` rejects with EADDRINUSE and leaves nothing
- * open. The demo has its own default port (4100), so it runs beside `npm start` (4000).
+ * open. The port is bound before the database is opened, so a start that cannot bind never
+ * touches the file: not created when missing, byte for byte unchanged when it exists (no
+ * migration, no blob prune, no WAL). The demo has its own default port (4100), so it runs
+ * beside `npm start` (4000).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PORT } from '../../demo/options.js';
 import { startServer } from '../../src/server/app.js';
+import { WorkflowStore } from '../../src/store/index.js';
 import { REPO_ROOT } from '../helpers/live-fixtures.js';
-import { databaseClosedCleanly, npmCommand, spawnService } from '../helpers/service-process.js';
+import { npmCommand, spawnService } from '../helpers/service-process.js';
 
 describe('a port already in use', () => {
   let dir: string;
@@ -40,20 +45,42 @@ describe('a port already in use', () => {
     return { code, stdout: child.lines.events.map((line) => JSON.stringify(line)).join('\n'), stderr: child.stderr() };
   }
 
-  it('npm run demo: one line on stderr, exit 1, no stack trace, the database closed', async () => {
+  /** A database of ours, closed, holding one blob nothing refers to (a read-write open would prune it). */
+  function existingDatabase(name: string): string {
+    const dbPath = join(dir, name);
+    WorkflowStore.open({ path: dbPath, projectPath: dir }).close();
+    const connection = new Database(dbPath);
+    const bytes = Buffer.from('unreferenced', 'utf8');
+    connection
+      .prepare("INSERT INTO blobs(blob_hash, media_type, byte_length, content, created_at) VALUES (?, 'text/plain', ?, ?, 0)")
+      .run(Buffer.alloc(32, 7), bytes.length, bytes);
+    connection.close();
+    return dbPath;
+  }
+
+  /** The files of a database: main file bytes, and whether a WAL or shared-memory file exists. */
+  const filesOf = (dbPath: string) => ({ bytes: readFileSync(dbPath), wal: existsSync(`${dbPath}-wal`), shm: existsSync(`${dbPath}-shm`) });
+
+  it('npm run demo: one line on stderr, exit 1, no stack trace, no database created', async () => {
     const dbPath = join(dir, 'demo.db');
     const result = await npmRun('demo', ['--port', String(port), '--db', dbPath]);
     expect(result).toEqual({ code: 1, stdout: '', stderr: `demo: ${busy()}\n` });
-    expect(databaseClosedCleanly(dbPath)).toBe(true);
+    expect(existsSync(dbPath)).toBe(false);
   });
 
-  it('npm start: one line on stderr, exit 1', async () => {
-    const result = await npmRun('start', ['--port', String(port), '--db', join(dir, 'start.db')]);
+  it('npm start: one line on stderr, exit 1, the existing database file unchanged byte for byte', async () => {
+    const dbPath = existingDatabase('start.db');
+    const before = filesOf(dbPath);
+    expect(before).toMatchObject({ wal: false, shm: false });
+    const result = await npmRun('start', ['--port', String(port), '--db', dbPath]);
     expect(result).toEqual({ code: 1, stdout: '', stderr: `pi-workflows-graphql: ${busy()}\n` });
+    expect(filesOf(dbPath)).toEqual(before);
   });
 
-  it('startServer rejects with EADDRINUSE and closes the database it opened', async () => {
+  it('startServer rejects with EADDRINUSE before opening the database (missing: not created; existing: unchanged)', async () => {
     const dbPath = join(dir, 'direct.db');
+    const existingPath = existingDatabase('direct-existing.db');
+    const before = filesOf(existingPath);
     const config = {
       dbPath,
       port,
@@ -69,7 +96,9 @@ describe('a port already in use', () => {
       logLevel: 'silent' as const,
     };
     await expect(startServer(config, { logger: pino({ level: 'silent' }) })).rejects.toMatchObject({ code: 'EADDRINUSE' });
-    expect(databaseClosedCleanly(dbPath)).toBe(true);
+    expect(existsSync(dbPath)).toBe(false);
+    await expect(startServer({ ...config, dbPath: existingPath }, { logger: pino({ level: 'silent' }) })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    expect(filesOf(existingPath)).toEqual(before);
   });
 
   it('the demo defaults to its own port, 4100, not npm start\'s 4000', async () => {
