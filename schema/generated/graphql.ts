@@ -94,7 +94,7 @@ export type ReserveWorkflowRunInput = {
   restartNumber?: number | null | undefined;
   /** Id of the new run (chosen by the caller; a retry with the same parameters adopts it). */
   runId: string;
-  /** Name of the workflow definition. */
+  /** Name of the workflow definition. Definitions are stored once per definition digest, first name wins (STORE.md §3.6): when a run with the same definition was reserved before under another name, this run reports (and is filtered and searched by) that first name, not this one. Give distinct workflows distinct definitions. */
   workflowName: string;
   /** Source ref of the workflow at launch (runs.workflow_ref). */
   workflowRef: string;
