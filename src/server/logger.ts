@@ -14,10 +14,12 @@ export function createLogger(level: string): Logger {
  */
 const QUOTABLE_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST']);
 /**
- * The head of graphql-js's variable coercion error (it has no code): which variable, and the
- * path inside it; the rest of the message, which may quote the value, is not logged.
+ * The head of graphql-js's variable coercion errors (code `BAD_USER_INPUT`, given in
+ * redact-errors.ts): which variable, and the path inside it, or the whole message when it names
+ * only the variable and its type (not provided, null); the rest of a message, which may quote
+ * the value, is not logged.
  */
-const VARIABLE_ERROR = /^Variable "\$\w+" got invalid value(?: at "[\w.[\]]*")?/;
+const VARIABLE_ERROR = /^Variable "\$\w+" (?:got invalid value(?: at "[\w.[\]]*")?|of required type "[^"]*" was not provided\.|of non-null type "[^"]*" must not be null\.)/;
 /** Longest `reason` logged, in characters. */
 const MAX_REASON_LENGTH = 300;
 
@@ -35,9 +37,10 @@ function failureOf(result: unknown): Failure | undefined {
   if (first === undefined) return undefined;
   const code = first.extensions?.code;
   const errorCode = typeof code === 'string' ? code : null;
-  let reason: string | null = null;
-  if (errorCode !== null && QUOTABLE_CODES.has(errorCode)) reason = first.message.slice(0, MAX_REASON_LENGTH);
-  else if (errorCode === null) reason = VARIABLE_ERROR.exec(first.message)?.[0] ?? null;
+  // A variable error (code BAD_USER_INPUT, redact-errors.ts) logs its variable and path, never the value.
+  const variable = first.path === undefined ? (VARIABLE_ERROR.exec(first.message)?.[0] ?? null) : null;
+  let reason: string | null = variable;
+  if (variable === null && errorCode !== null && QUOTABLE_CODES.has(errorCode)) reason = first.message.slice(0, MAX_REASON_LENGTH);
   return { errorCode, reason };
 }
 
@@ -45,8 +48,8 @@ function failureOf(result: unknown): Failure | undefined {
  * A yoga plugin that logs one line per HTTP request: method, path, operation name, the scope
  * the caller's credential granted (`read`, `write`; issue 10.11), status, duration in ms, and for a result carrying errors the first error's `errorCode` and, when
  * its message cannot quote variables (parse, validation, bad request), that message as
- * `reason`; a variable coercion error is logged as its variable and path only (issue 14
- * item 5). `status` is the HTTP status sent: GraphQL over HTTP answers
+ * `reason`; a variable coercion error (`errorCode` `BAD_USER_INPUT`) is logged as its variable
+ * and path only (issue 14 item 5). `status` is the HTTP status sent: GraphQL over HTTP answers
  * `application/json` clients 200 even for a validation failure (400 for
  * `application/graphql-response+json`), so `errorCode` is what tells a failure apart.
  * `operationName` is the explicit one, else the name of the document's only operation

@@ -28,10 +28,28 @@ export function redactVariableValue(error: GraphQLError): GraphQLError {
   });
 }
 
-/** The result with {@link redactVariableValue} applied, or undefined when nothing needed it. */
+/** The `extensions.code` of a variable that fails coercion (the code of the same mistake inline is GRAPHQL_VALIDATION_FAILED). */
+export const VARIABLE_ERROR_CODE = 'BAD_USER_INPUT';
+
+/**
+ * graphql-js reports variable coercion failures (`Variable "$x" got invalid value …`,
+ * `… of required type "T!" was not provided.`, `… of non-null type "T!" must not be null.`)
+ * with no `extensions.code`; this gives them {@link VARIABLE_ERROR_CODE}, so a client (and the
+ * request log) can tell them apart. Only errors without a path (coercion happens before any
+ * field runs) and without a code are touched.
+ */
+export function withVariableErrorCode(error: GraphQLError): GraphQLError {
+  if (!error.message.startsWith('Variable "$') || error.path !== undefined || error.extensions?.code !== undefined) return error;
+  return new GraphQLError(error.message, { nodes: error.nodes ?? null, extensions: { ...error.extensions, code: VARIABLE_ERROR_CODE } });
+}
+
+/**
+ * The result with {@link redactVariableValue} and {@link withVariableErrorCode} applied, or
+ * undefined when nothing needed it.
+ */
 export function redactResult(result: ExecutionResult): ExecutionResult | undefined {
   if (result.errors === undefined || !result.errors.some((error) => error.message.startsWith('Variable "$'))) return undefined;
-  return { ...result, errors: result.errors.map(redactVariableValue) };
+  return { ...result, errors: result.errors.map((error) => withVariableErrorCode(redactVariableValue(error))) };
 }
 
 /**
@@ -62,8 +80,8 @@ export function withoutOriginalError(result: ExecutionResult): ExecutionResult |
 const BODY_NOT_JSON = 'The request body is not valid JSON';
 
 /**
- * A yoga plugin applying {@link redactVariableValue} to query, mutation and subscription
- * results, and {@link withoutOriginalError} to every HTTP result.
+ * A yoga plugin applying {@link redactVariableValue} and {@link withVariableErrorCode} to query,
+ * mutation and subscription results, and {@link withoutOriginalError} to every HTTP result.
  */
 export function redactErrorsPlugin(): Plugin {
   return {

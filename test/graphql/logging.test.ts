@@ -154,7 +154,7 @@ describe('request logging', () => {
       expect.objectContaining({
         operationName: 'SettleWorkflowRun',
         status: 400,
-        errorCode: null,
+        errorCode: 'BAD_USER_INPUT',
         reason: 'Variable "$input" got invalid value at "input.claimToken"',
       }),
     ]);

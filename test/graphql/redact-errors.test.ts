@@ -40,6 +40,33 @@ describe('variable coercion errors carry no values', () => {
     expect(response.text).not.toContain(SECRET);
   });
 
+  // HTTP 400 with either Accept, as before the code was added (a validation failure, below, answers
+  // application/json clients 200).
+  it.for<[string, number]>([
+    ['application/graphql-response+json', 400],
+    ['application/json', 400],
+  ])('variable coercion errors carry extensions.code BAD_USER_INPUT (Accept %s: HTTP %i)', async ([accept, status], { fx }) => {
+    const headers = { accept };
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      [
+        'query Runs($s: [WorkflowRunStatus!]) { workflowRuns(filter: { status: $s }) { totalCount } }',
+        { s: ['DONE'] },
+        'Variable "$s" got invalid value at "s[0]"; Value "DONE" does not exist in "WorkflowRunStatus" enum.',
+      ],
+      ['query Run($id: String!) { workflowRun(runId: $id) { id } }', { id: 42 }, 'Variable "$id" got invalid value; String cannot represent a non string value.'],
+      ['query Node($id: ID!) { node(id: $id) { id } }', {}, 'Variable "$id" of required type "ID!" was not provided.'],
+      ['query Node($id: ID!) { node(id: $id) { id } }', { id: null }, 'Variable "$id" of non-null type "ID!" must not be null.'],
+    ];
+    for (const [query, variables, message] of cases) {
+      const response = await fx.gql(query, variables, { headers });
+      expect(response.status).toBe(status);
+      expect(response.errors).toEqual([{ message, locations: [expect.any(Object)], extensions: { code: 'BAD_USER_INPUT' } }]);
+    }
+    // The same mistake inline is a validation error.
+    const inline = await fx.gql('query Runs { workflowRuns(filter: { status: [DONE] }) { totalCount } }', undefined, { headers });
+    expect(inline.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
   it('a body that is not valid JSON: a clear error, and the body is not quoted back', async ({ fx }) => {
     const response = await fetch(fx.url, {
       method: 'POST',
