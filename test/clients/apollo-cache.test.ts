@@ -13,7 +13,7 @@ import { loadDevMessages, loadErrorMessages } from '@apollo/client/dev';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { OperationTypeNode, parse } from 'graphql';
 import type { Client as WsClient } from 'graphql-ws';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createApolloCache } from '../../examples/client-caches.js';
 import {
   ClaimWorkflowRunDocument,
@@ -31,10 +31,10 @@ import {
   type WorkflowRunQuery,
   type WorkflowRunsQuery,
 } from '../../schema/generated/graphql.js';
-import { commitMarker, EventCollector, wsClient } from '../helpers/live-fixtures.js';
+import { commitMarker, EventCollector } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { claim, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
-import { captureConsole, documentNode, LIST_RUN_IDS, seedRuns, withoutTypename, type ConsoleCall, type SeededChain } from './client-fixtures.js';
+import { claim, settle, type TestServer } from '../helpers/server-fixture.js';
+import { captureConsole, clientCacheTest, documentNode, LIST_RUN_IDS, watching, withoutTypename } from './client-fixtures.js';
 
 loadDevMessages();
 loadErrorMessages();
@@ -53,7 +53,6 @@ function watch<TData, TVariables extends OperationVariables>(
   watching.push(() => subscription.unsubscribe());
   return collector;
 }
-const watching: Array<() => void> = [];
 
 /** The latest complete result of a watched query. */
 function latest<TData>(collector: EventCollector<ObservableQuery.Result<TData>>): TData {
@@ -72,36 +71,18 @@ function apolloClient(fx: TestServer, ws: WsClient, cache: InMemoryCache): Apoll
   return new ApolloClient({ link, cache });
 }
 
+/** The README's `InMemoryCache` (per file) and an Apollo Client over it, HTTP + the file's graphql-ws client. */
+const it = clientCacheTest
+  .extend('cache', { scope: 'file' }, () => createApolloCache())
+  .extend('apollo', { scope: 'file' }, ({ fx, chain, client, cache }, { onCleanup }) => {
+    void chain; // seeded before the client reads
+    const apollo = apolloClient(fx, client, cache);
+    onCleanup(() => apollo.stop());
+    return apollo;
+  });
+
 describe('Apollo Client with the README cache set-up', () => {
-  let fx: TestServer;
-  let chain: SeededChain;
-  let ws: WsClient;
-  let client: ApolloClient;
-  let cache: InMemoryCache;
-  let captured: { calls: ConsoleCall[]; restore(): void };
-
-  beforeAll(async () => {
-    fx = await startTestServer();
-    chain = await seedRuns(fx);
-    ws = wsClient(fx.url);
-    cache = createApolloCache();
-    client = apolloClient(fx, ws, cache);
-  });
-  afterAll(async () => {
-    client.stop();
-    await ws.dispose();
-    await fx.close();
-  });
-  beforeEach(() => {
-    captured = captureConsole();
-  });
-  afterEach(() => {
-    for (const stop of watching.splice(0)) stop();
-    captured.restore();
-    expect(captured.calls).toEqual([]);
-  });
-
-  it('pages workflowRuns forward and backward, each direction into one list of normalised runs', async () => {
+  it('pages workflowRuns forward and backward, each direction into one list of normalised runs', async ({ chain, apollo: client, cache }) => {
     const all = [chain.restartRunId, chain.rootRunId, ...LIST_RUN_IDS];
     const forward = client.watchQuery({ query: documentNode(WorkflowRunsDocument), variables: { first: 3 } });
     const pages = watch(forward, 'forward');
@@ -135,7 +116,7 @@ describe('Apollo Client with the README cache set-up', () => {
     expect(entities).toHaveLength(7);
   });
 
-  it('reads a run, node(id), lineage pages, the chain and viewer deltas from normalised runs', async () => {
+  it('reads a run, node(id), lineage pages, the chain and viewer deltas from normalised runs', async ({ fx, chain, apollo: client }) => {
     const { data: one } = await client.query({ query: documentNode(WorkflowRunDocument), variables: { runId: 'list-1' } });
     const id = one?.workflowRun?.id as string;
     expect(client.cache.identify({ __typename: 'WorkflowRun', id })).toBe(`WorkflowRun:${id}`);
@@ -167,7 +148,7 @@ describe('Apollo Client with the README cache set-up', () => {
     expect(snapshot?.workflowRun?.viewerDeltas).toMatchObject({ kind: 'SNAPSHOT_REQUIRED', batches: [] });
   });
 
-  it('a mutation updates the cached run in every query watching it; typed errors keep code and message', async () => {
+  it('a mutation updates the cached run in every query watching it; typed errors keep code and message', async ({ apollo: client }) => {
     const one = client.watchQuery({ query: documentNode(WorkflowRunDocument), variables: { runId: 'list-3' } });
     const runs = watch(one, 'list-3');
     await runs.until((events) => events.at(-1)?.dataState === 'complete', 'the run');
@@ -203,7 +184,7 @@ describe('Apollo Client with the README cache set-up', () => {
     expect(latest(runs).workflowRun).toEqual(claimed);
   });
 
-  it('subscriptions update the cached run: workflowRunUpdated, workflowRunLineageUpdated, workflowRunDeltas', async () => {
+  it('subscriptions update the cached run: workflowRunUpdated, workflowRunLineageUpdated, workflowRunDeltas', async ({ fx, chain, apollo: client, cache }) => {
     const one = client.watchQuery({ query: documentNode(WorkflowRunDocument), variables: { runId: 'list-4' } });
     const runs = watch(one, 'list-4');
     await runs.until((events) => events.at(-1)?.dataState === 'complete', 'the run');
@@ -258,7 +239,7 @@ describe('Apollo Client with the README cache set-up', () => {
     }
   });
 
-  it('control: a bare InMemoryCache warns and loses typed error fields; the capture sees Apollo warnings', async () => {
+  it('control: a bare InMemoryCache warns and loses typed error fields; the capture sees Apollo warnings', async ({ fx, client: ws }) => {
     const bare = apolloClient(fx, ws, new InMemoryCache());
     const control = captureConsole();
     try {

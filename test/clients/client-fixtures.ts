@@ -6,8 +6,10 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { format } from 'node:util';
 import { parse } from 'graphql';
+import { expect } from 'vitest';
 import type { TypedDocumentString } from '../../schema/generated/graphql.js';
 import { failedRoot, reserve, reserveInput, restart, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest } from '../helpers/server-test.js';
 
 /** One console call captured by {@link captureConsole}. */
 export interface ConsoleCall {
@@ -73,3 +75,31 @@ export async function seedRuns(fx: TestServer): Promise<SeededChain> {
   fx.clock.advance(1_000);
   return { rootRunId: 'chain-root', restartRunId: run.runId };
 }
+
+/**
+ * Unsubscribe functions of the watches a cache test opened ({@link clientCacheTest} calls and
+ * empties them after each test, before the console check).
+ */
+export const watching: Array<() => void> = [];
+
+/**
+ * `serverTest` for the client-cache tests (Apollo, urql; issue 14 item 3, issue 11 fixtures):
+ *
+ * - `chain` (file scope): {@link seedRuns} on the file's server, seeded once before its first test
+ *   that names `chain` (a file's cache-client fixture names it, so the data is there first).
+ * - `consoleChecked` (per test, automatic): console captured ({@link captureConsole}) for the whole
+ *   test; after it, every {@link watching} unsubscribe runs, the console is restored, and the test
+ *   fails if the library printed anything (`expect(calls).toEqual([])`).
+ */
+export const clientCacheTest = serverTest
+  .extend('chain', { scope: 'file' }, async ({ fx }): Promise<SeededChain> => seedRuns(fx))
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from an object pattern; this one has none
+  .extend('consoleChecked', { auto: true }, ({}, { onCleanup }) => {
+    const captured = captureConsole();
+    onCleanup(() => {
+      for (const stop of watching.splice(0)) stop();
+      captured.restore();
+      expect(captured.calls).toEqual([]);
+    });
+    return captured;
+  });

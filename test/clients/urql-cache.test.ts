@@ -11,7 +11,7 @@ import { Client, fetchExchange, subscriptionExchange, type AnyVariables, type Op
 import { cacheExchange } from '@urql/exchange-graphcache';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Client as WsClient } from 'graphql-ws';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createUrqlCacheExchange, VALUE_TYPES } from '../../examples/client-caches.js';
 import {
   ClaimWorkflowRunDocument,
@@ -28,10 +28,10 @@ import {
   WorkflowRunUpdatedDocument,
   type WorkflowRunsQuery,
 } from '../../schema/generated/graphql.js';
-import { commitMarker, EventCollector, wsClient } from '../helpers/live-fixtures.js';
+import { commitMarker, EventCollector } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { claim, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
-import { captureConsole, documentNode, LIST_RUN_IDS, seedRuns, withoutTypename, type ConsoleCall, type SeededChain } from './client-fixtures.js';
+import { claim, settle, type TestServer } from '../helpers/server-fixture.js';
+import { captureConsole, clientCacheTest, documentNode, LIST_RUN_IDS, watching, withoutTypename } from './client-fixtures.js';
 
 function urqlClient(fx: TestServer, ws: WsClient, cache = createUrqlCacheExchange()): Client {
   return new Client({
@@ -47,8 +47,6 @@ function urqlClient(fx: TestServer, ws: WsClient, cache = createUrqlCacheExchang
     ],
   });
 }
-
-const watching: Array<() => void> = [];
 
 /** Every result of a query or subscription source, until the test ends. */
 function watch<TData, TVariables extends AnyVariables>(
@@ -78,32 +76,13 @@ const doc = documentNode as <TResult, TVariables>(
   document: Parameters<typeof documentNode<TResult, TVariables>>[0],
 ) => TypedDocumentNode<TResult, TVariables & AnyVariables>;
 
+/** A urql Client with the README's Graphcache (per file), HTTP + the file's graphql-ws client. */
+const it = clientCacheTest.extend('urql', { scope: 'file' }, ({ fx, chain, client }) => {
+  void chain; // seeded before the client reads
+  return urqlClient(fx, client);
+});
+
 describe('urql with the README Graphcache set-up', () => {
-  let fx: TestServer;
-  let chain: SeededChain;
-  let ws: WsClient;
-  let client: Client;
-  let captured: { calls: ConsoleCall[]; restore(): void };
-
-  beforeAll(async () => {
-    fx = await startTestServer();
-    chain = await seedRuns(fx);
-    ws = wsClient(fx.url);
-    client = urqlClient(fx, ws);
-  });
-  afterAll(async () => {
-    await ws.dispose();
-    await fx.close();
-  });
-  beforeEach(() => {
-    captured = captureConsole();
-  });
-  afterEach(() => {
-    for (const stop of watching.splice(0)) stop();
-    captured.restore();
-    expect(captured.calls).toEqual([]);
-  });
-
   it('value types are every object type without an id', () => {
     expect(VALUE_TYPES).toContain('RunClaim');
     expect(VALUE_TYPES).toContain('PageInfo');
@@ -113,7 +92,7 @@ describe('urql with the README Graphcache set-up', () => {
     expect(VALUE_TYPES).not.toContain('Query');
   });
 
-  it('pages workflowRuns forward and backward; the pages merge into the first page’s result', async () => {
+  it('pages workflowRuns forward and backward; the pages merge into the first page’s result', async ({ chain, urql: client }) => {
     const all = [chain.restartRunId, chain.rootRunId, ...LIST_RUN_IDS];
     const forward = watch(client.query(doc(WorkflowRunsDocument), { first: 3 }), 'forward');
     await forward.take(1);
@@ -142,7 +121,7 @@ describe('urql with the README Graphcache set-up', () => {
     expect(latest(backward).workflowRuns.pageInfo).toMatchObject({ hasPreviousPage: false });
   });
 
-  it('reads a run, node(id), lineage pages, the chain and viewer deltas', async () => {
+  it('reads a run, node(id), lineage pages, the chain and viewer deltas', async ({ fx, chain, urql: client, client: ws }) => {
     const one = await client.query(doc(WorkflowRunDocument), { runId: 'list-1' }).toPromise();
     const id = one.data?.workflowRun?.id as string;
     const node = await client.query(doc(NodeDocument), { id }).toPromise();
@@ -172,7 +151,7 @@ describe('urql with the README Graphcache set-up', () => {
     expect(snapshot.data?.workflowRun?.viewerDeltas).toMatchObject({ kind: 'SNAPSHOT_REQUIRED', batches: [] });
   });
 
-  it('a mutation updates the cached run in every query watching it; typed errors keep code and message', async () => {
+  it('a mutation updates the cached run in every query watching it; typed errors keep code and message', async ({ urql: client }) => {
     const runs = watch(client.query(doc(WorkflowRunDocument), { runId: 'list-3' }), 'list-3');
     await runs.take(1);
     expect(latest(runs).workflowRun).toMatchObject({ runId: 'list-3', queueStatus: 'QUEUED', claim: null });
@@ -199,7 +178,7 @@ describe('urql with the README Graphcache set-up', () => {
     expect(latest(runs).workflowRun).toEqual(claimed);
   });
 
-  it('subscriptions update the cached run: workflowRunUpdated, workflowRunLineageUpdated, workflowRunDeltas', async () => {
+  it('subscriptions update the cached run: workflowRunUpdated, workflowRunLineageUpdated, workflowRunDeltas', async ({ fx, chain, urql: client }) => {
     const runs = watch(client.query(doc(WorkflowRunDocument), { runId: 'list-4' }), 'list-4');
     await runs.take(1);
     expect(latest(runs).workflowRun).toMatchObject({ queueStatus: 'QUEUED', claim: null });
@@ -232,7 +211,7 @@ describe('urql with the README Graphcache set-up', () => {
     });
   });
 
-  it('control: Graphcache without schema and keys warns; the capture sees urql warnings', async () => {
+  it('control: Graphcache without schema and keys warns; the capture sees urql warnings', async ({ fx, client: ws }) => {
     const bare = urqlClient(fx, ws, cacheExchange());
     const control = captureConsole();
     try {
