@@ -5,9 +5,7 @@
  * log line names the scope; no log line shows a token.
  */
 import { createHash } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { createClient as createSseClient } from 'graphql-sse';
-import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseServerConfig } from '../../src/server/config.js';
 import { scopeOf } from '../../src/server/auth.js';
@@ -27,6 +25,7 @@ import { httpRequest } from '../helpers/raw-http.js';
 import { runCli } from '../helpers/run-cli.js';
 import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { connectionOf } from '../helpers/store-internals.js';
+import { captureLog } from '../helpers/log-capture.js';
 
 const FULL = 'full-s3cret-token';
 const READ_A = 'dashboard-read-token';
@@ -51,16 +50,10 @@ const MUTATIONS: Array<[string, string]> = [
 
 describe('--read-token and --token', () => {
   let fx: TestServer;
-  const lines: string[] = [];
+  const { lines, logger } = captureLog('trace');
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        lines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
-        callback();
-      },
-    });
-    fx = await startTestServer({ token: FULL, readTokens: [READ_A, READ_B], logger: pino({ level: 'trace' }, sink) });
+    fx = await startTestServer({ token: FULL, readTokens: [READ_A, READ_B], logger });
     for (const runId of ['sc-queued', 'sc-claimed', 'sc-failed']) {
       const response = await postGraphQL(
         fx.url,

@@ -14,7 +14,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServerConfig } from '../../src/server/config.js';
@@ -34,6 +33,7 @@ import {
 } from '../helpers/live-fixtures.js';
 import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { connectionOf } from '../helpers/store-internals.js';
+import { captureLog } from '../helpers/log-capture.js';
 
 const TOKEN = 'bearer-s3cret';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -151,7 +151,7 @@ describe('with a token: nothing gets through without it', () => {
 
 describe('claim tokens never leave the server', () => {
   let fx: TestServer;
-  const lines: string[] = [];
+  const { lines, logger } = captureLog('trace');
   const tokens = Array.from({ length: 6 }, (_, index) => `claim-secret-${index}-${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 12)}`);
   /** Each token, its SHA-256 as hex and base64: none may show. */
   const forbidden = tokens.flatMap((token) => {
@@ -161,13 +161,7 @@ describe('claim tokens never leave the server', () => {
   const seen: string[] = [];
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        lines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
-        callback();
-      },
-    });
-    fx = await startTestServer({ logger: pino({ level: 'trace' }, sink) });
+    fx = await startTestServer({ logger });
   });
   afterAll(async () => {
     if (fx !== undefined) await closeAfterSse(fx);

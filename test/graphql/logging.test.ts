@@ -4,27 +4,20 @@
  * when the request names none; a failed request carries its error code and, when the message
  * cannot quote variables, its reason (issue 14 item 5).
  */
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimWorkflowRunDocument, SettleWorkflowRunDocument } from '../../schema/generated/graphql.js';
 import { reserve, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { captureLog } from '../helpers/log-capture.js';
 
 const CLAIM_TOKEN = 'claim-token-that-must-never-be-logged';
 const BEARER = 'bearer-token-that-must-never-be-logged';
 
 describe('request logging', () => {
   let fx: TestServer;
-  const lines: string[] = [];
+  const { lines, logger } = captureLog('info');
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        lines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
-        callback();
-      },
-    });
-    fx = await startTestServer({ token: BEARER, logger: pino({ level: 'info' }, sink) });
+    fx = await startTestServer({ token: BEARER, logger });
   });
   afterAll(async () => {
     await fx.close();
