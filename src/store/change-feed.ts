@@ -466,12 +466,17 @@ export class ChangeFeed {
 
   /**
    * After this process's own commit (the commit hook, which wakes everyone anyway): take the
-   * watcher's `data_version` as the new baseline, so the file event of that very commit does
-   * not wake everyone a second time. A foreign commit folded into this baseline is not lost:
-   * the wake-up scheduled by the same commit reads the state after it.
+   * watcher's `data_version` as the new baseline, so neither the file event of that very commit
+   * nor the check when watching starts again wakes everyone a second time. Also while nobody
+   * waits (the watcher connection stays open): a stale baseline made the next waiter's first
+   * check (see {@link startWatching}) count this commit again, a wake-up with no new commit that
+   * dropped the run change pages shared in the commit's own wake-up, so a follower reading late
+   * got a fresh event object and the server executed its GraphQL result twice (issue 13 §1). A
+   * foreign commit folded into this baseline is not lost: the wake-up scheduled by the same
+   * commit reads the state after it.
    */
   private ownCommit(): void {
-    if (this.watching) {
+    if (this.watcher !== undefined) {
       const version = this.readDataVersion();
       if (version !== undefined) this.dataVersion = version;
     }

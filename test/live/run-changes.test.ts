@@ -21,7 +21,7 @@ import {
   type EventCollector,
   type StreamResult,
 } from '../helpers/live-fixtures.js';
-import { sharedSubscribers } from '../helpers/server-signals.js';
+import { sharedSubscribers, streamsWaiting } from '../helpers/server-signals.js';
 import { claim, reserve, reserveInput, settle, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 const CHANGES = /* GraphQL */ `
@@ -153,8 +153,12 @@ describe('workflowRunChanges', () => {
   });
 
   it('subscribers at the same cursor share one execution per event (graphql-ws and SSE alike)', async () => {
+    const waiters = fx.server.feed.waiterCount;
     const ws = await subscribed('graphql-ws', { after: null }, 'shared-ws');
     const sse = await subscribed('SSE', { after: null }, 'shared-sse');
+    // Registered is not yet waiting: both streams must wait on the feed when the commit comes, so
+    // one wake-up wakes both and they read the same page (RunChangeReadCache: one wake-up).
+    await streamsWaiting(fx.server, { subscribers: fx.server.sharedExecution.subscribers, waiters: waiters + 2 }, 'both streams wait on the feed');
     const { executed, shared } = fx.server.sharedExecution;
     const runId = runIdFor('shared');
     await reserveRun(fx, runId);

@@ -18,6 +18,7 @@ import { READ_PAGE } from '../../src/store/feed-run-changes.js';
 import {
   claim,
   expectStoreError,
+  openTestStore,
   reserve,
   reserveInput,
   snapshotTables,
@@ -110,6 +111,44 @@ describe('ChangeFeed.followRunChanges: order and cursors', () => {
     expect(a2.value).toBe(b2.value);
     expect(c?.value).toBe(a2.value);
     for (const stream of [first, second, filtered]) await stream.return?.();
+  });
+
+  it('no wake-up without a new commit: a follower that reads after another waited again still gets the shared event object', async () => {
+    // File-backed, so the feed watches data_version. The commit below happens while nobody waits
+    // (both streams exist, neither was pulled). When the first follower waits again, the watcher
+    // checks data_version: this process's commit must not count a second time (a second wake-up
+    // would drop the shared page, and the late follower would get a fresh event object).
+    const file = openTestStore({ file: true });
+    const fileFeed = new ChangeFeed(file.store, { pollIntervalMs: 25 });
+    try {
+      const warm = fileFeed.followRunChanges(undefined, null);
+      const warmed = warm.next();
+      await settle();
+      reserve(file.store, 'run-0');
+      await warmed; // the watcher exists; nobody waits now
+      await warm.return?.();
+      const first = fileFeed.followRunChanges(undefined, null);
+      const second = fileFeed.followRunChanges(undefined, null);
+      reserve(file.store, 'run-1');
+      await settle();
+      const a = await first.next();
+      const ticks = fileFeed.ticks;
+      const pendingFirst = first.next(); // waits again: the watcher checks data_version
+      await settle();
+      await settle();
+      expect(fileFeed.ticks).toBe(ticks);
+      const b = await second.next();
+      expect(label(a.value as RunChangeEvent)).toBe('run-1 queued/queued r1');
+      expect(b.value).toBe(a.value);
+      reserve(file.store, 'run-2');
+      const [a2, b2] = [await pendingFirst, await second.next()];
+      expect(label(a2.value as RunChangeEvent)).toBe('run-2 queued/queued r1');
+      expect(b2.value).toBe(a2.value);
+      for (const stream of [first, second]) await stream.return?.();
+    } finally {
+      fileFeed.close();
+      file.close();
+    }
   });
 
   it('the cursor is opaque base64url of v1:<database id>:<position>; positions grow by commit', async ({ t }) => {
