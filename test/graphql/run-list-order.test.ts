@@ -10,7 +10,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   WorkflowRunsDocument,
   type WorkflowRunFilter,
@@ -335,11 +335,13 @@ describe('workflowRuns orderBy and the search and time filters', () => {
 });
 
 describe('workflowRuns pages stay stable while runs are written between them', () => {
+  // A server per test: each test writes (inserts, claims) and reads the runs it wrote itself,
+  // so none depends on what another left (the order of tests is free, e.g. --sequence.shuffle).
   let fx: TestServer;
-  beforeAll(async () => {
+  beforeEach(async () => {
     fx = await startTestServer();
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await fx.close();
   });
 
@@ -351,10 +353,14 @@ describe('workflowRuns pages stay stable while runs are written between them', (
       await reserve(fx, reserveInput(runId, { originSessionId: `session-${session}` }));
     }
   }
-
-  it('CREATED_AT both ways: inserts between pages (some at the cursor’s own instant) neither shift nor repeat a page', async () => {
+  /** The six runs each test starts from: m1, m2, m3 created at second 100; m4, m5, m6 at 101. */
+  async function insertStart(): Promise<void> {
     await insert(['m1', 'm2', 'm3'], 100);
     await insert(['m4', 'm5', 'm6'], 101);
+  }
+
+  it('CREATED_AT both ways: inserts between pages (some at the cursor’s own instant) neither shift nor repeat a page', async () => {
+    await insertStart();
     for (const direction of ['DESC', 'ASC'] as const) {
       const orderBy: WorkflowRunOrder = { field: 'CREATED_AT', direction };
       const first = await list(fx, { orderBy, first: 2, filter: { search: 'm' } });
@@ -384,6 +390,7 @@ describe('workflowRuns pages stay stable while runs are written between them', (
   });
 
   it('UPDATED_AT DESC forward: a run updated while you page is never listed twice (it moved to the top)', async () => {
+    await insertStart();
     const orderBy: WorkflowRunOrder = { field: 'UPDATED_AT', direction: 'DESC' };
     const filter = { search: 'm' };
     const before = await pageForward(fx, orderBy, 100, filter);
@@ -402,6 +409,7 @@ describe('workflowRuns pages stay stable while runs are written between them', (
   });
 
   it('UPDATED_AT ASC forward: nothing is missed; a run updated after you saw it comes again, in its new state, at the end', async () => {
+    await insertStart();
     const orderBy: WorkflowRunOrder = { field: 'UPDATED_AT', direction: 'ASC' };
     const filter = { search: 'm' };
     const before = await pageForward(fx, orderBy, 100, filter);
