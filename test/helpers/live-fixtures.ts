@@ -462,6 +462,25 @@ export function spawnTsChild(script: string, args: string[], label = 'child', no
   };
 }
 
+/**
+ * {@link spawnTsChild}, then waits for the child's `{"ready":true}` line (the children of
+ * test/live/children/ print it once their store or file is open). A child that exits first or
+ * never says so fails the wait (the collector's timeout) and is killed.
+ *
+ * @param what what the wait is for, in the timeout message (e.g. 'the writer to open the store')
+ * @returns the handle, ready for commands
+ */
+export async function spawnReadyChild(script: string, args: string[], label: string, what: string): Promise<ChildProcessHandle> {
+  const handle = spawnTsChild(script, args, label);
+  try {
+    await handle.lines.until((lines) => lines.some((line) => line.ready === true), what);
+  } catch (error) {
+    handle.kill();
+    throw error;
+  }
+  return handle;
+}
+
 /** The repository root (cwd of child processes). */
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -11,8 +11,17 @@
  * A test names what it uses (`async ({ fx, client }) => …`); nothing it does not name starts.
  */
 import type { Client } from 'graphql-ws';
-import { test } from 'vitest';
-import { closeAfterSse, subscribeSse, wsClient, type SseSubscription, type WsClientOptions } from './live-fixtures.js';
+import { expect, test } from 'vitest';
+import {
+  closeAfterSse,
+  reserveRun,
+  spawnReadyChild,
+  subscribeSse,
+  wsClient,
+  type ChildProcessHandle,
+  type SseSubscription,
+  type WsClientOptions,
+} from './live-fixtures.js';
 import { startTestServer, type TestServerOptions } from './server-fixture.js';
 
 /** Opens an SSE subscription to the fixture's server (arguments of `subscribeSse` after the URL). */
@@ -63,4 +72,24 @@ export const serverTest = test
       return subscription;
     };
     return open;
+  });
+
+/**
+ * `serverTest` plus another process committing to the fixture's database file, the way the
+ * workflow host does: `writer` (file scope) reserves `writerRunId` (option, default
+ * `'run-writer'`, per file: `writerTest.extend('writerRunId', { scope: 'file' }, 'run-x')`)
+ * through the server, then starts test/live/children/writer.ts on `fx.dbPath` and waits for it
+ * to open the store. After the file's last test the writer is told to exit and must exit 0
+ * (asserted). Commands: `burst N k`, `one k` (see the child).
+ */
+export const writerTest = serverTest
+  .extend('writerRunId', { scope: 'file' }, 'run-writer')
+  .extend('writer', { scope: 'file' }, async ({ fx, writerRunId }, { onCleanup }): Promise<ChildProcessHandle> => {
+    await reserveRun(fx, writerRunId);
+    const writer = await spawnReadyChild('test/live/children/writer.ts', [fx.dbPath, fx.dir, writerRunId], 'writer', 'the writer to open the store');
+    onCleanup(async () => {
+      writer.send('exit');
+      expect(await writer.exited).toBe(0);
+    });
+    return writer;
   });

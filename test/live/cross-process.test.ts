@@ -4,43 +4,30 @@
  * order, with its content. Also measures pickup latency (child commit → client receipt) at the
  * fixture's pollIntervalMs of 25; printed, not asserted.
  */
-import { afterAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   deltaEvents,
   DELTAS_SUBSCRIPTION,
   expectedMarkerBatch,
   percentile,
   range,
-  reserveRun,
   revisionsOf,
-  spawnTsChild,
   subscribeWs,
   untilRevision,
   withoutRecordedAt,
-  type ChildProcessHandle,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { serverTest as it } from '../helpers/server-test.js';
+import { writerTest } from '../helpers/server-test.js';
 
-const WRITER = 'test/live/children/writer.ts';
 const BURST = 20;
 const SAMPLES = 50;
 
-describe('cross-process commits', () => {
-  let writer: ChildProcessHandle;
-  const runId = 'run-cross';
-  it.beforeAll(async ({ fx }) => {
-    await reserveRun(fx, runId);
-    writer = spawnTsChild(WRITER, [fx.dbPath, fx.dir, runId], 'writer');
-    await writer.lines.until((lines) => lines.some((line) => line.ready === true), 'the writer to open the store');
-  });
-  afterAll(async () => {
-    writer.send('exit');
-    expect(await writer.exited).toBe(0);
-  });
+const it = writerTest.extend('writerRunId', { scope: 'file' }, 'run-cross');
+const runId = 'run-cross';
 
-  it(`${BURST} back-to-back commits of another process: every subscriber gets each revision once, in order, with its deltas`, async ({ client, fx }) => {
+describe('cross-process commits', () => {
+  it(`${BURST} back-to-back commits of another process: every subscriber gets each revision once, in order, with its deltas`, async ({ client, fx, writer }) => {
     // From the run's current revision: the other test of this file commits on the run too.
     const start = fx.store.viewerHead(runId)?.currentRevision as number;
     const replay = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: start }, 'replay').collector;
@@ -66,7 +53,7 @@ describe('cross-process commits', () => {
     });
   });
 
-  it('pickup latency: one commit at a time, each awaited at the client', async ({ client, fx }) => {
+  it('pickup latency: one commit at a time, each awaited at the client', async ({ client, fx, writer }) => {
     const start = fx.store.viewerHead(runId)?.currentRevision ?? 0;
     const live = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: start }, 'latency').collector;
     const latencies: number[] = [];

@@ -12,7 +12,7 @@ import {
   commitMarker,
   EventCollector,
   reserveRun,
-  spawnTsChild,
+  spawnReadyChild,
   subscribeSse,
   subscribeWs,
   wsClient,
@@ -500,8 +500,7 @@ describe('@live queries: commits of another process', () => {
     fx = await startTestServer();
     await reserveRun(fx, 'live-cross');
     client = wsClient(fx.url);
-    writer = spawnTsChild('test/live/children/writer.ts', [fx.dbPath, fx.dir, 'live-cross'], 'writer');
-    await writer.lines.until((lines) => lines.some((line) => line.ready === true), 'the writer to open the store');
+    writer = await spawnReadyChild('test/live/children/writer.ts', [fx.dbPath, fx.dir, 'live-cross'], 'writer', 'the writer to open the store');
   });
   afterAll(async () => {
     writer.send('exit');

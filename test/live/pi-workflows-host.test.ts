@@ -18,7 +18,7 @@ import {
   DELTAS_SUBSCRIPTION,
   deltaEvents,
   revisionsOf,
-  spawnTsChild,
+  spawnReadyChild,
   subscribeWs,
   untilRevision,
   withoutRecordedAt,
@@ -84,8 +84,7 @@ describe('pi-workflows host commits from another process', () => {
     schema = schemaOf(facts.path);
     fx = await startTestServer({ dbPath: facts.path });
     client = wsClient(fx.url);
-    host = spawnTsChild(HOST, [facts.path], 'pi-host');
-    await host.lines.until((lines) => lines.some((line) => line.ready === true), 'the host to open the file');
+    host = await spawnReadyChild(HOST, [facts.path], 'pi-host', 'the host to open the file');
   });
   afterAll(async () => {
     host?.kill();
