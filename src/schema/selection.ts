@@ -28,3 +28,33 @@ export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
   };
   return info.fieldNodes.some((node) => visit(node.selectionSet));
 }
+
+/**
+ * The names of the fields selected at `path` below the field being resolved (e.g.
+ * `['edges', 'node']` of a connection: the fields of its nodes), through inline fragments and
+ * fragment spreads at every level, over every node of the field and every alias. `@skip` and
+ * `@include` are not evaluated: a conditional field counts as selected (so a caller that reads
+ * less when fewer fields are selected never reads too little).
+ *
+ * @param info the resolver's info
+ * @param path field names leading from the resolved field to the selection of interest
+ * @returns the field names selected there (empty when the path itself is not selected)
+ */
+export function selectedFieldsAt(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  const visit = (selectionSet: SelectionSetNode | undefined, depth: number, seen: ReadonlySet<string>): void => {
+    if (selectionSet === undefined) return;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (depth === path.length) names.add(selection.name.value);
+        else if (selection.name.value === path[depth]) visit(selection.selectionSet, depth + 1, new Set());
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        visit(selection.selectionSet, depth, seen);
+      } else if (!seen.has(selection.name.value)) {
+        visit(info.fragments[selection.name.value]?.selectionSet, depth, new Set([...seen, selection.name.value]));
+      }
+    }
+  };
+  for (const node of info.fieldNodes) visit(node.selectionSet, 0, new Set());
+  return names;
+}

@@ -36,6 +36,8 @@ export {
   type KeyedRun,
   type LineageKey,
   type LineageSliceRequest,
+  type RunIdOnly,
+  type RunIdSlice,
   type RunKey,
   type RunOrder,
   type RunOrderField,

@@ -1,6 +1,6 @@
 import { filterClause, matchesLineage, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
 import { createdAtOf, lowerBound, updatedAtOf, type IndexedRun, type OrderKey, type RunOrderIndex, type UpdatedRun } from './run-order-index.js';
-import { RUN_ROW_SELECT, toRunRecords, type RunRow } from './run-records.js';
+import type { KeyColumns, RunColumns } from './run-columns.js';
 import { DEFAULT_RUN_ORDER, sqlRunCount, type KeyedRun, type LineageKey, type LineageSliceRequest, type RunKey, type RunSliceRequest } from './run-queries.js';
 import type { StoreContext } from './store-context.js';
 
@@ -19,9 +19,13 @@ import type { StoreContext } from './store-context.js';
  */
 const FILTER_CANDIDATES_PER_ROW = 4;
 
-function rowsById(context: StoreContext, ids: string[], where: FilterSql): Map<string, RunRow> {
-  const rows = context.database.all<RunRow>(
-    `${RUN_ROW_SELECT} WHERE r.run_id IN (SELECT value FROM json_each(?))${where.sql.map((condition) => ` AND ${condition}`).join('')}`,
+/**
+ * The rows of `ids` that exist and pass `where`, by run id, in the given columns (the filter's
+ * joins are added for a reading that does not join everything).
+ */
+function rowsById<Run>(context: StoreContext, ids: string[], where: FilterSql, columns: RunColumns<Run>): Map<string, KeyColumns> {
+  const rows = context.database.all<KeyColumns>(
+    `${columns.select(where.joins)} WHERE r.run_id IN (SELECT value FROM json_each(?))${where.sql.map((condition) => ` AND ${condition}`).join('')}`,
     JSON.stringify(ids),
     ...where.params,
   );
@@ -29,8 +33,8 @@ function rowsById(context: StoreContext, ids: string[], where: FilterSql): Map<s
 }
 
 /** What {@link takeRows} found. */
-interface Taken<Key> {
-  runs: Array<KeyedRun<Key>>;
+interface Taken<Key, Run> {
+  runs: Array<KeyedRun<Key, Run>>;
   /** The key of the last candidate looked at (undefined when none was). */
   last: Key | undefined;
   /** True when every candidate was looked at. */
@@ -43,15 +47,16 @@ interface Taken<Key> {
  * (a candidate without a row means the index is behind a deletion: it is skipped and the index
  * rebuilt next time); with one it looks at no more than `budget` candidates, in one statement.
  */
-function takeRows<Key>(
+function takeRows<Key, Run>(
   context: StoreContext,
   index: RunOrderIndex,
   candidates: Iterable<{ entry: IndexedRun; key: Key }>,
   limit: number,
   where: FilterSql,
+  columns: RunColumns<Run>,
   budget = Number.POSITIVE_INFINITY,
-): Taken<Key> {
-  const taken: Array<{ row: RunRow; key: Key }> = [];
+): Taken<Key, Run> {
+  const taken: Array<{ row: KeyColumns; key: Key }> = [];
   const iterator = candidates[Symbol.iterator]();
   let last: Key | undefined;
   let seen = 0;
@@ -73,6 +78,7 @@ function takeRows<Key>(
       context,
       chunk.map((candidate) => candidate.entry.runId),
       where,
+      columns,
     );
     for (const candidate of chunk) {
       if (taken.length === limit) break;
@@ -82,10 +88,9 @@ function takeRows<Key>(
       else if (where.sql.length === 0) index.markStale();
     }
   }
-  const records = toRunRecords(
+  const records = columns.toRuns(
     context,
     taken.map((item) => item.row),
-    context.clock(),
   );
   return { runs: records.map((run, position) => ({ run, key: (taken[position] as { key: Key }).key })), last, exhausted };
 }
@@ -136,14 +141,15 @@ function inCreatedRange(entry: IndexedRun, filter: WorkflowRunFilter | undefined
  * search (or the updated range under CREATED_AT) looks at a few candidates per row through the
  * index, then continues in SQL after the last one it looked at (`sqlSlice`, the plain query).
  */
-export function indexedRunSlice(
+export function indexedRunSlice<Run>(
   context: StoreContext,
   index: RunOrderIndex,
   filter: WorkflowRunFilter | undefined,
   request: RunSliceRequest,
   limit: number,
-  sqlSlice: (request: RunSliceRequest) => Array<KeyedRun<RunKey>>,
-): Array<KeyedRun<RunKey>> {
+  columns: RunColumns<Run>,
+  sqlSlice: (request: RunSliceRequest) => Array<KeyedRun<RunKey, Run>>,
+): Array<KeyedRun<RunKey, Run>> {
   const order = request.order ?? DEFAULT_RUN_ORDER;
   return withIndex(context, index, () => {
     // In list order `after` comes first: in the ascending arrays it is the upper bound of a
@@ -174,8 +180,8 @@ export function indexedRunSlice(
       }
     }
     const where = filterClause(filter, false, { createdRangeAnswered: true, updatedRangeAnswered: order.field === 'updated_at' });
-    if (where.sql.length === 0) return takeRows(context, index, candidates(), limit, where).runs;
-    const taken = takeRows(context, index, candidates(), limit, where, Math.max(1, limit) * FILTER_CANDIDATES_PER_ROW);
+    if (where.sql.length === 0) return takeRows(context, index, candidates(), limit, where, columns).runs;
+    const taken = takeRows(context, index, candidates(), limit, where, columns, Math.max(1, limit) * FILTER_CANDIDATES_PER_ROW);
     if (taken.runs.length === limit || taken.exhausted || taken.last === undefined) return taken.runs;
     const rest = sqlSlice({ ...request, limit: limit - taken.runs.length, ...(request.inverted ? { before: taken.last } : { after: taken.last }) });
     return [...taken.runs, ...rest];
@@ -216,13 +222,14 @@ export function indexedChainRunIds(context: StoreContext, index: RunOrderIndex, 
 }
 
 /** `lineageSlice` through the index: the root, then the chain by (created_at, run id); reversed when inverted. */
-export function indexedLineageSlice(
+export function indexedLineageSlice<Run>(
   context: StoreContext,
   index: RunOrderIndex,
   rootRunId: string,
   request: LineageSliceRequest,
   limit: number,
-): Array<KeyedRun<LineageKey>> {
+  columns: RunColumns<Run>,
+): Array<KeyedRun<LineageKey, Run>> {
   return withIndex(context, index, () => {
     const { after, before } = request;
     const rootEntry = index.get(rootRunId);
@@ -245,7 +252,7 @@ export function indexedLineageSlice(
       yield* tail();
       if (rootInSlice && request.inverted) yield rootCandidate;
     }
-    return takeRows(context, index, candidates(), limit, { sql: [], params: [], joins: [] }).runs;
+    return takeRows(context, index, candidates(), limit, { sql: [], params: [], joins: [] }, columns).runs;
   });
 }
 

@@ -5,11 +5,13 @@ import {
   indexedRunCount,
   indexedRunSlice,
 } from './indexed-run-queries.js';
-import { filterClause, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
+import { FULL_RUN_COLUMNS, RUN_ID_COLUMNS, type KeyColumns, type RunColumns, type RunIdOnly } from './run-columns.js';
+import { FILTER_JOINS, filterClause, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
 import { RUN_ROW_SELECT, toRunRecords, type LineageKind, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import type { StoreContext } from './store-context.js';
 
 export type { WorkflowRunFilter } from './run-filter.js';
+export type { RunIdOnly } from './run-columns.js';
 
 /** A field the run list orders by (API.md `WorkflowRunOrderField`). */
 export type RunOrderField = 'created_at' | 'updated_at';
@@ -51,14 +53,20 @@ export interface RunSliceRequest {
   order?: RunOrder;
 }
 
-/** A run of a keyset page with its position in the list (from which a cursor is made). */
-export interface KeyedRun<Key> {
-  run: WorkflowRunRecord;
+/**
+ * A run of a keyset page with its position in the list (from which a cursor is made): a whole
+ * run record, or what a key-only read returns ({@link RunIdOnly}).
+ */
+export interface KeyedRun<Key, Run = WorkflowRunRecord> {
+  run: Run;
   key: Key;
 }
 
 /** The runs of a slice, each with its keyset key, in the order the request reads them. */
 export type RunSlice = Array<KeyedRun<RunKey>>;
+
+/** {@link RunSlice} of a key-only read: run ids with their keys (issue 15 item 2). */
+export type RunIdSlice = Array<KeyedRun<RunKey, RunIdOnly>>;
 
 /** Largest page any list returns (API.md). */
 export const MAX_PAGE_SIZE = 100;
@@ -70,7 +78,7 @@ const ORDER_COLUMNS: Record<RunOrderField, { at: string; runId: string }> = {
 };
 
 /** The key of a row in an order. */
-export function runKeyOf(row: RunRow, field: RunOrderField): RunKey {
+export function runKeyOf(row: KeyColumns, field: RunOrderField): RunKey {
   return { at: field === 'created_at' ? row.run_created_at : row.updated_at, runId: row.run_id };
 }
 
@@ -103,22 +111,56 @@ export function listWorkflowRunSlice(
   filter: WorkflowRunFilter | undefined,
   request: RunSliceRequest,
 ): RunSlice {
+  return runSlice(context, filter, request, FULL_RUN_COLUMNS);
+}
+
+/**
+ * {@link listWorkflowRunSlice} reading run ids only (issue 15 item 2): the same filter, order,
+ * keyset bounds and limit, so the same runs with the same keys in the same order, but no
+ * column of the run record beyond the id (an unfiltered CREATED_AT page is read from the
+ * covering `runs_created_idx` alone). For a page whose selection asks for nothing else.
+ *
+ * @param request keys, limit (at most {@link MAX_PAGE_SIZE} + 1 rows) and order
+ * @returns `[{ run: { runId }, key: { at, runId } }]` in list order, or reverse list order when `inverted`
+ */
+export function listWorkflowRunIdSlice(
+  context: StoreContext,
+  filter: WorkflowRunFilter | undefined,
+  request: RunSliceRequest,
+): RunIdSlice {
+  return runSlice(context, filter, request, RUN_ID_COLUMNS);
+}
+
+/** A run-list slice in the given columns (see {@link listWorkflowRunSlice}). */
+function runSlice<Run>(
+  context: StoreContext,
+  filter: WorkflowRunFilter | undefined,
+  request: RunSliceRequest,
+  columns: RunColumns<Run>,
+): Array<KeyedRun<RunKey, Run>> {
   const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
   if (context.runIndex !== undefined) {
-    return indexedRunSlice(context, context.runIndex, filter, request, limit, (rest) => sqlRunSlice(context, filter, rest));
+    return indexedRunSlice(context, context.runIndex, filter, request, limit, columns, (rest) => sqlRunSlice(context, filter, rest, columns));
   }
-  return sqlRunSlice(context, filter, { ...request, limit });
+  return sqlRunSlice(context, filter, { ...request, limit }, columns);
 }
 
 /**
  * {@link listWorkflowRunSlice} in SQL alone. The keyset bounds are row-value comparisons on
  * (order column, run id), which SQLite turns into a range of the order's index.
  */
-function sqlRunSlice(context: StoreContext, filter: WorkflowRunFilter | undefined, request: RunSliceRequest): RunSlice {
+function sqlRunSlice<Run>(
+  context: StoreContext,
+  filter: WorkflowRunFilter | undefined,
+  request: RunSliceRequest,
+  runColumns: RunColumns<Run>,
+): Array<KeyedRun<RunKey, Run>> {
   const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
   const order = request.order ?? DEFAULT_RUN_ORDER;
   const columns = ORDER_COLUMNS[order.field];
-  const { sql, params } = filterClause(filter, true, { walkOrder: order.field });
+  const { sql, params, joins } = filterClause(filter, true, { walkOrder: order.field });
+  // The UPDATED_AT order reads the queue row (first, as the table its index walks).
+  const selectJoins = order.field === 'updated_at' ? [FILTER_JOINS.q, ...joins.filter((join) => join !== FILTER_JOINS.q)] : joins;
   // In list order, `after` comes first: below it when descending, above it when ascending.
   const descending = order.direction === 'desc';
   if (request.after !== undefined) {
@@ -131,17 +173,22 @@ function sqlRunSlice(context: StoreContext, filter: WorkflowRunFilter | undefine
   }
   const whereSql = sql.length === 0 ? '' : `WHERE ${sql.join(' AND ')}`;
   const direction = descending !== request.inverted ? 'DESC' : 'ASC';
-  const rows = context.database.all<RunRow>(
-    `${RUN_ROW_SELECT} ${whereSql} ORDER BY ${columns.at} ${direction}, ${columns.runId} ${direction} LIMIT ?`,
+  const rows = context.database.all<KeyColumns>(
+    `${runColumns.select(selectJoins)} ${whereSql} ORDER BY ${columns.at} ${direction}, ${columns.runId} ${direction} LIMIT ?`,
     ...params,
     limit,
   );
-  return keyed(context, rows, (row) => runKeyOf(row, order.field));
+  return keyed(context, rows, runColumns, (row) => runKeyOf(row, order.field));
 }
 
-/** Records of `rows` (one batch) paired with their keys, in the rows' order. */
-function keyed<Key>(context: StoreContext, rows: RunRow[], keyOfRow: (row: RunRow) => Key): Array<KeyedRun<Key>> {
-  return toRunRecords(context, rows, context.clock()).map((run, index) => ({ run, key: keyOfRow(rows[index] as RunRow) }));
+/** Runs of `rows` (one batch) in the given columns, paired with their keys, in the rows' order. */
+function keyed<Key, Run>(
+  context: StoreContext,
+  rows: KeyColumns[],
+  columns: RunColumns<Run>,
+  keyOfRow: (row: KeyColumns) => Key,
+): Array<KeyedRun<Key, Run>> {
+  return columns.toRuns(context, rows).map((run, index) => ({ run, key: keyOfRow(rows[index] as KeyColumns) }));
 }
 
 /** Number of runs matching `filter` (API.md `totalCount`: the whole filtered list, any order). */
@@ -242,8 +289,28 @@ export interface LineageSliceRequest {
  * @returns the runs with their keys in lineage order, or in reverse lineage order when `inverted`
  */
 export function lineageSlice(context: StoreContext, rootRunId: string, request: LineageSliceRequest): Array<KeyedRun<LineageKey>> {
+  return chainSlice(context, rootRunId, request, FULL_RUN_COLUMNS);
+}
+
+/**
+ * {@link lineageSlice} reading run ids only (issue 15 item 2): the same runs with the same
+ * keys in the same order, read from `runs_root_created_idx` without the run record's joins.
+ *
+ * @returns `[{ run: { runId }, key }]` in lineage order, or reverse lineage order when `inverted`
+ */
+export function lineageIdSlice(context: StoreContext, rootRunId: string, request: LineageSliceRequest): Array<KeyedRun<LineageKey, RunIdOnly>> {
+  return chainSlice(context, rootRunId, request, RUN_ID_COLUMNS);
+}
+
+/** A lineage slice in the given columns (see {@link lineageSlice}). */
+function chainSlice<Run>(
+  context: StoreContext,
+  rootRunId: string,
+  request: LineageSliceRequest,
+  columns: RunColumns<Run>,
+): Array<KeyedRun<LineageKey, Run>> {
   const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
-  if (context.runIndex !== undefined) return indexedLineageSlice(context, context.runIndex, rootRunId, request, limit);
+  if (context.runIndex !== undefined) return indexedLineageSlice(context, context.runIndex, rootRunId, request, limit, columns);
   const { after, before } = request;
   // The root comes before every other run: it is in the slice unless a cursor excludes it.
   const rootInSlice = after === undefined && !(before !== undefined && before.root);
@@ -260,19 +327,19 @@ export function lineageSlice(context: StoreContext, rootRunId: string, request: 
     params.push(before.createdAt, before.createdAt, before.runId);
   }
   const readRoot = () =>
-    context.database.all<RunRow>(`${RUN_ROW_SELECT} WHERE r.run_id = ? AND r.root_run_id = r.run_id`, rootRunId);
-  const readTail = (count: number) =>
+    context.database.all<KeyColumns>(`${columns.select([])} WHERE r.run_id = ? AND r.root_run_id = r.run_id`, rootRunId);
+  const readTail = (count: number): KeyColumns[] =>
     !tailInSlice || count <= 0
       ? []
-      : context.database.all<RunRow>(
-          `${RUN_ROW_SELECT} WHERE r.root_run_id = ? AND r.run_id <> r.root_run_id
+      : context.database.all<KeyColumns>(
+          `${columns.select([])} WHERE r.root_run_id = ? AND r.run_id <> r.root_run_id
              ${conditions.map((condition) => `AND ${condition}`).join(' ')}
            ORDER BY r.created_at ${request.inverted ? 'DESC' : 'ASC'}, r.run_id ${request.inverted ? 'DESC' : 'ASC'} LIMIT ?`,
           rootRunId,
           ...params,
           count,
         );
-  let rows: RunRow[];
+  let rows: KeyColumns[];
   if (!request.inverted) {
     const root = rootInSlice && limit > 0 ? readRoot() : [];
     rows = [...root, ...readTail(limit - root.length)];
@@ -280,7 +347,7 @@ export function lineageSlice(context: StoreContext, rootRunId: string, request: 
     const tail = readTail(limit);
     rows = rootInSlice && tail.length < limit ? [...tail, ...readRoot()] : tail;
   }
-  return keyed(context, rows, (row): LineageKey =>
+  return keyed(context, rows, columns, (row): LineageKey =>
     row.run_id === rootRunId ? { root: true } : { root: false, createdAt: row.run_created_at, runId: row.run_id },
   );
 }

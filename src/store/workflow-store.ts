@@ -19,11 +19,15 @@ import {
   countWorkflowRuns,
   getWorkflowRuns,
   latestRunIdsOfChains,
+  lineageIdSlice,
   lineageSlice,
+  listWorkflowRunIdSlice,
   listWorkflowRunSlice,
   type KeyedRun,
   type LineageKey,
   type LineageSliceRequest,
+  type RunIdOnly,
+  type RunIdSlice,
   type RunSlice,
   type RunSliceRequest,
   type WorkflowRunFilter,
@@ -441,6 +445,14 @@ export class WorkflowStore {
     return listWorkflowRunSlice(this.context, filter, request);
   }
 
+  /**
+   * {@link listWorkflowRunSlice} reading run ids only (issue 15 item 2): the same runs, keys and
+   * order, as `{ run: { runId }, key }`. See {@link listWorkflowRunIdSlice}.
+   */
+  listWorkflowRunIdSlice(filter: WorkflowRunFilter | undefined, request: RunSliceRequest): RunIdSlice {
+    return listWorkflowRunIdSlice(this.context, filter, request);
+  }
+
   /** Number of runs matching a filter. */
   countWorkflowRuns(filter?: WorkflowRunFilter): number {
     return countWorkflowRuns(this.context, filter);
@@ -464,6 +476,11 @@ export class WorkflowStore {
   /** A keyset slice of a chain in lineage order, root first (API.md `lineage`). See {@link lineageSlice}. */
   lineageSlice(rootRunId: string, request: LineageSliceRequest): Array<KeyedRun<LineageKey>> {
     return lineageSlice(this.context, rootRunId, request);
+  }
+
+  /** {@link lineageSlice} reading run ids only (issue 15 item 2). See {@link lineageIdSlice}. */
+  lineageIdSlice(rootRunId: string, request: LineageSliceRequest): Array<KeyedRun<LineageKey, RunIdOnly>> {
+    return lineageIdSlice(this.context, rootRunId, request);
   }
 
   /**

@@ -1,14 +1,15 @@
 import { dataloaderGetter } from '@pothos/plugin-dataloader';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { KeyedRun } from '../../store/index.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { planKeysetPage, type RunPage } from '../connections.js';
 import { LINEAGE_CURSORS, runCursors } from '../cursors.js';
 import { chainResourceExtensions } from '../live-resources.js';
-import { selectsField } from '../selection.js';
+import { selectedFieldsAt, selectsField } from '../selection.js';
 import { storeFilter, WorkflowRunFilterRef } from './workflow-run-filter.js';
 import { storeOrder, WorkflowRunOrderRef } from './workflow-run-order.js';
-import { WorkflowRunRef } from './workflow-run.js';
+import { idOnlyRuns, RUN_ID_FIELDS, WorkflowRunRef } from './workflow-run.js';
 
 /**
  * Shape behind `WorkflowRunConnection`: the relay connection plus a lazy total count and the
@@ -59,6 +60,14 @@ const chainSizes = dataloaderGetter<string, number, string>(
   false,
 );
 
+/**
+ * Whether a connection's nodes select nothing but their id (issue 15 item 2): then its page
+ * reads run ids only, and no whole record is read or primed.
+ */
+function selectsIdsOnly(info: GraphQLResolveInfo): boolean {
+  return [...selectedFieldsAt(info, ['edges', 'node'])].every((name) => RUN_ID_FIELDS.has(name));
+}
+
 /** Primes the run loader with the rows of a page, so lineage fields of runs on it read no more. */
 function primeRuns(context: GraphQLContext, rows: ReadonlyArray<KeyedRun<unknown>>): void {
   const loader = WorkflowRunRef.getDataloader(context);
@@ -83,7 +92,12 @@ builder.queryField('workflowRuns', (t) =>
         const plan = planKeysetPage(args, runCursors(order));
         // The feed's head before the rows (only when asked: a page costs no statement more otherwise).
         const changeCursor = selectsField(info, 'changeCursor') ? context.store.runChangeCursor() : null;
-        const rows = context.store.listWorkflowRunSlice(filter, { ...plan.request, order });
+        const request = { ...plan.request, order };
+        if (selectsIdsOnly(info)) {
+          const ids = idOnlyRuns(context.store.listWorkflowRunIdSlice(filter, request));
+          return { ...plan.page(ids), totalCount: () => context.store.countWorkflowRuns(filter), changeCursor };
+        }
+        const rows = context.store.listWorkflowRunSlice(filter, request);
         primeRuns(context, rows);
         return { ...plan.page(rows), totalCount: () => context.store.countWorkflowRuns(filter), changeCursor };
       },
@@ -114,12 +128,17 @@ builder.objectField(WorkflowRunRef, 'lineage', (t) =>
       let changeCursor: string | undefined;
       const head = (): string => (changeCursor ??= context.store.runChangeCursor());
       const wantsHead = selectsField(info, 'changeCursor');
+      const idsOnly = selectsIdsOnly(info);
       const read = (): RunPage => {
         if (page === undefined) {
           if (wantsHead) head();
-          const rows = context.store.lineageSlice(run.rootRunId, plan.request);
-          primeRuns(context, rows);
-          page = plan.page(rows);
+          if (idsOnly) {
+            page = plan.page(idOnlyRuns(context.store.lineageIdSlice(run.rootRunId, plan.request)));
+          } else {
+            const rows = context.store.lineageSlice(run.rootRunId, plan.request);
+            primeRuns(context, rows);
+            page = plan.page(rows);
+          }
         }
         return page;
       };

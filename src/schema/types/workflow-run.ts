@@ -1,4 +1,4 @@
-import type { LineageKind, WorkflowRunRecord } from '../../store/index.js';
+import type { LineageKind, RunIdOnly, WorkflowRunRecord } from '../../store/index.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { follow, freshLoaders } from '../follow.js';
@@ -21,13 +21,46 @@ import { WorkflowRunStatusEnum } from './workflow-run-status.js';
  * that type's file, so that imports run one way (the other files import this one). A lineage
  * id that points at a missing run (the store's foreign keys forbid it) reads as null.
  */
+/**
+ * The `WorkflowRun` fields that read nothing but the run id (issue 15 item 2): a connection
+ * whose nodes select no other field reads its page with the store's id-only slices and
+ * returns {@link idOnlyRuns} as its nodes.
+ */
+export const RUN_ID_FIELDS: ReadonlySet<string> = new Set(['__typename', 'id', 'runId']);
+
+/** The id-only runs made by {@link idOnlyRuns} (records that are not whole). */
+const idOnly = new WeakSet<object>();
+
+/**
+ * The loader cache key every id-only run is primed under when a field returns it (the
+ * plugin's `cacheResolved` primes every returned run): a symbol no load ever asks for, so a
+ * partial record never answers a load of its run id (the first one primed sits there unread).
+ */
+const ID_ONLY_CACHE_KEY = Symbol('id-only WorkflowRun, never loaded') as unknown as string;
+
+/**
+ * Runs of an id-only page as `WorkflowRun` sources (issue 15 item 2). Only `runId` is set: they
+ * may be returned only where the selection reads nothing but {@link RUN_ID_FIELDS}, and they
+ * never enter the run loader's cache under their run id (see {@link ID_ONLY_CACHE_KEY}), so a
+ * later field or query of the request loads the whole record.
+ *
+ * @returns the same list, each run typed as a record (only `runId` may be read)
+ */
+export function idOnlyRuns<Key>(rows: ReadonlyArray<{ run: RunIdOnly; key: Key }>): Array<{ run: WorkflowRunRecord; key: Key }> {
+  return rows.map(({ run, key }) => {
+    const partial = { runId: run.runId };
+    idOnly.add(partial);
+    return { run: partial as WorkflowRunRecord, key };
+  });
+}
+
 export const WorkflowRunRef = builder.loadableNodeRef('WorkflowRun', {
   id: { resolve: (run: WorkflowRunRecord) => run.runId, description: 'Relay global id: base64 of "WorkflowRun:<runId>"; resolve it with node(id).' },
   load: async (runIds: string[], context: GraphQLContext) => context.store.getWorkflowRuns(runIds).filter((run) => run !== undefined),
   // Results are matched to ids by runId (unknown ids load as null), and cached by it.
-  toKey: (run) => run.runId,
-  sort: true,
-  cacheResolved: true,
+  sort: (run: WorkflowRunRecord) => run.runId,
+  // Every run a field returns is cached by its run id, except id-only runs (never loaded).
+  cacheResolved: (run: WorkflowRunRecord) => (idOnly.has(run) ? ID_ONLY_CACHE_KEY : run.runId),
 });
 
 /**

@@ -1,0 +1,121 @@
+/**
+ * Pages that select only run ids read only run ids (issue 15 item 2), and those id-only runs
+ * never answer a later read of the same run through the run loader's cache: a page selecting
+ * only `runId` followed, in the same request or the next one, by a selection of whole runs
+ * returns whole, correct runs. Over real HTTP.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { storeInternals } from '../helpers/store-internals.js';
+import { failedRoot, reserve, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+
+let fx: TestServer;
+
+/** What a whole run reads as (fields from several of the record's tables: queue, definition, blobs). */
+const WHOLE = 'runId workflowName status queueStatus input errorMessage createdAt rootRun { runId workflowName } parent { runId workflowName }';
+
+beforeAll(async () => {
+  fx = await startTestServer();
+  await failedRoot(fx, 'root-a', 'root a broke');
+  fx.clock.advance(10);
+  await fx.data(`mutation Restart { restartWorkflowRun(input: {runId: "root-a", originSessionId: "session-1", restartRunId: "restart-a"}) { __typename } }`);
+  fx.clock.advance(10);
+  await reserve(fx, reserveInput('single-b', { originSessionId: 'session-b', input: { task: 'b' } }));
+});
+afterAll(async () => {
+  await fx?.close();
+});
+
+/** The SQL statements the store runs while `fn` runs, whitespace folded. */
+async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+  const spy = vi.spyOn(storeInternals(fx.store).database, 'all');
+  try {
+    await fn();
+    return spy.mock.calls.map(([sql]) => sql.replace(/\s+/g, ' ').trim());
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** The expected whole run (from the store), as {@link WHOLE} selects it. */
+function whole(runId: string) {
+  const run = fx.store.getWorkflowRun(runId);
+  if (run === undefined) throw new Error(`no run ${runId}`);
+  const brief = (id: string | null) => (id === null ? null : { runId: id, workflowName: 'demo' });
+  return {
+    runId,
+    workflowName: run.workflowName,
+    status: run.runStateStatus.toUpperCase(),
+    queueStatus: run.status.toUpperCase(),
+    input: run.input,
+    errorMessage: run.errorMessage,
+    createdAt: run.createdAt,
+    rootRun: brief(run.rootRunId),
+    parent: brief(run.parentRunId),
+  };
+}
+
+describe('pages that select only run ids', () => {
+  it('read run ids only, with the same runs and cursors as a whole page', async () => {
+    let ids: unknown;
+    const statements = await statementsOf(async () => {
+      ids = await fx.data(`query Ids { workflowRuns(first: 3) { edges { cursor node { __typename id runId } } pageInfo { endCursor hasNextPage } } }`);
+    });
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^SELECT r\.run_id, r\.created_at AS run_created_at FROM runs r ORDER BY/);
+    const full = await fx.data<{ workflowRuns: { edges: Array<{ cursor: string; node: { runId: string } }> } }, never>(
+      `query Whole { workflowRuns(first: 3) { edges { cursor node { __typename id runId workflowName } } pageInfo { endCursor hasNextPage } } }`,
+    );
+    expect(full.workflowRuns.edges.map((edge) => edge.node.runId)).toEqual(['single-b', 'restart-a', 'root-a']);
+    const strip = (page: typeof full) => ({
+      ...page.workflowRuns,
+      edges: page.workflowRuns.edges.map(({ cursor, node: { runId, ...rest } }) => ({ cursor, node: { runId, __typename: 'WorkflowRun', id: (rest as { id: string }).id } })),
+    });
+    expect(ids).toEqual({ workflowRuns: strip(full) });
+  });
+
+  it('then whole runs in the same request: workflowRun, node, a whole page and lineage read whole records', async () => {
+    const { ids } = await fx.data<{ ids: { edges: Array<{ node: { id: string } }> } }, never>(
+      `query IdsFirst { ids: workflowRuns(first: 3) { edges { node { id } } } }`,
+    );
+    const restartId = ids.edges[1]?.node.id as string;
+    const data = await fx.data(
+      `query Mixed($restartId: ID!) {
+        ids: workflowRuns(first: 3) { edges { node { runId } } }
+        lineageIds: workflowRun(runId: "restart-a") { runId lineage(first: 5) { edges { node { id runId } } } }
+        one: workflowRun(runId: "single-b") { ${WHOLE} }
+        byNode: node(id: $restartId) { ... on WorkflowRun { ${WHOLE} } }
+        page: workflowRuns(first: 3) { edges { node { ${WHOLE} } } }
+        chain: workflowRun(runId: "root-a") { lineage(first: 5) { edges { node { ...Whole } } } }
+      }
+      fragment Whole on WorkflowRun { ${WHOLE} }`,
+      { restartId },
+    );
+    expect(data).toEqual({
+      ids: { edges: ['single-b', 'restart-a', 'root-a'].map((runId) => ({ node: { runId } })) },
+      lineageIds: { runId: 'restart-a', lineage: { edges: ['root-a', 'restart-a'].map((runId) => ({ node: { id: expect.any(String), runId } })) } },
+      one: whole('single-b'),
+      byNode: whole('restart-a'),
+      page: { edges: ['single-b', 'restart-a', 'root-a'].map((runId) => ({ node: whole(runId) })) },
+      chain: { lineage: { edges: ['root-a', 'restart-a'].map((runId) => ({ node: whole(runId) })) } },
+    });
+    expect(whole('restart-a')).toMatchObject({ status: 'QUEUED', parent: { runId: 'root-a' }, errorMessage: null });
+    expect(whole('root-a')).toMatchObject({ status: 'FAILED', errorMessage: 'root a broke' });
+  });
+
+  it('then whole runs in the next request', async () => {
+    await fx.data(`query IdsOnly { workflowRuns(first: 3) { edges { node { runId } } } }`);
+    const data = await fx.data(`query WholeAfter { workflowRun(runId: "root-a") { ${WHOLE} } }`);
+    expect(data).toEqual({ workflowRun: whole('root-a') });
+  });
+
+  it('read whole records when a fragment or an inline fragment selects more than the id', async () => {
+    const statements = await statementsOf(async () => {
+      const data = await fx.data(
+        `query Spread { workflowRuns(first: 1) { edges { node { runId ...Name } } } }
+         fragment Name on WorkflowRun { ... on WorkflowRun { workflowName input } }`,
+      );
+      expect(data).toEqual({ workflowRuns: { edges: [{ node: { runId: 'single-b', workflowName: 'demo', input: { task: 'b' } } }] } });
+    });
+    expect(statements[0]).toContain('JOIN blobs');
+  });
+});
