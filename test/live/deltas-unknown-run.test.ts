@@ -1,23 +1,10 @@
 /** Subscribing to a run that does not exist is a GraphQL error (NOT_FOUND), not an empty stream. */
-import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DELTAS_SUBSCRIPTION, subscribeSse, subscribeWs, wsClient, type DeltasData } from '../helpers/live-fixtures.js';
-import { closeAfterSse } from '../helpers/live-fixtures.js';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { describe, expect } from 'vitest';
+import { DELTAS_SUBSCRIPTION, subscribeSse, subscribeWs, type DeltasData } from '../helpers/live-fixtures.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 describe('workflowRunDeltas on an unknown run', () => {
-  let fx: TestServer;
-  let client: Client;
-  beforeAll(async () => {
-    fx = await startTestServer();
-    client = wsClient(fx.url);
-  });
-  afterAll(async () => {
-    await client.dispose();
-    await closeAfterSse(fx);
-  });
-
-  it.each([null, 1, 0])('graphql-ws, afterRevision %s: one result with the NOT_FOUND error, then the stream ends', async (afterRevision) => {
+  it.for([null, 1, 0])('graphql-ws, afterRevision %s: one result with the NOT_FOUND error, then the stream ends', async (afterRevision, { client, fx }) => {
     const { collector } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId: 'run-missing', afterRevision });
     await collector.ended();
     expect(collector.error).toBeUndefined();
@@ -33,7 +20,7 @@ describe('workflowRunDeltas on an unknown run', () => {
     expect(fx.server.feed.waiterCount).toBe(0);
   });
 
-  it('SSE: the same error as the only event, then complete', async () => {
+  it('SSE: the same error as the only event, then complete', async ({ fx }) => {
     const sse = subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId: 'run-missing', afterRevision: null });
     try {
       await sse.collector.ended();
@@ -48,7 +35,7 @@ describe('workflowRunDeltas on an unknown run', () => {
     }
   });
 
-  it('workflowRunUpdated on an unknown run: the same NOT_FOUND error', async () => {
+  it('workflowRunUpdated on an unknown run: the same NOT_FOUND error', async ({ client }) => {
     const { collector } = subscribeWs(client, 'subscription { workflowRunUpdated(runId: "run-missing") { runId } }');
     await collector.ended();
     expect(collector.events).toHaveLength(1);
@@ -58,7 +45,7 @@ describe('workflowRunDeltas on an unknown run', () => {
     });
   });
 
-  it('a negative cursor is BAD_USER_INPUT', async () => {
+  it('a negative cursor is BAD_USER_INPUT', async ({ client }) => {
     const { collector } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId: 'run-missing', afterRevision: -1 });
     await collector.ended();
     expect(collector.events[0]?.errors?.[0]).toMatchObject({

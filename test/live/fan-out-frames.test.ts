@@ -5,7 +5,7 @@
  * the same bytes once its id is cut out, and each frame is exactly what `JSON.stringify` of
  * the graphql-transport-ws message writes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import {
   commitMarker,
   DELTAS_SUBSCRIPTION,
@@ -19,24 +19,19 @@ import {
   type StreamResult,
 } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 /** Ids of every shape a client may pick, including ones JSON must escape. */
 const IDS = ['1', 'a-much-longer-subscription-id-0123456789', 'quote"and\\backslash', 'ünïcödé ✓', 'x'];
 const REVISIONS = [3, 4, 5];
 
 describe('fan-out frames', () => {
-  let fx: TestServer;
   const sockets: RawWs[] = [];
-  beforeAll(async () => {
-    fx = await startTestServer();
-  });
-  afterAll(async () => {
+  afterAll(() => {
     for (const raw of sockets) raw.ws.close();
-    await fx.close();
   });
 
-  it(`${IDS.length * 2} subscribers on 2 sockets: the frames of each revision are byte-identical except the id`, async () => {
+  it(`${IDS.length * 2} subscribers on 2 sockets: the frames of each revision are byte-identical except the id`, async ({ fx }) => {
     const runId = 'run-fan-out-frames';
     await reserveRun(fx, runId);
     commitMarker(fx.store, runId, 1); // 2

@@ -1,6 +1,5 @@
 /** 200 concurrent subscribers of one run over 20 graphql-ws sockets all receive the same 50 revisions, in order. */
-import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   commitMarker,
   deltaEvents,
@@ -11,31 +10,20 @@ import {
   subscribeWs,
   untilRevision,
   withoutRecordedAt,
-  wsClient,
   yieldToEventLoop,
   type DeltasData,
   type EventCollector,
   type StreamResult,
 } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 const SOCKETS = 20;
 const PER_SOCKET = 10;
 const COMMITS = 50;
 
 describe('fan-out', () => {
-  let fx: TestServer;
-  const clients: Client[] = [];
-  beforeAll(async () => {
-    fx = await startTestServer();
-  });
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.dispose()));
-    await fx.close();
-  });
-
-  it(`${SOCKETS * PER_SOCKET} subscribers (live, replay and snapshot cursors mixed) × ${COMMITS} commits: identical sequences`, async () => {
+  it(`${SOCKETS * PER_SOCKET} subscribers (live, replay and snapshot cursors mixed) × ${COMMITS} commits: identical sequences`, async ({ fx, ws }) => {
     const runId = 'run-fan-out';
     await reserveRun(fx, runId);
     commitMarker(fx.store, runId, 1); // 2: some cursors start behind it
@@ -43,8 +31,7 @@ describe('fan-out', () => {
     const replay: Array<EventCollector<StreamResult<DeltasData>>> = [];
     const snapshot: Array<EventCollector<StreamResult<DeltasData>>> = [];
     for (let socket = 0; socket < SOCKETS; socket += 1) {
-      const client = wsClient(fx.url);
-      clients.push(client);
+      const client = ws();
       for (let index = 0; index < PER_SOCKET; index += 1) {
         const kind = (socket * PER_SOCKET + index) % 3;
         const afterRevision = kind === 0 ? null : kind === 1 ? 1 : 0;

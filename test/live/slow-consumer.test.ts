@@ -6,8 +6,7 @@
  * continues live.
  */
 import type { Socket } from 'node:net';
-import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   commitMarker,
   deltaEvents,
@@ -21,13 +20,11 @@ import {
   tcpSocketOf,
   untilRevision,
   withoutRecordedAt,
-  wsClient,
   yieldToEventLoop,
-  closeAfterSse,
   type DeltaEvent,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 import { DEFAULT_MAX_RESULTS_PER_GROUP } from '../../src/server/shared-event-execution.js';
 
 const COMMITS = 600;
@@ -41,17 +38,7 @@ const PAYLOAD = 'x'.repeat(32 * 1024);
 const EVENT_BYTES = PAYLOAD.length + 4 * 1024;
 
 describe('slow consumer', () => {
-  let fx: TestServer;
-  const clients: Client[] = [];
-  beforeAll(async () => {
-    fx = await startTestServer();
-  });
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.dispose()));
-    await closeAfterSse(fx);
-  });
-
-  it(`a paused socket during ${COMMITS} commits: snapshot on resume; others get everything; bounded memory`, async () => {
+  it(`a paused socket during ${COMMITS} commits: snapshot on resume; others get everything; bounded memory`, async ({ fx, ws }) => {
     const runId = 'run-slow';
     await reserveRun(fx, runId);
 
@@ -70,8 +57,7 @@ describe('slow consumer', () => {
     tcpSocketOf(slow.ws).pause(); // stops reading: the kernel buffers fill, then the server's sends wait
 
     const normal = [0, 1].map((index) => {
-      const client = wsClient(fx.url);
-      clients.push(client);
+      const client = ws();
       return subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, `normal-${index}`).collector;
     });
     const sse = subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, {}, 'normal-sse');
