@@ -4,7 +4,7 @@
  * texts. A failed mutation changes no table.
  */
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   ClaimWorkflowRunDocument,
   ParkWorkflowRunDocument,
@@ -14,31 +14,24 @@ import {
   type SettleWorkflowRunInput,
 } from '../../schema/generated/graphql.js';
 import { canonicalJson } from '../../src/store/index.js';
-import { claim, park, reserve, reserveInput, settle, snapshotTables, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { claim, park, reserve, reserveInput, settle, snapshotTables, type TestServer } from '../helpers/server-fixture.js';
+import { freshServerTest as it } from '../helpers/server-test.js';
 
-let fx: TestServer;
-beforeEach(async () => {
-  fx = await startTestServer();
-});
-afterEach(async () => {
-  await fx.close();
-});
-
-async function unchanged<T>(action: () => Promise<T>): Promise<T> {
+async function unchanged<T>(fx: TestServer, action: () => Promise<T>): Promise<T> {
   const before = snapshotTables(fx.store);
   const result = await action();
   expect(snapshotTables(fx.store)).toEqual(before);
   return result;
 }
 
-const claimFails = (input: ClaimWorkflowRunInput) =>
-  unchanged(async () => (await fx.data(ClaimWorkflowRunDocument, { input })).claimWorkflowRun);
-const parkFails = (input: ParkWorkflowRunInput) => unchanged(async () => (await fx.data(ParkWorkflowRunDocument, { input })).parkWorkflowRun);
-const settleFails = (input: SettleWorkflowRunInput) =>
-  unchanged(async () => (await fx.data(SettleWorkflowRunDocument, { input })).settleWorkflowRun);
+const claimFails = (fx: TestServer, input: ClaimWorkflowRunInput) =>
+  unchanged(fx, async () => (await fx.data(ClaimWorkflowRunDocument, { input })).claimWorkflowRun);
+const parkFails = (fx: TestServer, input: ParkWorkflowRunInput) => unchanged(fx, async () => (await fx.data(ParkWorkflowRunDocument, { input })).parkWorkflowRun);
+const settleFails = (fx: TestServer, input: SettleWorkflowRunInput) =>
+  unchanged(fx, async () => (await fx.data(SettleWorkflowRunDocument, { input })).settleWorkflowRun);
 
 describe('claimWorkflowRun', () => {
-  it('claims a run by id: STARTING, a claim with generation and expiry, and no token in the response', async () => {
+  it('claims a run by id: STARTING, a claim with generation and expiry, and no token in the response', async ({ fx }) => {
     await reserve(fx, reserveInput('root-1'));
     fx.clock.advance(5_000);
     const response = await fx.gql(ClaimWorkflowRunDocument, {
@@ -58,20 +51,20 @@ describe('claimWorkflowRun', () => {
     });
   });
 
-  it('answers run: null while another runner holds a live lease, and claims once it expired', async () => {
+  it('answers run: null while another runner holds a live lease, and claims once it expired', async ({ fx }) => {
     await reserve(fx, reserveInput('root-1'));
     await claim(fx, 'root-1', 'token-a', { runnerId: 'runner-a', leaseMs: 10_000 });
-    const refused = await claimFails({ runId: 'root-1', runnerId: 'runner-b', claimToken: 'token-b', leaseMs: 10_000 });
+    const refused = await claimFails(fx, { runId: 'root-1', runnerId: 'runner-b', claimToken: 'token-b', leaseMs: 10_000 });
     expect(refused).toEqual({ __typename: 'ClaimWorkflowRunSuccess', run: null });
     fx.clock.advance(10_000);
     const taken = await claim(fx, 'root-1', 'token-b', { runnerId: 'runner-b', leaseMs: 10_000 });
     expect(taken.claim).toEqual({ ownerId: 'runner-b', leaseGeneration: 2, expiresAt: '2026-01-01T00:00:20.000Z' });
   });
 
-  it('claims the next eligible run: interactive queued runs only for their own session, headless runs for anyone', async () => {
+  it('claims the next eligible run: interactive queued runs only for their own session, headless runs for anyone', async ({ fx }) => {
     await reserve(fx, reserveInput('interactive-1'));
     fx.clock.advance(1_000);
-    const none = await claimFails({ runnerId: 'runner-1', claimToken: 't1', leaseMs: 10_000 });
+    const none = await claimFails(fx, { runnerId: 'runner-1', claimToken: 't1', leaseMs: 10_000 });
     expect(none).toEqual({ __typename: 'ClaimWorkflowRunSuccess', run: null });
     const own = await fx.data(ClaimWorkflowRunDocument, {
       input: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 10_000, sessionId: 'session-1' },
@@ -82,10 +75,10 @@ describe('claimWorkflowRun', () => {
     expect(headless.claimWorkflowRun).toMatchObject({ run: { runId: 'headless-1', claim: { ownerId: 'runner-2' } } });
   });
 
-  it('ValidationError: lease duration out of range, with field leaseMs', async () => {
+  it('ValidationError: lease duration out of range, with field leaseMs', async ({ fx }) => {
     await reserve(fx, reserveInput('root-1'));
     for (const leaseMs of [0, 86_400_001]) {
-      expect(await claimFails({ runId: 'root-1', runnerId: 'runner-1', claimToken: 't', leaseMs })).toEqual({
+      expect(await claimFails(fx, { runId: 'root-1', runnerId: 'runner-1', claimToken: 't', leaseMs })).toEqual({
         __typename: 'ValidationError',
         code: 'INVALID_INPUT',
         message: 'Lease duration must be an integer from 1 to 86400000 ms',
@@ -94,14 +87,14 @@ describe('claimWorkflowRun', () => {
     }
   });
 
-  it('ValidationError: invalid run id; NotFoundError: unknown run', async () => {
-    expect(await claimFails({ runId: 'bad/id', runnerId: 'runner-1', claimToken: 't', leaseMs: 1_000 })).toEqual({
+  it('ValidationError: invalid run id; NotFoundError: unknown run', async ({ fx }) => {
+    expect(await claimFails(fx, { runId: 'bad/id', runnerId: 'runner-1', claimToken: 't', leaseMs: 1_000 })).toEqual({
       __typename: 'ValidationError',
       code: 'INVALID_INPUT',
       message: 'Invalid workflow run id: bad/id',
       field: 'runId',
     });
-    expect(await claimFails({ runId: 'x', runnerId: 'runner-1', claimToken: 't', leaseMs: 1_000 })).toEqual({
+    expect(await claimFails(fx, { runId: 'x', runnerId: 'runner-1', claimToken: 't', leaseMs: 1_000 })).toEqual({
       __typename: 'NotFoundError',
       code: 'NOT_FOUND',
       message: 'Workflow run not found: x',
@@ -110,7 +103,7 @@ describe('claimWorkflowRun', () => {
 });
 
 describe('parkWorkflowRun', () => {
-  it('parks a claimed run and releases the claim', async () => {
+  it('parks a claimed run and releases the claim', async ({ fx }) => {
     await reserve(fx, reserveInput('root-1'));
     await claim(fx, 'root-1', 'token-1');
     fx.clock.advance(2_000);
@@ -123,7 +116,7 @@ describe('parkWorkflowRun', () => {
     });
   });
 
-  it('parks for worker no progress with error code workerNoProgress', async () => {
+  it('parks for worker no progress with error code workerNoProgress', async ({ fx }) => {
     await reserve(fx, reserveInput('root-1'));
     await claim(fx, 'root-1', 'token-1');
     const { parkWorkflowRun } = await fx.data(ParkWorkflowRunDocument, {
@@ -142,21 +135,21 @@ describe('parkWorkflowRun', () => {
     });
   });
 
-  it('ClaimLostError: wrong token or expired lease; NotFoundError: unknown run', async () => {
+  it('ClaimLostError: wrong token or expired lease; NotFoundError: unknown run', async ({ fx }) => {
     await reserve(fx, reserveInput('root-1'));
     await claim(fx, 'root-1', 'token-1', { leaseMs: 5_000 });
-    expect(await parkFails({ runId: 'root-1', claimToken: 'wrong' })).toEqual({
+    expect(await parkFails(fx, { runId: 'root-1', claimToken: 'wrong' })).toEqual({
       __typename: 'ClaimLostError',
       code: 'CLAIM_LOST',
       message: 'Claim token is not the live claim of workflow run: root-1',
     });
     fx.clock.advance(5_000);
-    expect(await parkFails({ runId: 'root-1', claimToken: 'token-1' })).toEqual({
+    expect(await parkFails(fx, { runId: 'root-1', claimToken: 'token-1' })).toEqual({
       __typename: 'ClaimLostError',
       code: 'CLAIM_LOST',
       message: 'Claim token is not the live claim of workflow run: root-1',
     });
-    expect(await parkFails({ runId: 'x', claimToken: 'token-1' })).toEqual({
+    expect(await parkFails(fx, { runId: 'x', claimToken: 'token-1' })).toEqual({
       __typename: 'NotFoundError',
       code: 'NOT_FOUND',
       message: 'Workflow run not found: x',
@@ -165,7 +158,7 @@ describe('parkWorkflowRun', () => {
 });
 
 describe('settleWorkflowRun', () => {
-  it('COMPLETED stores the output, finishes the run and queue, releases the claim', async () => {
+  it('COMPLETED stores the output, finishes the run and queue, releases the claim', async ({ fx }) => {
     await reserve(fx, reserveInput('root-1'));
     await claim(fx, 'root-1', 'token-1');
     fx.clock.advance(3_000);
@@ -181,7 +174,7 @@ describe('settleWorkflowRun', () => {
     expect(run.terminalFingerprint).toBe(createHash('sha256').update(canonicalJson(facts)).digest('hex'));
   });
 
-  it('FAILED and TIMED_OUT record the error code and text', async () => {
+  it('FAILED and TIMED_OUT record the error code and text', async ({ fx }) => {
     await reserve(fx, reserveInput('root-1'));
     await claim(fx, 'root-1', 'token-1');
     expect(await settle(fx, 'root-1', 'token-1', 'FAILED', { error: 'tool crashed' })).toMatchObject({
@@ -200,7 +193,7 @@ describe('settleWorkflowRun', () => {
     });
   });
 
-  it('ClaimLostError: wrong token, expired lease, already settled; NotFoundError: unknown run', async () => {
+  it('ClaimLostError: wrong token, expired lease, already settled; NotFoundError: unknown run', async ({ fx }) => {
     await reserve(fx, reserveInput('root-1'));
     await claim(fx, 'root-1', 'token-1', { leaseMs: 5_000 });
     const lost = {
@@ -208,13 +201,13 @@ describe('settleWorkflowRun', () => {
       code: 'CLAIM_LOST',
       message: 'Claim token is not the live claim of workflow run: root-1',
     };
-    expect(await settleFails({ runId: 'root-1', claimToken: 'wrong', status: 'COMPLETED' })).toEqual(lost);
+    expect(await settleFails(fx, { runId: 'root-1', claimToken: 'wrong', status: 'COMPLETED' })).toEqual(lost);
     fx.clock.advance(5_000);
-    expect(await settleFails({ runId: 'root-1', claimToken: 'token-1', status: 'FAILED', error: 'late' })).toEqual(lost);
+    expect(await settleFails(fx, { runId: 'root-1', claimToken: 'token-1', status: 'FAILED', error: 'late' })).toEqual(lost);
     await claim(fx, 'root-1', 'token-2');
     await settle(fx, 'root-1', 'token-2', 'COMPLETED');
-    expect(await settleFails({ runId: 'root-1', claimToken: 'token-2', status: 'COMPLETED' })).toEqual(lost);
-    expect(await settleFails({ runId: 'x', claimToken: 'token-1', status: 'COMPLETED' })).toEqual({
+    expect(await settleFails(fx, { runId: 'root-1', claimToken: 'token-2', status: 'COMPLETED' })).toEqual(lost);
+    expect(await settleFails(fx, { runId: 'x', claimToken: 'token-1', status: 'COMPLETED' })).toEqual({
       __typename: 'NotFoundError',
       code: 'NOT_FOUND',
       message: 'Workflow run not found: x',

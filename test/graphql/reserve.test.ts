@@ -3,7 +3,7 @@
  * adoption, and every typed error with the store's exact text. A failed reservation changes
  * no table.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ReserveWorkflowRunDocument, type ReserveWorkflowRunInput, type ReserveWorkflowRunMutation } from '../../schema/generated/graphql.js';
 import {
   claim,
@@ -13,22 +13,14 @@ import {
   reserve,
   reserveInput,
   snapshotTables,
-  startTestServer,
   type TestServer,
 } from '../helpers/server-fixture.js';
+import { freshServerTest as it } from '../helpers/server-test.js';
 
 type ReserveResult = ReserveWorkflowRunMutation['reserveWorkflowRun'];
 
-let fx: TestServer;
-beforeEach(async () => {
-  fx = await startTestServer();
-});
-afterEach(async () => {
-  await fx.close();
-});
-
 /** Runs a reservation that must fail with a typed error and change nothing. */
-async function reserveFails(input: ReserveWorkflowRunInput): Promise<ReserveResult> {
+async function reserveFails(fx: TestServer, input: ReserveWorkflowRunInput): Promise<ReserveResult> {
   const before = snapshotTables(fx.store);
   expect(before.projects).toHaveLength(1);
   const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, { input });
@@ -38,7 +30,7 @@ async function reserveFails(input: ReserveWorkflowRunInput): Promise<ReserveResu
 }
 
 /** A root that is claimed and parked with no owner, ready for a continuation. */
-async function parkedRoot(runId: string): Promise<void> {
+async function parkedRoot(fx: TestServer, runId: string): Promise<void> {
   await reserve(fx, reserveInput(runId));
   fx.clock.advance(1_000);
   await claim(fx, runId, `token-${runId}`);
@@ -48,7 +40,7 @@ async function parkedRoot(runId: string): Promise<void> {
 }
 
 describe('reserveWorkflowRun', () => {
-  it('reserves a root run with every field mapped', async () => {
+  it('reserves a root run with every field mapped', async ({ fx }) => {
     const run = await reserve(
       fx,
       reserveInput('root-1', { launchOptions: { model: 'fast' }, input: { task: 'write tests', n: 3 } }),
@@ -83,7 +75,7 @@ describe('reserveWorkflowRun', () => {
     });
   });
 
-  it('reserves a headless run with no origin session shown', async () => {
+  it('reserves a headless run with no origin session shown', async ({ fx }) => {
     const run = await reserve(fx, reserveInput('headless-1', { executionMode: 'HEADLESS' }));
     expect(run.executionMode).toBe('HEADLESS');
     expect(run.originSessionId).toBeNull();
@@ -91,7 +83,7 @@ describe('reserveWorkflowRun', () => {
     expect(run.launchOptions).toEqual({});
   });
 
-  it('reserves and claims in one call, and adopts an identical retry without writing', async () => {
+  it('reserves and claims in one call, and adopts an identical retry without writing', async ({ fx }) => {
     const input = reserveInput('root-1', { claim: { runnerId: 'runner-1', claimToken: 'secret-token', leaseMs: 30_000 } });
     const first = await fx.data(ReserveWorkflowRunDocument, { input });
     expect(first.reserveWorkflowRun).toMatchObject({
@@ -109,8 +101,8 @@ describe('reserveWorkflowRun', () => {
     expect(snapshotTables(fx.store)).toEqual(before);
   });
 
-  it('reserves a continuation of a parked root without an owner; the parent queue becomes DONE', async () => {
-    await parkedRoot('root-1');
+  it('reserves a continuation of a parked root without an owner; the parent queue becomes DONE', async ({ fx }) => {
+    await parkedRoot(fx, 'root-1');
     const continuation = await reserve(fx, reserveInput('cont-1', { parentRunId: 'root-1' }));
     expect(continuation).toMatchObject({
       runId: 'cont-1',
@@ -131,90 +123,90 @@ describe('reserveWorkflowRun', () => {
   });
 
   describe('typed errors (nothing written)', () => {
-    it('ConflictError: already reserved', async () => {
+    it('ConflictError: already reserved', async ({ fx }) => {
       await reserve(fx, reserveInput('root-1'));
-      expect(await reserveFails(reserveInput('root-1'))).toEqual({
+      expect(await reserveFails(fx, reserveInput('root-1'))).toEqual({
         __typename: 'ConflictError',
         code: 'CONFLICT',
         message: 'Workflow run already reserved: root-1',
       });
     });
 
-    it('ConflictError: preparation conflicts (reserve-and-claim of an existing run with other parameters)', async () => {
+    it('ConflictError: preparation conflicts (reserve-and-claim of an existing run with other parameters)', async ({ fx }) => {
       await reserve(fx, reserveInput('root-1', { claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 30_000 } }));
       expect(
-        await reserveFails(
+        await reserveFails(fx, 
           reserveInput('root-1', { input: { task: 'other' }, claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 30_000 } }),
         ),
       ).toEqual({ __typename: 'ConflictError', code: 'CONFLICT', message: 'Workflow run preparation conflicts: root-1' });
     });
 
-    it('LineageError: a root cannot declare lineage or restart metadata', async () => {
-      expect(await reserveFails(reserveInput('root-1', { lineageKind: 'CONTINUATION' }))).toEqual({
+    it('LineageError: a root cannot declare lineage or restart metadata', async ({ fx }) => {
+      expect(await reserveFails(fx, reserveInput('root-1', { lineageKind: 'CONTINUATION' }))).toEqual({
         __typename: 'LineageError',
         code: 'LINEAGE_INVALID',
         message: 'A root workflow run cannot declare lineage',
       });
-      expect(await reserveFails(reserveInput('root-1', { restartNumber: 1 }))).toEqual({
+      expect(await reserveFails(fx, reserveInput('root-1', { restartNumber: 1 }))).toEqual({
         __typename: 'LineageError',
         code: 'LINEAGE_INVALID',
         message: 'A root workflow run cannot declare restart metadata',
       });
     });
 
-    it('NotFoundError: unknown parent', async () => {
-      expect(await reserveFails(reserveInput('child-1', { parentRunId: 'missing-parent' }))).toEqual({
+    it('NotFoundError: unknown parent', async ({ fx }) => {
+      expect(await reserveFails(fx, reserveInput('child-1', { parentRunId: 'missing-parent' }))).toEqual({
         __typename: 'NotFoundError',
         code: 'NOT_FOUND',
         message: 'Workflow run not found: missing-parent',
       });
     });
 
-    it('LineageError: parent of another session', async () => {
-      await parkedRoot('root-1');
-      expect(await reserveFails(reserveInput('cont-1', { parentRunId: 'root-1', originSessionId: 'session-2' }))).toEqual({
+    it('LineageError: parent of another session', async ({ fx }) => {
+      await parkedRoot(fx, 'root-1');
+      expect(await reserveFails(fx, reserveInput('cont-1', { parentRunId: 'root-1', originSessionId: 'session-2' }))).toEqual({
         __typename: 'LineageError',
         code: 'LINEAGE_INVALID',
         message: 'Workflow parent belongs to another Pi session',
       });
     });
 
-    it('LineageError: continuation of a queued parent', async () => {
+    it('LineageError: continuation of a queued parent', async ({ fx }) => {
       await reserve(fx, reserveInput('root-1'));
-      expect(await reserveFails(reserveInput('cont-1', { parentRunId: 'root-1' }))).toEqual({
+      expect(await reserveFails(fx, reserveInput('cont-1', { parentRunId: 'root-1' }))).toEqual({
         __typename: 'LineageError',
         code: 'LINEAGE_INVALID',
         message: 'Continuation parent queue is queued',
       });
     });
 
-    it('LineageError: continuation with restart metadata', async () => {
-      await parkedRoot('root-1');
-      expect(await reserveFails(reserveInput('cont-1', { parentRunId: 'root-1', restartNumber: 1 }))).toEqual({
+    it('LineageError: continuation with restart metadata', async ({ fx }) => {
+      await parkedRoot(fx, 'root-1');
+      expect(await reserveFails(fx, reserveInput('cont-1', { parentRunId: 'root-1', restartNumber: 1 }))).toEqual({
         __typename: 'LineageError',
         code: 'LINEAGE_INVALID',
         message: 'Continuation lineage conflicts with restart metadata',
       });
     });
 
-    it('LineageError: restart of a parent that is not terminal', async () => {
-      await parkedRoot('root-1');
+    it('LineageError: restart of a parent that is not terminal', async ({ fx }) => {
+      await parkedRoot(fx, 'root-1');
       expect(
-        await reserveFails(
+        await reserveFails(fx, 
           reserveInput('restart-1', { parentRunId: 'root-1', lineageKind: 'RESTART', parentTerminalFingerprint: 'a'.repeat(64) }),
         ),
       ).toEqual({ __typename: 'LineageError', code: 'LINEAGE_INVALID', message: 'Restart parent is not terminal' });
     });
 
-    it('LineageError: restart without fingerprint, or with a wrong restart number', async () => {
+    it('LineageError: restart without fingerprint, or with a wrong restart number', async ({ fx }) => {
       const root = await failedRoot(fx, 'root-1', 'boom');
-      expect(await reserveFails(reserveInput('restart-1', { parentRunId: 'root-1', lineageKind: 'RESTART' }))).toEqual({
+      expect(await reserveFails(fx, reserveInput('restart-1', { parentRunId: 'root-1', lineageKind: 'RESTART' }))).toEqual({
         __typename: 'LineageError',
         code: 'LINEAGE_INVALID',
         message: 'Restart requires the parent terminal fingerprint',
       });
       expect(
-        await reserveFails(
+        await reserveFails(fx, 
           reserveInput('restart-1', {
             parentRunId: 'root-1',
             lineageKind: 'RESTART',
@@ -225,10 +217,10 @@ describe('reserveWorkflowRun', () => {
       ).toEqual({ __typename: 'LineageError', code: 'LINEAGE_INVALID', message: 'Restart number does not follow its parent' });
     });
 
-    it('ValidationError: bad fingerprint syntax, with its field', async () => {
+    it('ValidationError: bad fingerprint syntax, with its field', async ({ fx }) => {
       await failedRoot(fx, 'root-1', 'boom');
       expect(
-        await reserveFails(
+        await reserveFails(fx, 
           reserveInput('restart-1', { parentRunId: 'root-1', lineageKind: 'RESTART', parentTerminalFingerprint: 'not-a-fingerprint' }),
         ),
       ).toEqual({
@@ -239,8 +231,8 @@ describe('reserveWorkflowRun', () => {
       });
     });
 
-    it('ValidationError: invalid run id, with its field', async () => {
-      expect(await reserveFails(reserveInput('bad id!'))).toEqual({
+    it('ValidationError: invalid run id, with its field', async ({ fx }) => {
+      expect(await reserveFails(fx, reserveInput('bad id!'))).toEqual({
         __typename: 'ValidationError',
         code: 'INVALID_INPUT',
         message: 'Invalid workflow run id: bad id!',
@@ -248,8 +240,8 @@ describe('reserveWorkflowRun', () => {
       });
     });
 
-    it('ValidationError: claim lease out of range, with its field', async () => {
-      expect(await reserveFails(reserveInput('root-1', { claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 0 } }))).toEqual({
+    it('ValidationError: claim lease out of range, with its field', async ({ fx }) => {
+      expect(await reserveFails(fx, reserveInput('root-1', { claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 0 } }))).toEqual({
         __typename: 'ValidationError',
         code: 'INVALID_INPUT',
         message: 'Lease duration must be an integer from 1 to 86400000 ms',
@@ -257,8 +249,8 @@ describe('reserveWorkflowRun', () => {
       });
     });
 
-    it('ValidationError: oversized text and JSON inputs', async () => {
-      expect(await reserveFails(reserveInput('x'.repeat(4_097)))).toEqual({
+    it('ValidationError: oversized text and JSON inputs', async ({ fx }) => {
+      expect(await reserveFails(fx, reserveInput('x'.repeat(4_097)))).toEqual({
         __typename: 'ValidationError',
         code: 'INVALID_INPUT',
         message: 'runId must be at most 4096 characters',
@@ -266,7 +258,7 @@ describe('reserveWorkflowRun', () => {
       });
       let deep: unknown = 1;
       for (let i = 0; i < 70; i += 1) deep = [deep];
-      expect(await reserveFails(reserveInput('root-1', { input: deep }))).toEqual({
+      expect(await reserveFails(fx, reserveInput('root-1', { input: deep }))).toEqual({
         __typename: 'ValidationError',
         code: 'INVALID_INPUT',
         message: 'input is nested deeper than 64 levels',
@@ -274,9 +266,9 @@ describe('reserveWorkflowRun', () => {
       });
     });
 
-    it('ConflictError: a second active run of the same session', async () => {
+    it('ConflictError: a second active run of the same session', async ({ fx }) => {
       await reserve(fx, reserveInput('root-1'));
-      expect(await reserveFails(reserveInput('root-2'))).toEqual({
+      expect(await reserveFails(fx, reserveInput('root-2'))).toEqual({
         __typename: 'ConflictError',
         code: 'CONFLICT',
         message: 'Pi session already has an active workflow run: session-1',
@@ -287,25 +279,25 @@ describe('reserveWorkflowRun', () => {
   describe('the seeds’ lineage rules come before our value checks (issue 10 item 9; nothing written)', () => {
     const lineageError = (message: string) => ({ __typename: 'LineageError', code: 'LINEAGE_INVALID', message });
 
-    it('a root run with restartNumber -1: A root workflow run cannot declare restart metadata', async () => {
-      expect(await reserveFails(reserveInput('root-1', { restartNumber: -1 }))).toEqual(
+    it('a root run with restartNumber -1: A root workflow run cannot declare restart metadata', async ({ fx }) => {
+      expect(await reserveFails(fx, reserveInput('root-1', { restartNumber: -1 }))).toEqual(
         lineageError('A root workflow run cannot declare restart metadata'),
       );
     });
 
-    it('an existing run id with bad lineage: Workflow run already reserved', async () => {
+    it('an existing run id with bad lineage: Workflow run already reserved', async ({ fx }) => {
       await reserve(fx, reserveInput('root-1'));
-      expect(await reserveFails(reserveInput('root-1', { lineageKind: 'RESTART', restartNumber: -1 }))).toEqual({
+      expect(await reserveFails(fx, reserveInput('root-1', { lineageKind: 'RESTART', restartNumber: -1 }))).toEqual({
         __typename: 'ConflictError',
         code: 'CONFLICT',
         message: 'Workflow run already reserved: root-1',
       });
     });
 
-    it('a restart with restartNumber -1: Restart number does not follow its parent', async () => {
+    it('a restart with restartNumber -1: Restart number does not follow its parent', async ({ fx }) => {
       const root = await failedRoot(fx, 'root-1', 'boom');
       expect(
-        await reserveFails(
+        await reserveFails(fx, 
           reserveInput('restart-1', {
             parentRunId: 'root-1',
             lineageKind: 'RESTART',
@@ -316,14 +308,14 @@ describe('reserveWorkflowRun', () => {
       ).toEqual(lineageError('Restart number does not follow its parent'));
     });
 
-    it('a continuation with restartNumber -1: Continuation lineage conflicts with restart metadata', async () => {
-      await parkedRoot('root-1');
-      expect(await reserveFails(reserveInput('cont-1', { parentRunId: 'root-1', restartNumber: -1 }))).toEqual(
+    it('a continuation with restartNumber -1: Continuation lineage conflicts with restart metadata', async ({ fx }) => {
+      await parkedRoot(fx, 'root-1');
+      expect(await reserveFails(fx, reserveInput('cont-1', { parentRunId: 'root-1', restartNumber: -1 }))).toEqual(
         lineageError('Continuation lineage conflicts with restart metadata'),
       );
     });
 
-    it('a restartNumber of 1.5 or a lineageKind "bogus" is not a valid GraphQL request: refused by the schema types before any resolver', async () => {
+    it('a restartNumber of 1.5 or a lineageKind "bogus" is not a valid GraphQL request: refused by the schema types before any resolver', async ({ fx }) => {
       await reserve(fx, reserveInput('root-1'));
       for (const [overrides, message] of [
         [{ restartNumber: 1.5 }, 'Variable "$input" got invalid value at "input.restartNumber"; Int cannot represent non-integer value.'],
@@ -341,7 +333,7 @@ describe('reserveWorkflowRun', () => {
     });
   });
 
-  it('computes the definition digest itself: the same definition with keys reordered is the same run', async () => {
+  it('computes the definition digest itself: the same definition with keys reordered is the same run', async ({ fx }) => {
     const input = reserveInput('root-1', { claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 30_000 } });
     await reserve(fx, input);
     const reordered = { steps: DEFINITION.steps, name: DEFINITION.name };

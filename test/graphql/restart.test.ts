@@ -4,7 +4,7 @@
  * error with its exact text. A failed restart changes no table.
  */
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ReserveWorkflowRunDocument, RestartWorkflowRunDocument, type RestartWorkflowRunInput } from '../../schema/generated/graphql.js';
 import { canonicalJson, restartRunIdFor } from '../../src/store/index.js';
 import {
@@ -15,19 +15,11 @@ import {
   restart,
   settle,
   snapshotTables,
-  startTestServer,
   type TestServer,
 } from '../helpers/server-fixture.js';
+import { freshServerTest as it } from '../helpers/server-test.js';
 
-let fx: TestServer;
-beforeEach(async () => {
-  fx = await startTestServer();
-});
-afterEach(async () => {
-  await fx.close();
-});
-
-async function restartFails(input: RestartWorkflowRunInput) {
+async function restartFails(fx: TestServer, input: RestartWorkflowRunInput) {
   const before = snapshotTables(fx.store);
   const { restartWorkflowRun } = await fx.data(RestartWorkflowRunDocument, { input });
   expect(restartWorkflowRun.__typename).not.toBe('RestartWorkflowRunSuccess');
@@ -41,7 +33,7 @@ function fingerprintOf(facts: { workflowRef: string; input: unknown; status: str
 }
 
 describe('restartWorkflowRun', () => {
-  it('restarts a failed run with its own fingerprint and the deterministic run id; a retry adopts it', async () => {
+  it('restarts a failed run with its own fingerprint and the deterministic run id; a retry adopts it', async ({ fx }) => {
     const root = await failedRoot(fx, 'root-1', 'boom');
     const expected = fingerprintOf({
       workflowRef: 'workflows/demo.ts',
@@ -80,7 +72,7 @@ describe('restartWorkflowRun', () => {
     expect(snapshotTables(fx.store)).toEqual(before);
   });
 
-  it('accepts the fingerprint given explicitly (any case, sha256: prefix), a chosen restart id, and a claim', async () => {
+  it('accepts the fingerprint given explicitly (any case, sha256: prefix), a chosen restart id, and a claim', async ({ fx }) => {
     const root = await failedRoot(fx, 'root-1', 'boom');
     const given = `sha256:${(root.terminalFingerprint as string).toUpperCase()}`;
     const { run, adopted } = await restart(fx, {
@@ -100,23 +92,23 @@ describe('restartWorkflowRun', () => {
   });
 
   describe('typed errors (nothing written)', () => {
-    it('NotFoundError: unknown run', async () => {
-      expect(await restartFails({ runId: 'x', originSessionId: 'session-1' })).toEqual({
+    it('NotFoundError: unknown run', async ({ fx }) => {
+      expect(await restartFails(fx, { runId: 'x', originSessionId: 'session-1' })).toEqual({
         __typename: 'NotFoundError',
         code: 'NOT_FOUND',
         message: 'Workflow run not found: x',
       });
     });
 
-    it('ValidationError: invalid run id', async () => {
-      expect(await restartFails({ runId: 'no spaces', originSessionId: 'session-1' })).toEqual({
+    it('ValidationError: invalid run id', async ({ fx }) => {
+      expect(await restartFails(fx, { runId: 'no spaces', originSessionId: 'session-1' })).toEqual({
         __typename: 'ValidationError',
         code: 'INVALID_INPUT',
         message: 'Invalid workflow run id: no spaces',
         field: 'runId',
       });
       await failedRoot(fx, 'root-1', 'boom');
-      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-1', restartRunId: '-bad' })).toEqual({
+      expect(await restartFails(fx, { runId: 'root-1', originSessionId: 'session-1', restartRunId: '-bad' })).toEqual({
         __typename: 'ValidationError',
         code: 'INVALID_INPUT',
         message: 'Invalid workflow run id: -bad',
@@ -124,9 +116,9 @@ describe('restartWorkflowRun', () => {
       });
     });
 
-    it('ForbiddenError: the run belongs to another session (a headless one included)', async () => {
+    it('ForbiddenError: the run belongs to another session (a headless one included)', async ({ fx }) => {
       await failedRoot(fx, 'root-1', 'boom');
-      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-2' })).toEqual({
+      expect(await restartFails(fx, { runId: 'root-1', originSessionId: 'session-2' })).toEqual({
         __typename: 'ForbiddenError',
         code: 'FORBIDDEN',
         message: 'Workflow run belongs to another Pi session',
@@ -134,14 +126,14 @@ describe('restartWorkflowRun', () => {
       await reserve(fx, reserveInput('headless-1', { executionMode: 'HEADLESS', originSessionId: 'session-3' }));
       await claim(fx, 'headless-1', 'token-h');
       await settle(fx, 'headless-1', 'token-h', 'FAILED', { error: 'boom' });
-      expect(await restartFails({ runId: 'headless-1', originSessionId: 'session-2' })).toEqual({
+      expect(await restartFails(fx, { runId: 'headless-1', originSessionId: 'session-2' })).toEqual({
         __typename: 'ForbiddenError',
         code: 'FORBIDDEN',
         message: 'Workflow run belongs to another Pi session',
       });
     });
 
-    it('RestartRejectedError: a headless run of the same session, with one text on restart and on reserve', async () => {
+    it('RestartRejectedError: a headless run of the same session, with one text on restart and on reserve', async ({ fx }) => {
       await reserve(fx, reserveInput('headless-1', { executionMode: 'HEADLESS', originSessionId: 'session-3' }));
       await claim(fx, 'headless-1', 'token-h');
       const failed = await settle(fx, 'headless-1', 'token-h', 'FAILED', { error: 'boom' });
@@ -151,7 +143,7 @@ describe('restartWorkflowRun', () => {
         code: 'RESTART_REJECTED',
         message: 'Only interactive workflow runs can be restarted',
       };
-      expect(await restartFails({ runId: 'headless-1', originSessionId: 'session-3' })).toEqual(refusal);
+      expect(await restartFails(fx, { runId: 'headless-1', originSessionId: 'session-3' })).toEqual(refusal);
       for (const executionMode of ['INTERACTIVE', 'HEADLESS'] as const) {
         const before = snapshotTables(fx.store);
         const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, {
@@ -168,13 +160,13 @@ describe('restartWorkflowRun', () => {
       }
     });
 
-    it('RestartRejectedError: an explicitly cancelled run', async () => {
+    it('RestartRejectedError: an explicitly cancelled run', async ({ fx }) => {
       await reserve(fx, reserveInput('root-1'));
       await claim(fx, 'root-1', 'token-1');
       const cancelled = await settle(fx, 'root-1', 'token-1', 'CANCELLED');
       expect(cancelled).toMatchObject({ status: 'CANCELLED', queueStatus: 'CANCELLED', errorCode: 'cancelled' });
       expect(cancelled.terminalFingerprint).toMatch(/^[0-9a-f]{64}$/);
-      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-1' })).toEqual({
+      expect(await restartFails(fx, { runId: 'root-1', originSessionId: 'session-1' })).toEqual({
         __typename: 'RestartRejectedError',
         code: 'RESTART_REJECTED',
         message: 'An explicitly cancelled workflow cannot be restarted',
@@ -196,7 +188,7 @@ describe('restartWorkflowRun', () => {
       expect(snapshotTables(fx.store)).toEqual(before);
     });
 
-    it('RestartRejectedError: limit of 3 restarts', async () => {
+    it('RestartRejectedError: limit of 3 restarts', async ({ fx }) => {
       await failedRoot(fx, 'root-1', 'failure 0');
       let current = 'root-1';
       for (let n = 1; n <= 3; n += 1) {
@@ -210,14 +202,14 @@ describe('restartWorkflowRun', () => {
         await settle(fx, run.runId, `token-r${n}`, 'FAILED', { error: `failure ${n}` });
         current = run.runId;
       }
-      expect(await restartFails({ runId: current, originSessionId: 'session-1' })).toEqual({
+      expect(await restartFails(fx, { runId: current, originSessionId: 'session-1' })).toEqual({
         __typename: 'RestartRejectedError',
         code: 'RESTART_REJECTED',
         message: 'Workflow restart limit reached (3 restarts)',
       });
     });
 
-    it('RestartRejectedError: the same terminal outcome already occurred in the chain', async () => {
+    it('RestartRejectedError: the same terminal outcome already occurred in the chain', async ({ fx }) => {
       await failedRoot(fx, 'root-1', 'boom');
       const { run } = await restart(fx, {
         runId: 'root-1',
@@ -226,23 +218,23 @@ describe('restartWorkflowRun', () => {
       });
       const failedAgain = await settle(fx, run.runId, 'token-r1', 'FAILED', { error: 'boom' });
       expect(failedAgain.terminalFingerprint).toBe(run.parentTerminalFingerprint);
-      expect(await restartFails({ runId: run.runId, originSessionId: 'session-1' })).toEqual({
+      expect(await restartFails(fx, { runId: run.runId, originSessionId: 'session-1' })).toEqual({
         __typename: 'RestartRejectedError',
         code: 'RESTART_REJECTED',
         message: 'The same terminal outcome already occurred in this restart chain',
       });
     });
 
-    it('LineageError: the run is not terminal', async () => {
+    it('LineageError: the run is not terminal', async ({ fx }) => {
       await reserve(fx, reserveInput('root-1'));
-      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-1' })).toEqual({
+      expect(await restartFails(fx, { runId: 'root-1', originSessionId: 'session-1' })).toEqual({
         __typename: 'LineageError',
         code: 'LINEAGE_INVALID',
         message: 'Restart parent is not terminal',
       });
     });
 
-    it('ConflictError: a restart reservation with a well-formed fingerprint of another outcome; the real outcome still restarts', async () => {
+    it('ConflictError: a restart reservation with a well-formed fingerprint of another outcome; the real outcome still restarts', async ({ fx }) => {
       const root = await failedRoot(fx, 'root-1', 'boom');
       const bogus = 'f'.repeat(64);
       expect(root.terminalFingerprint).not.toBe(bogus);
@@ -265,21 +257,21 @@ describe('restartWorkflowRun', () => {
         expect(snapshotTables(fx.store)).toEqual(before);
       }
       // Nothing was adopted: the command restarts the parent's real outcome, and refuses the bogus one.
-      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-1', parentTerminalFingerprint: bogus })).toEqual(conflict);
+      expect(await restartFails(fx, { runId: 'root-1', originSessionId: 'session-1', parentTerminalFingerprint: bogus })).toEqual(conflict);
       const { run, adopted } = await restart(fx, { runId: 'root-1', originSessionId: 'session-1' });
       expect(adopted).toBe(false);
       expect(run).toMatchObject({ parentRunId: 'root-1', parentTerminalFingerprint: root.terminalFingerprint });
     });
 
-    it('LineageError: a malformed fingerprint; ConflictError: a fingerprint of another outcome', async () => {
+    it('LineageError: a malformed fingerprint; ConflictError: a fingerprint of another outcome', async ({ fx }) => {
       await failedRoot(fx, 'root-1', 'boom');
-      expect(await restartFails({ runId: 'root-1', originSessionId: 'session-1', parentTerminalFingerprint: 'xyz' })).toEqual({
+      expect(await restartFails(fx, { runId: 'root-1', originSessionId: 'session-1', parentTerminalFingerprint: 'xyz' })).toEqual({
         __typename: 'LineageError',
         code: 'LINEAGE_INVALID',
         message: 'Expected a terminal fingerprint',
       });
       expect(
-        await restartFails({ runId: 'root-1', originSessionId: 'session-1', parentTerminalFingerprint: 'f'.repeat(64) }),
+        await restartFails(fx, { runId: 'root-1', originSessionId: 'session-1', parentTerminalFingerprint: 'f'.repeat(64) }),
       ).toEqual({
         __typename: 'ConflictError',
         code: 'CONFLICT',

@@ -93,3 +93,17 @@ export const writerTest = serverTest
     });
     return writer;
   });
+
+/**
+ * `test` with a fresh server per test (for files whose tests each start from an empty database,
+ * e.g. the mutation tests reading `snapshotTables` before and after): `fx` is
+ * {@link startTestServer} with `serverOptions` (default `{}`), closed after the test, also when
+ * it fails. A test that does not name `fx` starts nothing.
+ */
+export const freshServerTest = test
+  .extend('serverOptions', {} as TestServerOptions)
+  .extend('fx', async ({ serverOptions }, { onCleanup }) => {
+    const fx = await startTestServer(serverOptions);
+    onCleanup(() => closeAfterSse(fx));
+    return fx;
+  });
