@@ -1,19 +1,15 @@
 /** Relay global ids through `node(id)`, and `workflowRun(runId)`. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { NodeDocument, WorkflowRunDocument } from '../../schema/generated/graphql.js';
-import { reserve, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { reserve, reserveInput } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 describe('node and workflowRun', () => {
-  let fx: TestServer;
-  beforeAll(async () => {
-    fx = await startTestServer();
+  it.beforeAll(async ({ fx }) => {
     await reserve(fx, reserveInput('root-1'));
   });
-  afterAll(async () => {
-    await fx.close();
-  });
 
-  it('round-trips the global id of a run through node(id)', async () => {
+  it('round-trips the global id of a run through node(id)', async ({ fx }) => {
     const { workflowRun } = await fx.data(WorkflowRunDocument, { runId: 'root-1' });
     const id = workflowRun?.id as string;
     expect(id).not.toBe('root-1');
@@ -21,7 +17,7 @@ describe('node and workflowRun', () => {
     expect(node).toEqual({ __typename: 'WorkflowRun', id, runId: 'root-1', workflowName: 'demo', status: 'QUEUED' });
   });
 
-  it('answers null for the global id of a run that does not exist', async () => {
+  it('answers null for the global id of a run that does not exist', async ({ fx }) => {
     // Pothos relay ids: base64 of `<type>:<id>`.
     const { workflowRun } = await fx.data(WorkflowRunDocument, { runId: 'root-1' });
     expect(Buffer.from(workflowRun?.id as string, 'base64').toString('utf8')).toBe('WorkflowRun:root-1');
@@ -29,7 +25,7 @@ describe('node and workflowRun', () => {
     expect((await fx.data(NodeDocument, { id: missing })).node).toBeNull();
   });
 
-  it('answers null for a well-formed WorkflowRun id of up to 1024 characters that names no run', async () => {
+  it('answers null for a well-formed WorkflowRun id of up to 1024 characters that names no run', async ({ fx }) => {
     const longest = Buffer.from(`WorkflowRun:${'r'.repeat(756)}`).toString('base64');
     expect(longest).toHaveLength(1_024);
     const response = await fx.gql(NodeDocument, { id: longest });
@@ -54,14 +50,14 @@ describe('node and workflowRun', () => {
       `Invalid global ID "${base64('WorkflowRun:rrrr').slice(0, 16)}…": longer than 1024 characters`,
     ],
   ];
-  it.each(malformed)('refuses a malformed global id (%s) with BAD_USER_INPUT', async (_name, id, message) => {
+  it.for(malformed)('refuses a malformed global id (%s) with BAD_USER_INPUT', async ([, id, message], { fx }) => {
     const response = await fx.gql(NodeDocument, { id });
     expect(response.status).toBe(200);
     expect(response.data).toEqual({ node: null });
     expect(response.errors).toEqual([{ message, locations: [{ line: 3, column: 3 }], path: ['node'], extensions: { code: 'BAD_USER_INPUT' } }]);
   });
 
-  it('quotes at most 16 characters of a 100 KB id', async () => {
+  it('quotes at most 16 characters of a 100 KB id', async ({ fx }) => {
     const id = base64(`WorkflowRun:${'r'.repeat(75_000)}`);
     expect(id.length).toBe(100_016);
     const response = await fx.gql(NodeDocument, { id });
@@ -69,7 +65,7 @@ describe('node and workflowRun', () => {
     expect(response.text.length).toBeLessThan(300);
   });
 
-  it('workflowRun(runId) returns the run, or null when it does not exist', async () => {
+  it('workflowRun(runId) returns the run, or null when it does not exist', async ({ fx }) => {
     expect((await fx.data(WorkflowRunDocument, { runId: 'root-1' })).workflowRun).toMatchObject({ runId: 'root-1', rootRunId: 'root-1' });
     expect((await fx.data(WorkflowRunDocument, { runId: 'nope' })).workflowRun).toBeNull();
   });

@@ -1,5 +1,5 @@
 /** With a token: graphql-ws needs {authorization: 'Bearer <token>'} in connection_init (else 4403); SSE needs the header (else 401). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   commitMarker,
   DELTAS_SUBSCRIPTION,
@@ -11,32 +11,28 @@ import {
   wsClient,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
-import { closeAfterSse } from '../helpers/live-fixtures.js';
 import { ReserveWorkflowRunDocument } from '../../schema/generated/graphql.js';
-import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { reserveInput } from '../helpers/server-fixture.js';
+import { serverTest } from '../helpers/server-test.js';
 
 const TOKEN = 'live-secret';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
+const it = serverTest.extend('serverOptions', { scope: 'file' }, { token: TOKEN });
 
 describe('subscription auth', () => {
-  let fx: TestServer;
   const runId = 'run-auth';
-  beforeAll(async () => {
-    fx = await startTestServer({ token: TOKEN });
+  it.beforeAll(async ({ fx }) => {
     const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, { input: reserveInput(runId) }, { headers: AUTH });
     expect(reserveWorkflowRun.__typename).toBe('ReserveWorkflowRunSuccess');
   });
-  afterAll(async () => {
-    await closeAfterSse(fx);
-  });
 
-  it.each([
+  it.for<[string, Record<string, unknown> | undefined]>([
     ['no payload', undefined],
     ['an empty payload', {}],
     ['a wrong token', { authorization: 'Bearer nope' }],
     ['the token without the Bearer scheme', { authorization: TOKEN }],
     ['the token under another key', { Authorization: `Bearer ${TOKEN}` }],
-  ])('graphql-ws connection_init with %s: closed with 4403, never acknowledged', async (_label, payload) => {
+  ])('graphql-ws connection_init with %s: closed with 4403, never acknowledged', async ([, payload], { fx }) => {
     const raw = await openRawWs(fx.url);
     raw.init(payload);
     const closed = await raw.closed;
@@ -44,7 +40,7 @@ describe('subscription auth', () => {
     expect(raw.messages.events.map((message) => message.type)).not.toContain('connection_ack');
   });
 
-  it('a graphql-ws client with a wrong token: its subscription fails with the 4403 close', async () => {
+  it('a graphql-ws client with a wrong token: its subscription fails with the 4403 close', async ({ fx }) => {
     const client = wsClient(fx.url, { token: 'nope' });
     try {
       const { collector } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 });
@@ -56,7 +52,7 @@ describe('subscription auth', () => {
     }
   });
 
-  it('a graphql-ws client with the token: acknowledged and served', async () => {
+  it('a graphql-ws client with the token: acknowledged and served', async ({ fx }) => {
     const client = wsClient(fx.url, { token: TOKEN });
     try {
       // After the run's current revision: other tests of this file commit on the run too.
@@ -70,7 +66,7 @@ describe('subscription auth', () => {
     }
   });
 
-  it('SSE without the header: 401 with WWW-Authenticate; with a wrong token: 401', async () => {
+  it('SSE without the header: 401 with WWW-Authenticate; with a wrong token: 401', async ({ fx }) => {
     for (const headers of [{}, { authorization: 'Bearer nope' }] as Array<Record<string, string>>) {
       const sse = subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, headers);
       const response = await sse.response;
@@ -81,7 +77,7 @@ describe('subscription auth', () => {
     }
   });
 
-  it('SSE with the header: served', async () => {
+  it('SSE with the header: served', async ({ fx }) => {
     const head = fx.store.viewerHead(runId)?.currentRevision ?? 0;
     const sse = subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: head }, AUTH);
     try {
