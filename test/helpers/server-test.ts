@@ -22,7 +22,7 @@ import {
   type SseSubscription,
   type WsClientOptions,
 } from './live-fixtures.js';
-import { startTestServer, type TestServerOptions } from './server-fixture.js';
+import { startTestServer, type TestServer, type TestServerOptions } from './server-fixture.js';
 
 /** Opens an SSE subscription to the fixture's server (arguments of `subscribeSse` after the URL). */
 export type SseFactory = <TData>(
@@ -31,6 +31,22 @@ export type SseFactory = <TData>(
   headers?: Record<string, string>,
   label?: string,
 ) => SseSubscription<TData>;
+
+/** Opens graphql-ws clients of `fx` (`wsClient` options), each disposed at the fixture's cleanup. */
+export type WsFactory = (options?: WsClientOptions) => Client;
+
+/** The `ws` fixture of {@link serverTest} and {@link freshServerTest}: clients disposed by `onCleanup`. */
+function wsFactory(fx: TestServer, onCleanup: (cleanup: () => Promise<void>) => void): WsFactory {
+  const clients: Client[] = [];
+  onCleanup(async () => {
+    await Promise.all(clients.map((client) => client.dispose()));
+  });
+  return (options) => {
+    const client = wsClient(fx.url, options);
+    clients.push(client);
+    return client;
+  };
+}
 
 /** See the module comment. */
 export const serverTest = test
@@ -45,17 +61,7 @@ export const serverTest = test
     onCleanup(() => client.dispose());
     return client;
   })
-  .extend('ws', async ({ fx }, { onCleanup }) => {
-    const clients: Client[] = [];
-    onCleanup(async () => {
-      await Promise.all(clients.map((client) => client.dispose()));
-    });
-    return (options?: WsClientOptions): Client => {
-      const client = wsClient(fx.url, options);
-      clients.push(client);
-      return client;
-    };
-  })
+  .extend('ws', ({ fx }, { onCleanup }) => wsFactory(fx, onCleanup))
   .extend('sse', async ({ fx }, { onCleanup }) => {
     const subscriptions: Array<SseSubscription<unknown>> = [];
     onCleanup(() => {
@@ -98,7 +104,8 @@ export const writerTest = serverTest
  * `test` with a fresh server per test (for files whose tests each start from an empty database,
  * e.g. the mutation tests reading `snapshotTables` before and after): `fx` is
  * {@link startTestServer} with `serverOptions` (default `{}`), closed after the test, also when
- * it fails. A test that does not name `fx` starts nothing.
+ * it fails; `ws` as in {@link serverTest} (clients disposed before the server closes). A test
+ * that does not name `fx` starts nothing.
  */
 export const freshServerTest = test
   .extend('serverOptions', {} as TestServerOptions)
@@ -106,4 +113,5 @@ export const freshServerTest = test
     const fx = await startTestServer(serverOptions);
     onCleanup(() => closeAfterSse(fx));
     return fx;
-  });
+  })
+  .extend('ws', ({ fx }, { onCleanup }) => wsFactory(fx, onCleanup));

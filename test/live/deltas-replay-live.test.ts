@@ -1,6 +1,5 @@
-/** workflowRunDeltas over graphql-ws: replay after a cursor then live; live only with a null cursor. */
-import type { Client } from 'graphql-ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+/** workflowRunDeltas over graphql-ws: replay after a cursor then live; live only with a null cursor. Each test has its own server (freshServerTest). */
+import { describe, expect } from 'vitest';
 import {
   commitMarker,
   deltaEvents,
@@ -12,31 +11,18 @@ import {
   subscribeWs,
   untilRevision,
   withoutRecordedAt,
-  wsClient,
   type DeltasData,
 } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { freshServerTest as it } from '../helpers/server-test.js';
 
 describe('workflowRunDeltas: replay then live', () => {
-  let fx: TestServer;
-  let client: Client;
-  beforeAll(async () => {
-    fx = await startTestServer();
-  });
-  afterEach(async () => {
-    await client.dispose();
-  });
-  afterAll(async () => {
-    await fx.close();
-  });
-
-  it('replays r+1 … current, then delivers each new commit exactly once, in order, with its deltas', async () => {
+  it('replays r+1 … current, then delivers each new commit exactly once, in order, with its deltas', async ({ fx, ws }) => {
     const runId = 'run-replay';
     await reserveRun(fx, runId);
     // revisions 2..6 = markers 1..5
     for (let k = 1; k <= 5; k += 1) expect(commitMarker(fx.store, runId, k)).toBe(k + 1);
-    client = wsClient(fx.url);
+    const client = ws();
     const { collector } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 3 });
     await collector.take(3); // 4, 5, 6 replayed
     for (let k = 6; k <= 10; k += 1) commitMarker(fx.store, runId, k); // revisions 7..11
@@ -55,11 +41,11 @@ describe('workflowRunDeltas: replay then live', () => {
     expect(new Set(recordedAt)).toEqual(new Set([fx.clock.iso()]));
   });
 
-  it('the cursor at the current revision replays nothing and goes live', async () => {
+  it('the cursor at the current revision replays nothing and goes live', async ({ fx, ws }) => {
     const runId = 'run-at-head';
     await reserveRun(fx, runId);
     commitMarker(fx.store, runId, 1); // revision 2
-    client = wsClient(fx.url);
+    const client = ws();
     const { collector } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 2 });
     commitMarker(fx.store, runId, 2); // revision 3
     await collector.take(1);
@@ -73,21 +59,11 @@ describe('workflowRunDeltas: replay then live', () => {
 });
 
 describe('workflowRunDeltas: live only (afterRevision null)', () => {
-  let fx: TestServer;
-  let client: Client;
-  beforeAll(async () => {
-    fx = await startTestServer();
-  });
-  afterAll(async () => {
-    await client.dispose();
-    await fx.close();
-  });
-
-  it('replays nothing; the next commits arrive in order', async () => {
+  it('replays nothing; the next commits arrive in order', async ({ fx, ws }) => {
     const runId = 'run-live';
     await reserveRun(fx, runId);
     for (let k = 1; k <= 4; k += 1) commitMarker(fx.store, runId, k); // revisions 2..5, before subscribing
-    client = wsClient(fx.url);
+    const client = ws();
     const { collector } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null });
     const omitted = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId }).collector;
     // Nothing signals "the server registered the subscription" but its wait on the feed.
