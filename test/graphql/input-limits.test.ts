@@ -4,7 +4,7 @@
  * member of the mutation's result union, naming the field (a nested one by its path inside
  * `input`), and nothing is written.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   ClaimWorkflowRunDocument,
   ParkWorkflowRunDocument,
@@ -12,16 +12,12 @@ import {
   RestartWorkflowRunDocument,
   SettleWorkflowRunDocument,
 } from '../../schema/generated/graphql.js';
-import { claim, reserve, reserveInput, snapshotTables, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { claim, reserve, reserveInput, snapshotTables, type TestServer } from '../helpers/server-fixture.js';
+import { freshServerTest as it } from '../helpers/server-test.js';
 
-let fx: TestServer;
-beforeEach(async () => {
-  fx = await startTestServer();
+it.beforeEach(async ({ fx }) => {
   await reserve(fx, reserveInput('root-1'));
   await claim(fx, 'root-1', 'token-1');
-});
-afterEach(async () => {
-  await fx.close();
 });
 
 const LONG = 'x'.repeat(4_097);
@@ -29,7 +25,7 @@ const VERY_LONG = 'x'.repeat(65_537);
 const invalid = (field: string, message: string) => ({ __typename: 'ValidationError', code: 'INVALID_INPUT', message, field });
 
 /** Runs a mutation that must answer a typed error and change no table; returns the error. */
-async function refused(send: () => Promise<Record<string, unknown>>): Promise<unknown> {
+async function refused(fx: TestServer, send: () => Promise<Record<string, unknown>>): Promise<unknown> {
   const before = snapshotTables(fx.store);
   const result = Object.values(await send())[0];
   expect(snapshotTables(fx.store)).toEqual(before);
@@ -37,38 +33,38 @@ async function refused(send: () => Promise<Record<string, unknown>>): Promise<un
 }
 
 describe('input limits', () => {
-  it('reserveWorkflowRun: a nested claim field is named by its path', async () => {
+  it('reserveWorkflowRun: a nested claim field is named by its path', async ({ fx }) => {
     const input = reserveInput('root-2', { originSessionId: 'session-2', claim: { runnerId: LONG, claimToken: 't', leaseMs: 1_000 } });
-    expect(await refused(() => fx.data(ReserveWorkflowRunDocument, { input }))).toEqual(
+    expect(await refused(fx, () => fx.data(ReserveWorkflowRunDocument, { input }))).toEqual(
       invalid('claim.runnerId', 'claim.runnerId must be at most 4096 characters'),
     );
   });
 
-  it('restartWorkflowRun: restartRunId', async () => {
+  it('restartWorkflowRun: restartRunId', async ({ fx }) => {
     const input = { runId: 'root-1', originSessionId: 'session-1', restartRunId: LONG };
-    expect(await refused(() => fx.data(RestartWorkflowRunDocument, { input }))).toEqual(
+    expect(await refused(fx, () => fx.data(RestartWorkflowRunDocument, { input }))).toEqual(
       invalid('restartRunId', 'restartRunId must be at most 4096 characters'),
     );
   });
 
-  it('claimWorkflowRun: sessionId', async () => {
+  it('claimWorkflowRun: sessionId', async ({ fx }) => {
     const input = { runnerId: 'runner-2', claimToken: 't', leaseMs: 1_000, sessionId: LONG };
-    expect(await refused(() => fx.data(ClaimWorkflowRunDocument, { input }))).toEqual(invalid('sessionId', 'sessionId must be at most 4096 characters'));
+    expect(await refused(fx, () => fx.data(ClaimWorkflowRunDocument, { input }))).toEqual(invalid('sessionId', 'sessionId must be at most 4096 characters'));
   });
 
-  it('parkWorkflowRun: noProgressDetail has the long-text limit', async () => {
+  it('parkWorkflowRun: noProgressDetail has the long-text limit', async ({ fx }) => {
     const input = { runId: 'root-1', claimToken: 'token-1', noProgressDetail: VERY_LONG };
-    expect(await refused(() => fx.data(ParkWorkflowRunDocument, { input }))).toEqual(
+    expect(await refused(fx, () => fx.data(ParkWorkflowRunDocument, { input }))).toEqual(
       invalid('noProgressDetail', 'noProgressDetail must be at most 65536 characters'),
     );
   });
 
-  it('settleWorkflowRun: error text and output JSON', async () => {
+  it('settleWorkflowRun: error text and output JSON', async ({ fx }) => {
     const error = { runId: 'root-1', claimToken: 'token-1', status: 'FAILED' as const, error: VERY_LONG };
-    expect(await refused(() => fx.data(SettleWorkflowRunDocument, { input: error }))).toEqual(invalid('error', 'error must be at most 65536 characters'));
+    expect(await refused(fx, () => fx.data(SettleWorkflowRunDocument, { input: error }))).toEqual(invalid('error', 'error must be at most 65536 characters'));
     let deep: unknown = 1;
     for (let i = 0; i < 70; i += 1) deep = { a: deep };
     const output = { runId: 'root-1', claimToken: 'token-1', status: 'COMPLETED' as const, output: deep };
-    expect(await refused(() => fx.data(SettleWorkflowRunDocument, { input: output }))).toEqual(invalid('output', 'output is nested deeper than 64 levels'));
+    expect(await refused(fx, () => fx.data(SettleWorkflowRunDocument, { input: output }))).toEqual(invalid('output', 'output is nested deeper than 64 levels'));
   });
 });
