@@ -4,29 +4,24 @@
  * only `runId` followed, in the same request or the next one, by a selection of whole runs
  * returns whole, correct runs. Over real HTTP.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { storeInternals } from '../helpers/store-internals.js';
-import { failedRoot, reserve, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
-
-let fx: TestServer;
+import { failedRoot, reserve, reserveInput, type TestServer } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 /** What a whole run reads as (fields from several of the record's tables: queue, definition, blobs). */
 const WHOLE = 'runId workflowName status queueStatus input errorMessage createdAt rootRun { runId workflowName } parent { runId workflowName }';
 
-beforeAll(async () => {
-  fx = await startTestServer();
+it.beforeAll(async ({ fx }) => {
   await failedRoot(fx, 'root-a', 'root a broke');
   fx.clock.advance(10);
   await fx.data(`mutation Restart { restartWorkflowRun(input: {runId: "root-a", originSessionId: "session-1", restartRunId: "restart-a"}) { __typename } }`);
   fx.clock.advance(10);
   await reserve(fx, reserveInput('single-b', { originSessionId: 'session-b', input: { task: 'b' } }));
 });
-afterAll(async () => {
-  await fx?.close();
-});
 
 /** The SQL statements the store runs while `fn` runs, whitespace folded. */
-async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+async function statementsOf(fx: TestServer, fn: () => Promise<unknown>): Promise<string[]> {
   const spy = vi.spyOn(storeInternals(fx.store).database, 'all');
   try {
     await fn();
@@ -37,7 +32,7 @@ async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
 }
 
 /** The expected whole run (from the store), as {@link WHOLE} selects it. */
-function whole(runId: string) {
+function whole(fx: TestServer, runId: string) {
   const run = fx.store.getWorkflowRun(runId);
   if (run === undefined) throw new Error(`no run ${runId}`);
   const brief = (id: string | null) => (id === null ? null : { runId: id, workflowName: 'demo' });
@@ -55,9 +50,9 @@ function whole(runId: string) {
 }
 
 describe('pages that select only run ids', () => {
-  it('read run ids only, with the same runs and cursors as a whole page', async () => {
+  it('read run ids only, with the same runs and cursors as a whole page', async ({ fx }) => {
     let ids: unknown;
-    const statements = await statementsOf(async () => {
+    const statements = await statementsOf(fx, async () => {
       ids = await fx.data(`query Ids { workflowRuns(first: 3) { edges { cursor node { __typename id runId } } pageInfo { endCursor hasNextPage } } }`);
     });
     expect(statements).toHaveLength(1);
@@ -73,7 +68,7 @@ describe('pages that select only run ids', () => {
     expect(ids).toEqual({ workflowRuns: strip(full) });
   });
 
-  it('then whole runs in the same request: workflowRun, node, a whole page and lineage read whole records', async () => {
+  it('then whole runs in the same request: workflowRun, node, a whole page and lineage read whole records', async ({ fx }) => {
     const { ids } = await fx.data<{ ids: { edges: Array<{ node: { id: string } }> } }, never>(
       `query IdsFirst { ids: workflowRuns(first: 3) { edges { node { id } } } }`,
     );
@@ -93,23 +88,23 @@ describe('pages that select only run ids', () => {
     expect(data).toEqual({
       ids: { edges: ['single-b', 'restart-a', 'root-a'].map((runId) => ({ node: { runId } })) },
       lineageIds: { runId: 'restart-a', lineage: { edges: ['root-a', 'restart-a'].map((runId) => ({ node: { id: expect.any(String), runId } })) } },
-      one: whole('single-b'),
-      byNode: whole('restart-a'),
-      page: { edges: ['single-b', 'restart-a', 'root-a'].map((runId) => ({ node: whole(runId) })) },
-      chain: { lineage: { edges: ['root-a', 'restart-a'].map((runId) => ({ node: whole(runId) })) } },
+      one: whole(fx, 'single-b'),
+      byNode: whole(fx, 'restart-a'),
+      page: { edges: ['single-b', 'restart-a', 'root-a'].map((runId) => ({ node: whole(fx, runId) })) },
+      chain: { lineage: { edges: ['root-a', 'restart-a'].map((runId) => ({ node: whole(fx, runId) })) } },
     });
-    expect(whole('restart-a')).toMatchObject({ status: 'QUEUED', parent: { runId: 'root-a' }, errorMessage: null });
-    expect(whole('root-a')).toMatchObject({ status: 'FAILED', errorMessage: 'root a broke' });
+    expect(whole(fx, 'restart-a')).toMatchObject({ status: 'QUEUED', parent: { runId: 'root-a' }, errorMessage: null });
+    expect(whole(fx, 'root-a')).toMatchObject({ status: 'FAILED', errorMessage: 'root a broke' });
   });
 
-  it('then whole runs in the next request', async () => {
+  it('then whole runs in the next request', async ({ fx }) => {
     await fx.data(`query IdsOnly { workflowRuns(first: 3) { edges { node { runId } } } }`);
     const data = await fx.data(`query WholeAfter { workflowRun(runId: "root-a") { ${WHOLE} } }`);
-    expect(data).toEqual({ workflowRun: whole('root-a') });
+    expect(data).toEqual({ workflowRun: whole(fx, 'root-a') });
   });
 
-  it('read whole records when a fragment or an inline fragment selects more than the id', async () => {
-    const statements = await statementsOf(async () => {
+  it('read whole records when a fragment or an inline fragment selects more than the id', async ({ fx }) => {
+    const statements = await statementsOf(fx, async () => {
       const data = await fx.data(
         `query Spread { workflowRuns(first: 1) { edges { node { runId ...Name } } } }
          fragment Name on WorkflowRun { ... on WorkflowRun { workflowName input } }`,

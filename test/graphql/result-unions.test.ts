@@ -3,8 +3,9 @@
  * and `ViewerDeltaPage.kind` is an enum; read over HTTP through introspection, as a client's
  * code generator sees them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { describe, expect } from 'vitest';
+import type { TestServer } from '../helpers/server-fixture.js';
+import { serverTest as it } from '../helpers/server-test.js';
 
 interface TypeInfo {
   __type: {
@@ -22,35 +23,28 @@ const TYPE = `query Type($name: String!) {
   }
 }`;
 
+const typeInfo = async (fx: TestServer, name: string) => (await fx.data<TypeInfo, { name: string }>(TYPE, { name })).__type;
+
 describe('mutation result unions and ViewerDeltaPage.kind', () => {
-  let fx: TestServer;
-  beforeAll(async () => {
-    fx = await startTestServer();
-  });
-  afterAll(async () => {
-    await fx.close();
-  });
 
-  const typeInfo = async (name: string) => (await fx.data<TypeInfo, { name: string }>(TYPE, { name })).__type;
-
-  it.each([
+  it.for<[string, string[]]>([
     ['ReserveWorkflowRunResult', ['ConflictError', 'ForbiddenError', 'LineageError', 'NotFoundError', 'ReserveWorkflowRunSuccess', 'RestartRejectedError', 'ValidationError']],
     ['RestartWorkflowRunResult', ['ConflictError', 'ForbiddenError', 'LineageError', 'NotFoundError', 'RestartRejectedError', 'RestartWorkflowRunSuccess', 'ValidationError']],
     ['ClaimWorkflowRunResult', ['ClaimWorkflowRunSuccess', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'ValidationError']],
     ['ParkWorkflowRunResult', ['ClaimLostError', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'ParkWorkflowRunSuccess', 'ValidationError']],
     ['SettleWorkflowRunResult', ['ClaimLostError', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'SettleWorkflowRunSuccess', 'ValidationError']],
-  ])('%s offers exactly its success type and the errors it can return', async (union, members) => {
-    const info = await typeInfo(union);
+  ])('%s offers exactly its success type and the errors it can return', async ([union, members], { fx }) => {
+    const info = await typeInfo(fx, union);
     expect(info?.possibleTypes?.map((type) => type.name).sort()).toEqual(members);
   });
 
-  it('ViewerDeltaPage.kind is the non-null enum ViewerDeltaPageKind { DELTAS SNAPSHOT_REQUIRED }', async () => {
-    const page = await typeInfo('ViewerDeltaPage');
+  it('ViewerDeltaPage.kind is the non-null enum ViewerDeltaPageKind { DELTAS SNAPSHOT_REQUIRED }', async ({ fx }) => {
+    const page = await typeInfo(fx, 'ViewerDeltaPage');
     expect(page?.fields?.find((field) => field.name === 'kind')?.type).toEqual({
       kind: 'NON_NULL',
       name: null,
       ofType: { kind: 'ENUM', name: 'ViewerDeltaPageKind' },
     });
-    expect((await typeInfo('ViewerDeltaPageKind'))?.enumValues?.map((value) => value.name)).toEqual(['DELTAS', 'SNAPSHOT_REQUIRED']);
+    expect((await typeInfo(fx, 'ViewerDeltaPageKind'))?.enumValues?.map((value) => value.name)).toEqual(['DELTAS', 'SNAPSHOT_REQUIRED']);
   });
 });
