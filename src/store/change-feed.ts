@@ -6,6 +6,7 @@ import { RunChangeReadCache, type RunChangePage } from './run-change-read-cache.
 import * as follow from './feed-follow.js';
 import type { FollowOptions, RunDeltaEvent } from './feed-follow.js';
 import { followRunChanges, type RunChangeEvent } from './feed-run-changes.js';
+import { observe, type PullObserver } from './pull-stream.js';
 import type { WorkflowRunFilter } from './run-filter.js';
 import type { WorkflowRunRecord } from './run-records.js';
 import type { ViewerDeltaRead } from './viewer-deltas.js';
@@ -176,17 +177,19 @@ export class ChangeFeed {
     for (const listener of this.waiterListeners) listener(count);
   }
 
-  /** A follow stream that reports the lag of each event delivered after a wake-up to {@link onDelivery}'s listeners. */
+  /**
+   * A follow stream that reports the lag of each event delivered after a wake-up to
+   * {@link onDelivery}'s listeners: an observer attached to the stream itself (no wrapper, issue
+   * 15 item 3), or a wrapper for a stream that is not a `pullStream`.
+   */
   private measured<T>(source: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
+    if (observe(source, this.deliveryObserver)) return source;
     const measuredStream: AsyncIterableIterator<T> = {
       [Symbol.asyncIterator]: () => measuredStream,
       next: async () => {
-        const ticksBefore = this.ticks;
+        const mark = this.deliveryObserver.mark();
         const item = await source.next();
-        if (item.done !== true && this.ticks > ticksBefore && this.deliveryListeners.size > 0) {
-          const lagMs = performance.now() - this.noticedAt;
-          for (const listener of this.deliveryListeners) listener(lagMs);
-        }
+        if (item.done !== true) this.deliveryObserver.taken(mark);
         return item;
       },
       return: async (value?: unknown) => (source.return === undefined ? { done: true, value: value as T } : source.return(value)),
@@ -197,6 +200,17 @@ export class ChangeFeed {
     };
     return measuredStream;
   }
+
+  /** `mark`: the wake-ups processed when the consumer asked; `taken`: reports the lag when one happened since. */
+  private readonly deliveryObserver: PullObserver = {
+    mark: () => this.ticks,
+    taken: (ticksBefore) => {
+      if (this.ticks > ticksBefore && this.deliveryListeners.size > 0) {
+        const lagMs = performance.now() - this.noticedAt;
+        for (const listener of this.deliveryListeners) listener(lagMs);
+      }
+    },
+  };
 
   /**
    * Reads the delta log after a cursor like `WorkflowStore.readViewerDeltas`, sharing the

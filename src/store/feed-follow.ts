@@ -9,9 +9,9 @@
  * {@link ChangeFeed}; nothing is delivered from memory. A stream pulls the next event only
  * when its consumer asked for it, so a slow consumer holds only its cursor.
  */
-import { Repeater } from '@repeaterjs/repeater';
 import type { ChangeFeed } from './change-feed.js';
 import { StoreError } from './errors.js';
+import { pullStream } from './pull-stream.js';
 import type { WorkflowRunRecord } from './run-records.js';
 import { VIEWER_RETENTION, type ViewerDeltaBatch } from './viewer-deltas.js';
 import type { WorkflowStore } from './workflow-store.js';
@@ -55,26 +55,14 @@ function notFound(runId: string): StoreError {
  * A stream driven by `loop` (every follow stream of the feed, `feed-run-changes.ts` too), which
  * must return once `aborted` fires. `aborted` fires when the
  * consumer returns (unsubscribes), when `signal` aborts, or when `loop` ends; so a consumer
- * that leaves while the loop waits on the feed frees its waiter at once.
+ * that leaves while the loop waits on the feed frees its waiter at once. Pulled one value at a
+ * time, no buffering: see {@link pullStream} (`pull-stream.ts`).
  */
 export function stream<T>(
   signal: AbortSignal | undefined,
   loop: (push: (value: T) => Promise<unknown>, aborted: AbortSignal) => Promise<void>,
 ): AsyncIterableIterator<T> {
-  return new Repeater<T>(async (push, stop) => {
-    const abort = new AbortController();
-    const onAbort = (): void => abort.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (signal?.aborted === true) abort.abort();
-    void stop.then(onAbort);
-    abort.signal.addEventListener('abort', () => stop(), { once: true });
-    try {
-      await loop(push, abort.signal);
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      stop();
-    }
-  });
+  return pullStream<T>(signal, loop);
 }
 
 /**

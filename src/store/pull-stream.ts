@@ -1,0 +1,184 @@
+/**
+ * The async iterator under every follow stream of the change feed (`feed-follow.ts`,
+ * `feed-run-changes.ts`): a producer loop that pushes values, pulled one at a time by its
+ * consumer, with no buffering (issue 15 item 3: it replaces `@repeaterjs/repeater`, whose
+ * promise chains per value were the largest share of fan-out CPU and garbage after GC).
+ *
+ * Rules (those the feed's delivery rules rely on):
+ * - Lazy: the loop starts at the first `next()`.
+ * - Pull-based: a `push` resolves only when the consumer asks for the value after the pushed
+ *   one (calls `next()` again), so the loop reads its next event only then and a slow consumer
+ *   holds at most the one value it has not taken.
+ * - In order, exactly once: values are handed out in push order, each to one `next()`.
+ * - Ends: when the loop returns (pending and later `next()` calls get done), when it throws
+ *   (the error goes to the pending or next `next()` call, then done), when the consumer calls
+ *   `return()`/`throw()`, or when the caller's signal aborts. The loop's `aborted` signal fires
+ *   in each case, so a loop waiting on the feed leaves at once; every pending `push` resolves.
+ *   A value pushed but not taken when the stream ends is dropped.
+ */
+
+/** The producer of a {@link pullStream}: must return once `aborted` fires. */
+export type PullLoop<T> = (push: (value: T) => Promise<void>, aborted: AbortSignal) => Promise<void>;
+
+/**
+ * Told when a value reaches its consumer (ChangeFeed's delivery lag, issue 14 item 4):
+ * `mark()` when the consumer asks (`next()`), `taken(mark)` when that call gets its value.
+ */
+export interface PullObserver {
+  mark(): number;
+  taken(mark: number): void;
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+const RESOLVED: Promise<void> = Promise.resolve();
+
+interface PendingNext<T> {
+  resolve: (result: IteratorResult<T>) => void;
+  reject: (error: unknown) => void;
+  mark: number;
+}
+
+class PullStream<T> implements AsyncIterableIterator<T> {
+  private readonly abort = new AbortController();
+  private readonly signal: AbortSignal | undefined;
+  private readonly loop: PullLoop<T>;
+  private started = false;
+  /** No value is handed out any more (the loop ended, the consumer left, or the signal aborted). */
+  private finished = false;
+  /** `next()` calls waiting for a value, oldest first (one, unless the consumer overlaps calls). */
+  private readonly nexts: Array<PendingNext<T>> = [];
+  /** A pushed value no `next()` took yet. */
+  private held: { value: T } | undefined;
+  /** Resolves the loop's latest `push` (see the module comment). */
+  private resume: (() => void) | undefined;
+  /** The loop's error, for the next `next()` call when none was pending. */
+  private failure: { error: unknown } | undefined;
+  /** Settles once the loop returned or threw (undefined before it starts). */
+  private running: Promise<void> | undefined;
+  observer: PullObserver | undefined;
+  private readonly onAbort = (): void => this.finish();
+  private readonly pushValue = (value: T): Promise<void> => this.push(value);
+
+  constructor(signal: AbortSignal | undefined, loop: PullLoop<T>) {
+    this.signal = signal;
+    this.loop = loop;
+    if (signal?.aborted === true) {
+      this.finished = true;
+      this.abort.abort();
+    } else {
+      signal?.addEventListener('abort', this.onAbort, { once: true });
+    }
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    const held = this.held;
+    if (held !== undefined) {
+      this.held = undefined;
+      return Promise.resolve({ done: false, value: held.value });
+    }
+    const failure = this.failure;
+    if (failure !== undefined) {
+      this.failure = undefined;
+      return Promise.reject(failure.error);
+    }
+    if (this.finished) return Promise.resolve(DONE);
+    const mark = this.observer === undefined ? 0 : this.observer.mark();
+    const result = new Promise<IteratorResult<T>>((resolve, reject) => {
+      this.nexts.push({ resolve, reject, mark });
+    });
+    const resume = this.resume;
+    if (resume !== undefined) {
+      this.resume = undefined;
+      resume();
+    } else if (!this.started) {
+      this.start();
+    }
+    return result;
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    this.finish();
+    if (this.running !== undefined) await this.running;
+    return DONE;
+  }
+
+  async throw(error?: unknown): Promise<IteratorResult<T>> {
+    this.finish();
+    if (this.running !== undefined) await this.running;
+    throw error;
+  }
+
+  private push(value: T): Promise<void> {
+    if (this.finished) return RESOLVED;
+    const next = this.nexts.shift();
+    if (next === undefined) {
+      this.held = { value };
+    } else {
+      if (this.observer !== undefined) this.observer.taken(next.mark);
+      next.resolve({ done: false, value });
+    }
+    return new Promise((resolve) => {
+      this.resume = resolve;
+    });
+  }
+
+  private start(): void {
+    this.started = true;
+    let loopRun: Promise<void>;
+    try {
+      loopRun = this.loop(this.pushValue, this.abort.signal);
+    } catch (error) {
+      loopRun = Promise.reject(error);
+    }
+    this.running = loopRun.then(
+      () => this.finish(),
+      (error: unknown) => this.finish({ error }),
+    );
+  }
+
+  /** Ends the stream (idempotent): see the module comment. */
+  private finish(failure?: { error: unknown }): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.held = undefined;
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.abort.abort();
+    const resume = this.resume;
+    this.resume = undefined;
+    resume?.();
+    const nexts = this.nexts.splice(0);
+    if (failure !== undefined) {
+      const first = nexts.shift();
+      if (first === undefined) this.failure = failure;
+      else first.reject(failure.error);
+    }
+    for (const next of nexts) next.resolve(DONE);
+  }
+}
+
+/**
+ * A stream driven by `loop`, pulled one value at a time (see the module comment).
+ *
+ * @param signal ends the stream when it aborts (at once, also while the loop waits)
+ * @param loop pushes the values; must return once its `aborted` signal fires
+ * @returns the stream; {@link observe} can attach a delivery observer to it
+ */
+export function pullStream<T>(signal: AbortSignal | undefined, loop: PullLoop<T>): AsyncIterableIterator<T> {
+  return new PullStream(signal, loop);
+}
+
+/**
+ * Attaches `observer` to a stream made by {@link pullStream} (replacing any other), so
+ * measuring its deliveries costs no wrapper around it.
+ *
+ * @returns true when attached; false when `stream` is not a {@link pullStream} (the caller wraps it instead)
+ */
+export function observe(stream: AsyncIterableIterator<unknown>, observer: PullObserver): boolean {
+  if (!(stream instanceof PullStream)) return false;
+  stream.observer = observer;
+  return true;
+}
