@@ -27,8 +27,18 @@ export interface ChangeFeedOptions {
 export const SAFETY_POLL_MS = 1_000;
 /** A burst of checks after a `-wal` change event lasts this many poll intervals after the last event. */
 export const BURST_POLLS = 10;
+/**
+ * Revision waiters resolved per turn of the event loop by one wake-up (see `ChangeFeed.wake`);
+ * the rest in later turns.
+ */
+export const WAKE_CHUNK = 1_000;
 
-interface RevisionWaiter {
+/** Something to do when a wait's signal aborts (see `ChangeFeed.hookAbort`). */
+interface AbortHook {
+  aborted(): void;
+}
+
+interface RevisionWaiter extends AbortHook {
   after: number;
   resolve: (head: number | undefined) => void;
 }
@@ -51,6 +61,8 @@ export class ChangeFeed {
   private readonly store: WorkflowStore;
   private readonly pollIntervalMs: number;
   private readonly revisionWaiters = new Map<string, Set<RevisionWaiter>>();
+  /** Per signal of a wait, what to do when it aborts (see {@link hookAbort}). */
+  private readonly abortHooks = new WeakMap<AbortSignal, Set<AbortHook>>();
   private changeWaiters: Array<() => void> = [];
   private readonly unsubscribeCommit: () => void;
   private watcher: SqliteDatabase | undefined;
@@ -262,17 +274,17 @@ export class ChangeFeed {
       const waiter: RevisionWaiter = {
         after,
         resolve: (value) => {
-          signal?.removeEventListener('abort', onAbort);
+          if (signal !== undefined) this.unhookAbort(signal, waiter);
           resolve(value);
         },
+        aborted: () => {
+          this.removeWaiter(runId, waiter);
+          waiter.resolve(undefined);
+          this.stopWatchingWhenIdle();
+          this.waitersChanged();
+        },
       };
-      const onAbort = (): void => {
-        this.removeWaiter(runId, waiter);
-        waiter.resolve(undefined);
-        this.stopWatchingWhenIdle();
-        this.waitersChanged();
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal !== undefined) this.hookAbort(signal, waiter);
       waiters.add(waiter);
       this.startWatching();
       this.waitersChanged();
@@ -292,21 +304,51 @@ export class ChangeFeed {
     if (this.closed || signal?.aborted === true) return Promise.resolve(false);
     if (this.ticks > sinceTick) return Promise.resolve(true);
     return new Promise((resolve) => {
+      const hook: AbortHook = {
+        aborted: () => {
+          this.changeWaiters = this.changeWaiters.filter((waiter) => waiter !== done);
+          done();
+          this.stopWatchingWhenIdle();
+          this.waitersChanged();
+        },
+      };
       const done = (): void => {
-        signal?.removeEventListener('abort', onAbort);
+        if (signal !== undefined) this.unhookAbort(signal, hook);
         resolve(!this.closed && signal?.aborted !== true);
       };
-      const onAbort = (): void => {
-        this.changeWaiters = this.changeWaiters.filter((waiter) => waiter !== done);
-        done();
-        this.stopWatchingWhenIdle();
-        this.waitersChanged();
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal !== undefined) this.hookAbort(signal, hook);
       this.changeWaiters.push(done);
       this.startWatching();
       this.waitersChanged();
     });
+  }
+
+  /**
+   * Runs `hook.aborted()` when `signal` aborts, through one listener per signal for all its
+   * waits (a follow stream waits on the feed once per revision with the same signal; an
+   * `AbortSignal` listener added and removed per wait showed in the fan-out profile, issue 15
+   * item 3). The hook stays until {@link unhookAbort}.
+   */
+  private hookAbort(signal: AbortSignal, hook: AbortHook): void {
+    let hooks = this.abortHooks.get(signal);
+    if (hooks === undefined) {
+      const created = new Set<AbortHook>();
+      hooks = created;
+      this.abortHooks.set(signal, created);
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const each of created) each.aborted();
+          created.clear();
+        },
+        { once: true },
+      );
+    }
+    hooks.add(hook);
+  }
+
+  private unhookAbort(signal: AbortSignal, hook: AbortHook): void {
+    this.abortHooks.get(signal)?.delete(hook);
   }
 
   /** Number of pending waiters (for tests and memory checks). */
@@ -354,6 +396,8 @@ export class ChangeFeed {
     this.ticks += 1;
     if (this.revisionWaiters.size > 0) {
       const heads = this.store.viewerHeads([...this.revisionWaiters.keys()]);
+      const due: RevisionWaiter[] = [];
+      const dueHeads: number[] = [];
       for (const [runId, waiters] of this.revisionWaiters) {
         const head = heads.get(runId);
         if (head === undefined) continue;
@@ -361,17 +405,33 @@ export class ChangeFeed {
         for (const waiter of waiters) {
           if (head > waiter.after) {
             waiters.delete(waiter);
-            waiter.resolve(head);
+            due.push(waiter);
+            dueHeads.push(head);
           }
         }
         if (waiters.size === 0) this.revisionWaiters.delete(runId);
       }
+      this.wake(due, dueHeads, 0);
     }
     const changeWaiters = this.changeWaiters;
     this.changeWaiters = [];
     for (const done of changeWaiters) done();
     this.stopWatchingWhenIdle();
     this.waitersChanged();
+  }
+
+  /**
+   * Resolves `due[from…]` with their heads, {@link WAKE_CHUNK} at a time, each chunk in its own
+   * turn of the event loop (`setImmediate`): a revision fanned out to 50,000 subscribers does
+   * not hold the loop for the whole fan-out (each resolved waiter reads, executes and sends in
+   * the microtasks after it), so sockets, keep-alives and queries get turns in between (issue
+   * 15 item 3). The waiters already left the waiting sets: one that aborts meanwhile resolves
+   * with undefined at once, and its later resolve is a no-op.
+   */
+  private wake(due: RevisionWaiter[], heads: number[], from: number): void {
+    const end = Math.min(due.length, from + WAKE_CHUNK);
+    for (let index = from; index < end; index += 1) due[index]?.resolve(heads[index]);
+    if (end < due.length) setImmediate(() => this.wake(due, heads, end));
   }
 
   /**
