@@ -24,6 +24,7 @@ import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ChangeFeed, WorkflowStore } from '../store/index.js';
 import { SSE_TOKEN_HEADER } from './graphql-sse.js';
+import { onResultsEnd } from './shared-event-execution.js';
 
 /** Distinct operation names given their own label value; later names count as `(other)`. */
 export const MAX_OPERATION_NAMES = 200;
@@ -178,7 +179,14 @@ export function createMetrics(store: WorkflowStore, feed: ChangeFeed): ServerMet
           remember(context.request, args.document, args.operationName);
           return {
             onSubscribeResult({ result, setResult }) {
-              if (Symbol.asyncIterator in result) setResult(trackLive(transportOf(context), result));
+              if (!(Symbol.asyncIterator in result)) return;
+              // The shared execution's result stream tells its end: no wrapper per subscription.
+              const transport = transportOf(context);
+              live.inc({ transport });
+              if (!onResultsEnd(result, () => live.dec({ transport }))) {
+                live.dec({ transport });
+                setResult(trackLive(transport, result));
+              }
             },
           };
         },

@@ -94,6 +94,24 @@ interface Membership {
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
+/** Per result stream of {@link eventResults}: adds a listener called once when it ends. */
+const endHooks = new WeakMap<object, (listener: () => void) => void>();
+
+/**
+ * Calls `listener` once when `results` ends (source done, `return`, `throw`, an error), if
+ * `results` is a subscription's result stream made by this plugin — so the live-subscription
+ * gauge (metrics.ts) counts it without a wrapper around every stream (issue 15 item 3). An
+ * already ended stream calls it at once.
+ *
+ * @returns false when `results` is not such a stream (the caller wraps it instead)
+ */
+export function onResultsEnd(results: unknown, listener: () => void): boolean {
+  const hook = typeof results === 'object' && results !== null ? endHooks.get(results) : undefined;
+  if (hook === undefined) return false;
+  hook(listener);
+  return true;
+}
+
 /**
  * Creates the plugin (see the module comment) and its counters.
  *
@@ -210,9 +228,14 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
 function eventResults(source: AsyncIterable<unknown>, args: ExecutionArgs, membership: Membership): AsyncIterableIterator<ExecutionResult> {
   const events = source[Symbol.asyncIterator]();
   let ended = false;
+  let endListeners: Array<() => void> | undefined;
   const end = (): void => {
+    if (ended) return;
     ended = true;
     membership.leave();
+    const listeners = endListeners;
+    endListeners = undefined;
+    if (listeners !== undefined) for (const listener of listeners) listener();
   };
   const results: AsyncIterableIterator<ExecutionResult> = {
     [Symbol.asyncIterator]() {
@@ -254,5 +277,9 @@ function eventResults(source: AsyncIterable<unknown>, args: ExecutionArgs, membe
       return DONE;
     },
   };
+  endHooks.set(results, (listener) => {
+    if (ended) listener();
+    else (endListeners ??= []).push(listener);
+  });
   return results;
 }
