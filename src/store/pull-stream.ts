@@ -7,7 +7,7 @@
  * Rules (those the feed's delivery rules rely on):
  * - Lazy: the loop starts at the first `next()`.
  * - Pull-based: a `push` resolves only when the consumer asks for the value after the pushed
- *   one (calls `next()` again), so the loop reads its next event only then and a slow consumer
+ *   one (calls `next()` again, or already had), so the loop reads its next event only then and a slow consumer
  *   holds at most the one value it has not taken.
  * - In order, exactly once: values are handed out in push order, each to one `next()`.
  * - Ends: when the loop returns (pending and later `next()` calls get done), when it throws
@@ -120,6 +120,8 @@ class PullStream<T> implements AsyncIterableIterator<T> {
     } else {
       if (this.observer !== undefined) this.observer.taken(next.mark);
       next.resolve({ done: false, value });
+      // Overlapping next() calls: the consumer already asked for the value after this one.
+      if (this.nexts.length > 0) return RESOLVED;
     }
     return new Promise((resolve) => {
       this.resume = resolve;

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { pullStream } from '../../src/store/pull-stream.js';
+
+/** Resolves once `aborted` fires. */
+function abortedPromise(aborted: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (aborted.aborted) resolve();
+    else aborted.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+describe('pullStream (the iterator under every follow stream, issue 15 item 3)', () => {
+  it('is lazy and pull-based: the loop starts at the first next() and goes on only when the next value is asked for', async () => {
+    const log: string[] = [];
+    const stream = pullStream<number>(undefined, async (push) => {
+      log.push('start');
+      for (let value = 1; value <= 3; value += 1) {
+        log.push(`push ${String(value)}`);
+        await push(value);
+        log.push(`resumed after ${String(value)}`);
+      }
+    });
+    await Promise.resolve();
+    expect(log).toEqual([]);
+    expect(await stream.next()).toEqual({ done: false, value: 1 });
+    // Nothing more is read while the consumer holds value 1.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(['start', 'push 1']);
+    expect(await stream.next()).toEqual({ done: false, value: 2 });
+    expect(log).toEqual(['start', 'push 1', 'resumed after 1', 'push 2']);
+    expect(await stream.next()).toEqual({ done: false, value: 3 });
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+    expect(log).toEqual(['start', 'push 1', 'resumed after 1', 'push 2', 'resumed after 2', 'push 3', 'resumed after 3']);
+  });
+
+  it('hands every value out once, in order, to overlapping next() calls', async () => {
+    const stream = pullStream<number>(undefined, async (push) => {
+      for (let value = 1; value <= 4; value += 1) await push(value);
+    });
+    const results = await Promise.all([stream.next(), stream.next(), stream.next(), stream.next(), stream.next()]);
+    expect(results.map((result) => (result.done === true ? 'done' : result.value))).toEqual([1, 2, 3, 4, 'done']);
+  });
+
+  it('return() while the loop waits fires its aborted signal, ends pending next() calls and resolves after the loop left', async () => {
+    let loopLeft = false;
+    let loopAborted: AbortSignal | undefined;
+    const stream = pullStream<number>(undefined, async (push, aborted) => {
+      loopAborted = aborted;
+      await push(1);
+      await abortedPromise(aborted);
+      loopLeft = true;
+    });
+    expect(await stream.next()).toEqual({ done: false, value: 1 });
+    const pending = stream.next();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await stream.return?.()).toEqual({ done: true, value: undefined });
+    expect(loopAborted?.aborted).toBe(true);
+    expect(loopLeft).toBe(true);
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it("the caller's signal ends the stream at once, also while the loop waits; a pushed value not taken is dropped", async () => {
+    const controller = new AbortController();
+    let loopLeft = false;
+    const stream = pullStream<number>(controller.signal, async (push, aborted) => {
+      await push(1);
+      void push(2);
+      await abortedPromise(aborted);
+      loopLeft = true;
+    });
+    expect(await stream.next()).toEqual({ done: false, value: 1 });
+    const pending = stream.next();
+    const second = await pending;
+    expect(second).toEqual({ done: false, value: 2 });
+    controller.abort();
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(loopLeft).toBe(true);
+
+    const already = new AbortController();
+    already.abort();
+    let started = false;
+    const never = pullStream<number>(already.signal, async () => {
+      started = true;
+    });
+    expect(await never.next()).toEqual({ done: true, value: undefined });
+    expect(started).toBe(false);
+  });
+
+  it("the loop's error goes to the pending (or next) next() call, then the stream is done", async () => {
+    const pendingError = pullStream<number>(undefined, async (push) => {
+      await push(1);
+      throw new Error('read failed');
+    });
+    expect(await pendingError.next()).toEqual({ done: false, value: 1 });
+    await expect(pendingError.next()).rejects.toThrow('read failed');
+    expect(await pendingError.next()).toEqual({ done: true, value: undefined });
+
+    const laterError = pullStream<number>(undefined, () => Promise.reject(new Error('at once')));
+    await expect(laterError.next()).rejects.toThrow('at once');
+    expect(await laterError.next()).toEqual({ done: true, value: undefined });
+  });
+});
