@@ -3,18 +3,23 @@ import { RUN_ROW_SELECT, toRunRecords, type RunRow, type WorkflowRunRecord } fro
 import type { StoreContext } from './store-context.js';
 
 /**
- * A run as a key-only page reads it: its run id alone (issue 15 item 2). What a page whose
- * selection asks for nothing but the run's id returns instead of the whole run record: read
- * from the order's index and the rows the filter needs, without the run record's thirteen
- * joined tables. It is not a run record: never give it where one is expected (a cache of
- * records, a resolver reading other fields).
+ * A run as a key-only page reads it: its ids alone (issue 15 item 2): run id, root run id and
+ * parent run id (null for a root). What a page whose selection asks for nothing but ids and
+ * lineage links returns instead of the whole run record: read from `runs` and the rows the
+ * filter needs, without the run record's thirteen joined tables. It is not a run record:
+ * never give it where one is expected (a cache of records, a resolver reading other fields).
  */
 export interface RunIdOnly {
   runId: string;
+  rootRunId: string;
+  parentRunId: string | null;
 }
 
 /** The columns of a slice's rows its keyset keys read (the order's value and the run id). */
 export type KeyColumns = Pick<RunRow, 'run_id' | 'run_created_at' | 'updated_at'>;
+
+/** The columns {@link RUN_ID_COLUMNS} reads. */
+type IdColumns = KeyColumns & Pick<RunRow, 'root_run_id' | 'parent_run_id'>;
 
 /**
  * What a slice (run list, lineage) reads of each run and how a batch of its rows becomes the
@@ -40,11 +45,12 @@ export const FULL_RUN_COLUMNS: RunColumns<WorkflowRunRecord> = {
 
 /**
  * Run ids only ({@link RunIdOnly}): `runs` and only the joins the conditions and the order
- * need (none for an unfiltered CREATED_AT page, which the covering `runs_created_idx` answers).
- * `updated_at` is read when the queue row is joined (the UPDATED_AT order's key).
+ * need (none for an unfiltered CREATED_AT page). `updated_at` is read when the queue row is
+ * joined (the UPDATED_AT order's key).
  */
 export const RUN_ID_COLUMNS: RunColumns<RunIdOnly> = {
   select: (joins) =>
-    `SELECT r.run_id, r.created_at AS run_created_at${joins.includes(FILTER_JOINS.q) ? ', q.updated_at' : ''} FROM runs r ${joins.join(' ')}`,
-  toRuns: (_context, rows) => rows.map((row) => ({ runId: row.run_id })),
+    `SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at${joins.includes(FILTER_JOINS.q) ? ', q.updated_at' : ''} FROM runs r ${joins.join(' ')}`,
+  toRuns: (_context, rows) =>
+    (rows as IdColumns[]).map((row) => ({ runId: row.run_id, rootRunId: row.root_run_id, parentRunId: row.parent_run_id })),
 };

@@ -215,19 +215,38 @@ export function childrenOfRuns(
   parentRunIds: readonly string[],
   kind?: LineageKind,
 ): Array<WorkflowRunRecord[]> {
+  return childrenIn(context, parentRunIds, kind, FULL_RUN_COLUMNS);
+}
+
+/**
+ * {@link childrenOfRuns} reading ids only (issue 15 item 2), from `runs` alone.
+ *
+ * @returns per parent id, its children as `{ runId, rootRunId, parentRunId }` in creation order
+ */
+export function childIdsOfRuns(context: StoreContext, parentRunIds: readonly string[], kind?: LineageKind): Array<RunIdOnly[]> {
+  return childrenIn(context, parentRunIds, kind, RUN_ID_COLUMNS);
+}
+
+/** Children of many runs in the given columns (see {@link childrenOfRuns}). */
+function childrenIn<Run extends { parentRunId: string | null }>(
+  context: StoreContext,
+  parentRunIds: readonly string[],
+  kind: LineageKind | undefined,
+  columns: RunColumns<Run>,
+): Array<Run[]> {
   if (parentRunIds.length === 0) return [];
-  const rows = context.database.all<RunRow>(
-    `${RUN_ROW_SELECT} WHERE r.parent_run_id IN (SELECT value FROM json_each(?))
+  const rows = context.database.all<KeyColumns>(
+    `${columns.select([])} WHERE r.parent_run_id IN (SELECT value FROM json_each(?))
        ${kind === undefined ? '' : 'AND r.lineage_kind = ?'}
      ORDER BY r.parent_run_id, r.created_at, r.run_id`,
     JSON.stringify(parentRunIds),
     ...(kind === undefined ? [] : [kind]),
   );
-  const byParent = new Map<string, WorkflowRunRecord[]>();
-  for (const record of toRunRecords(context, rows, context.clock())) {
-    const list = byParent.get(record.parentRunId as string) ?? [];
-    list.push(record);
-    byParent.set(record.parentRunId as string, list);
+  const byParent = new Map<string, Run[]>();
+  for (const run of columns.toRuns(context, rows)) {
+    const list = byParent.get(run.parentRunId as string) ?? [];
+    list.push(run);
+    byParent.set(run.parentRunId as string, list);
   }
   return parentRunIds.map((id) => byParent.get(id) ?? []);
 }

@@ -15,6 +15,7 @@ import {
 } from './run-claims.js';
 import {
   chainSizes,
+  childIdsOfRuns,
   childrenOfRuns,
   countWorkflowRuns,
   getWorkflowRuns,
@@ -461,6 +462,11 @@ export class WorkflowStore {
   /** Direct children of many runs, oldest first, in one statement. */
   childrenOfRuns(parentRunIds: readonly string[], kind?: LineageKind): Array<WorkflowRunRecord[]> {
     return childrenOfRuns(this.context, parentRunIds, kind);
+  }
+
+  /** {@link childrenOfRuns} as ids only (issue 15 item 2). See {@link childIdsOfRuns}. */
+  childIdsOfRuns(parentRunIds: readonly string[], kind?: LineageKind): Array<RunIdOnly[]> {
+    return childIdsOfRuns(this.context, parentRunIds, kind);
   }
 
   /** Newest run id of each chain, in one statement. */

@@ -56,7 +56,7 @@ describe('pages that select only run ids', () => {
       ids = await fx.data(`query Ids { workflowRuns(first: 3) { edges { cursor node { __typename id runId } } pageInfo { endCursor hasNextPage } } }`);
     });
     expect(statements).toHaveLength(1);
-    expect(statements[0]).toMatch(/^SELECT r\.run_id, r\.created_at AS run_created_at FROM runs r ORDER BY/);
+    expect(statements[0]).toMatch(/^SELECT r\.run_id, r\.root_run_id, r\.parent_run_id, r\.created_at AS run_created_at FROM runs r ORDER BY/);
     const full = await fx.data<{ workflowRuns: { edges: Array<{ cursor: string; node: { runId: string } }> } }, never>(
       `query Whole { workflowRuns(first: 3) { edges { cursor node { __typename id runId workflowName } } pageInfo { endCursor hasNextPage } } }`,
     );
@@ -77,6 +77,7 @@ describe('pages that select only run ids', () => {
       `query Mixed($restartId: ID!) {
         ids: workflowRuns(first: 3) { edges { node { runId } } }
         lineageIds: workflowRun(runId: "restart-a") { runId lineage(first: 5) { edges { node { id runId } } } }
+        nested: workflowRuns(first: 3) { edges { node { runId parent { runId } rootRun { runId } latestRun { runId } children { runId } } } }
         one: workflowRun(runId: "single-b") { ${WHOLE} }
         byNode: node(id: $restartId) { ... on WorkflowRun { ${WHOLE} } }
         page: workflowRuns(first: 3) { edges { node { ${WHOLE} } } }
@@ -88,6 +89,13 @@ describe('pages that select only run ids', () => {
     expect(data).toEqual({
       ids: { edges: ['single-b', 'restart-a', 'root-a'].map((runId) => ({ node: { runId } })) },
       lineageIds: { runId: 'restart-a', lineage: { edges: ['root-a', 'restart-a'].map((runId) => ({ node: { id: expect.any(String), runId } })) } },
+      nested: {
+        edges: [
+          { node: { runId: 'single-b', parent: null, rootRun: { runId: 'single-b' }, latestRun: { runId: 'single-b' }, children: [] } },
+          { node: { runId: 'restart-a', parent: { runId: 'root-a' }, rootRun: { runId: 'root-a' }, latestRun: { runId: 'restart-a' }, children: [] } },
+          { node: { runId: 'root-a', parent: null, rootRun: { runId: 'root-a' }, latestRun: { runId: 'restart-a' }, children: [{ runId: 'restart-a' }] } },
+        ],
+      },
       one: whole(fx, 'single-b'),
       byNode: whole(fx, 'restart-a'),
       page: { edges: ['single-b', 'restart-a', 'root-a'].map((runId) => ({ node: whole(fx, runId) })) },
@@ -95,6 +103,17 @@ describe('pages that select only run ids', () => {
     });
     expect(whole(fx, 'restart-a')).toMatchObject({ status: 'QUEUED', parent: { runId: 'root-a' }, errorMessage: null });
     expect(whole(fx, 'root-a')).toMatchObject({ status: 'FAILED', errorMessage: 'root a broke' });
+  });
+
+  it('a nested page selecting only ids and lineage links reads ids only (no run record)', async ({ fx }) => {
+    const statements = await statementsOf(fx, async () => {
+      const data = await fx.data(
+        `query NestedIds { workflowRuns(first: 3) { edges { node { runId parent { runId } rootRun { id } latestRun { runId } children { runId children { runId } } } } } }`,
+      );
+      expect(data).toMatchObject({ workflowRuns: { edges: [{ node: { runId: 'single-b' } }, { node: { runId: 'restart-a' } }, { node: { runId: 'root-a', children: [{ runId: 'restart-a', children: [] }] } }] } });
+    });
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.filter((sql) => sql.includes('JOIN'))).toEqual([]);
   });
 
   it('then whole runs in the next request', async ({ fx }) => {

@@ -2,7 +2,7 @@
  * Id-only slices (issue 15 item 2): `listWorkflowRunIdSlice` and `lineageIdSlice` return the
  * same runs with the same keys in the same order as `listWorkflowRunSlice` and `lineageSlice`,
  * for every order, filter and cursor, on our own files (SQL over the order's index) and on a
- * pi-workflows state file (the in-process run index), and read no column beyond the keys.
+ * pi-workflows state file (the in-process run index), and read no column beyond the ids and keys.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -102,17 +102,17 @@ describe('id-only slices on our own file', () => {
     );
   });
 
-  it('reads no column of the run record beyond the keys (no join the filter does not need)', () => {
+  it('reads no column of the run record beyond the ids and keys (no join the filter does not need)', () => {
     const spy = vi.spyOn(storeInternals(t.store).database, 'all');
     try {
       t.store.listWorkflowRunIdSlice(undefined, { limit: 3, inverted: false });
       t.store.listWorkflowRunIdSlice({ search: 'a' }, { limit: 3, inverted: false, order: { field: 'updated_at', direction: 'desc' } });
       t.store.lineageIdSlice('alpha', { limit: 3, inverted: false });
       expect(spy.mock.calls.map(([sql]) => sql.replace(/\s+/g, ' ').replace(/ WHERE.*| ORDER BY.*/, '').trim())).toEqual([
-        'SELECT r.run_id, r.created_at AS run_created_at FROM runs r',
-        'SELECT r.run_id, r.created_at AS run_created_at, q.updated_at FROM runs r JOIN run_queue q ON q.run_id = r.run_id JOIN workflow_definitions d ON d.definition_digest = r.definition_digest',
-        'SELECT r.run_id, r.created_at AS run_created_at FROM runs r',
-        'SELECT r.run_id, r.created_at AS run_created_at FROM runs r',
+        'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
+        'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at, q.updated_at FROM runs r JOIN run_queue q ON q.run_id = r.run_id JOIN workflow_definitions d ON d.definition_digest = r.definition_digest',
+        'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
+        'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
       ]);
     } finally {
       spy.mockRestore();

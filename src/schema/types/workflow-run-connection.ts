@@ -6,10 +6,10 @@ import type { GraphQLContext } from '../context.js';
 import { planKeysetPage, type RunPage } from '../connections.js';
 import { LINEAGE_CURSORS, runCursors } from '../cursors.js';
 import { chainResourceExtensions } from '../live-resources.js';
-import { selectedFieldsAt, selectsField } from '../selection.js';
+import { selectsField } from '../selection.js';
 import { storeFilter, WorkflowRunFilterRef } from './workflow-run-filter.js';
 import { storeOrder, WorkflowRunOrderRef } from './workflow-run-order.js';
-import { idOnlyRuns, RUN_ID_FIELDS, WorkflowRunRef } from './workflow-run.js';
+import { idOnlyRuns, RUN_LINEAGE_ID_FIELDS, selectsOnly, WorkflowRunRef } from './workflow-run.js';
 
 /**
  * Shape behind `WorkflowRunConnection`: the relay connection plus a lazy total count and the
@@ -61,11 +61,11 @@ const chainSizes = dataloaderGetter<string, number, string>(
 );
 
 /**
- * Whether a connection's nodes select nothing but their id (issue 15 item 2): then its page
- * reads run ids only, and no whole record is read or primed.
+ * Whether a connection's nodes select nothing but their ids and lineage fields (issue 15
+ * item 2): then its page reads run ids only, and no whole record is read or primed.
  */
 function selectsIdsOnly(info: GraphQLResolveInfo): boolean {
-  return [...selectedFieldsAt(info, ['edges', 'node'])].every((name) => RUN_ID_FIELDS.has(name));
+  return selectsOnly(info, RUN_LINEAGE_ID_FIELDS, ['edges', 'node']);
 }
 
 /** Primes the run loader with the rows of a page, so lineage fields of runs on it read no more. */

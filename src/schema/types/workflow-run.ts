@@ -1,8 +1,11 @@
+import { dataloaderGetter } from '@pothos/plugin-dataloader';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { LineageKind, RunIdOnly, WorkflowRunRecord } from '../../store/index.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { follow, freshLoaders } from '../follow.js';
 import { chainResourceExtensions } from '../live-resources.js';
+import { selectedFieldsAt } from '../selection.js';
 import { ExecutionModeEnum } from './execution-mode.js';
 import { LineageKindEnum } from './lineage-kind.js';
 import { RunClaimRef } from './run-claim.js';
@@ -10,23 +13,36 @@ import { RunQueueStatusEnum } from './run-queue-status.js';
 import { WorkflowRunStatusEnum } from './workflow-run-status.js';
 
 /**
- * The GraphQL object of a run; its shape is the store's run record. A loadable node
- * (`@pothos/plugin-dataloader`): `node(id)`, `workflowRun(runId)` and every field that returns a
- * run id (`parent`, `rootRun`, `latestRun`) load through one per-request DataLoader over
- * `store.getWorkflowRuns` (one statement per batch, API.md); every run a field returns is primed
- * into it (`cacheResolved`), and so are the rows of a connection page. Subscriptions clear it
- * for every event (`freshLoaders`, src/schema/follow.ts).
- *
- * Its fields that return another type of `types/` (`lineage`, `viewerDeltas`) are added by
- * that type's file, so that imports run one way (the other files import this one). A lineage
- * id that points at a missing run (the store's foreign keys forbid it) reads as null.
- */
-/**
- * The `WorkflowRun` fields that read nothing but the run id (issue 15 item 2): a connection
- * whose nodes select no other field reads its page with the store's id-only slices and
- * returns {@link idOnlyRuns} as its nodes.
+ * The `WorkflowRun` fields that read nothing but the run id (issue 15 item 2): `parent`,
+ * `rootRun` and `latestRun` selecting no other field answer with a run id alone (no load).
  */
 export const RUN_ID_FIELDS: ReadonlySet<string> = new Set(['__typename', 'id', 'runId']);
+
+/**
+ * The `WorkflowRun` fields that read nothing but a run's ids (run, root, parent): its own
+ * ids, and the lineage fields, which load what they return by those ids (issue 15 item 2). A
+ * connection whose nodes, or `children` whose runs, select no other field read ids only.
+ */
+export const RUN_LINEAGE_ID_FIELDS: ReadonlySet<string> = new Set([
+  ...RUN_ID_FIELDS,
+  'rootRunId',
+  'parentRunId',
+  'parent',
+  'rootRun',
+  'children',
+  'continuation',
+  'restart',
+  'latestRun',
+  'lineage',
+]);
+
+/**
+ * Whether the selection at `path` below the resolved field reads only fields of `allowed`
+ * (through fragments; see `selectedFieldsAt`).
+ */
+export function selectsOnly(info: GraphQLResolveInfo, allowed: ReadonlySet<string>, path: readonly string[] = []): boolean {
+  return [...selectedFieldsAt(info, path)].every((name) => allowed.has(name));
+}
 
 /** The id-only runs made by {@link idOnlyRuns} (records that are not whole). */
 const idOnly = new WeakSet<object>();
@@ -39,21 +55,47 @@ const idOnly = new WeakSet<object>();
 const ID_ONLY_CACHE_KEY = Symbol('id-only WorkflowRun, never loaded') as unknown as string;
 
 /**
- * Runs of an id-only page as `WorkflowRun` sources (issue 15 item 2). Only `runId` is set: they
- * may be returned only where the selection reads nothing but {@link RUN_ID_FIELDS}, and they
+ * Runs of an id-only page as `WorkflowRun` sources (issue 15 item 2). Only the ids are set
+ * (run, root, parent): they may be returned only where the selection reads nothing but
+ * {@link RUN_LINEAGE_ID_FIELDS}, and they
  * never enter the run loader's cache under their run id (see {@link ID_ONLY_CACHE_KEY}), so a
  * later field or query of the request loads the whole record.
  *
  * @returns the same list, each run typed as a record (only `runId` may be read)
  */
 export function idOnlyRuns<Key>(rows: ReadonlyArray<{ run: RunIdOnly; key: Key }>): Array<{ run: WorkflowRunRecord; key: Key }> {
-  return rows.map(({ run, key }) => {
-    const partial = { runId: run.runId };
-    idOnly.add(partial);
-    return { run: partial as WorkflowRunRecord, key };
-  });
+  return rows.map(({ run, key }) => ({ run: idOnlyRun(run), key }));
 }
 
+/**
+ * One id-only run (see {@link idOnlyRuns}): with root and parent ids it may answer
+ * {@link RUN_LINEAGE_ID_FIELDS}; with its run id alone only {@link RUN_ID_FIELDS}.
+ */
+export function idOnlyRun(run: RunIdOnly | { runId: string }): WorkflowRunRecord {
+  const partial = { ...run };
+  idOnly.add(partial);
+  return partial as WorkflowRunRecord;
+}
+
+/** Whether a `WorkflowRun` source is an id-only run rather than a whole record. */
+function isIdOnly(run: WorkflowRunRecord): boolean {
+  return idOnly.has(run);
+}
+
+/**
+ * The GraphQL object of a run; its shape is the store's run record. A loadable node
+ * (`@pothos/plugin-dataloader`): `node(id)`, `workflowRun(runId)` and every field that returns a
+ * run id (`parent`, `rootRun`, `latestRun`) load through one per-request DataLoader over
+ * `store.getWorkflowRuns` (one statement per batch, API.md); every run a field returns is primed
+ * into it (`cacheResolved`), and so are the rows of a connection page. Subscriptions clear it
+ * for every event (`freshLoaders`, src/schema/follow.ts).
+ *
+ * Its fields that return another type of `types/` (`lineage`, `viewerDeltas`) are added by
+ * that type's file, so that imports run one way (the other files import this one). A lineage
+ * id that points at a missing run (the store's foreign keys forbid it) reads as null, except
+ * where the field selects only ids (issue 15 item 2: answered from the id, without a load).
+ * Id-only runs ({@link idOnlyRuns}) are primed under a key no load asks for.
+ */
 export const WorkflowRunRef = builder.loadableNodeRef('WorkflowRun', {
   id: { resolve: (run: WorkflowRunRecord) => run.runId, description: 'Relay global id: base64 of "WorkflowRun:<runId>"; resolve it with node(id).' },
   load: async (runIds: string[], context: GraphQLContext) => context.store.getWorkflowRuns(runIds).filter((run) => run !== undefined),
@@ -64,11 +106,20 @@ export const WorkflowRunRef = builder.loadableNodeRef('WorkflowRun', {
 });
 
 /**
- * The newest run of each chain, by root run id: one statement for the ids, then the runs
- * through the run loader (those of the page are primed).
+ * The newest run id of each chain, by root run id (`latestRun`): one statement per batch; the
+ * field then loads the runs through the run loader (those of the page are primed), unless it
+ * selects only ids.
  */
-async function latestRuns(rootRunIds: string[], context: GraphQLContext) {
-  return WorkflowRunRef.getDataloader(context).loadMany(context.store.latestRunIdsOfChains(rootRunIds));
+const latestRunIds = dataloaderGetter<string, string, string>(
+  undefined,
+  async (rootRunIds, context) => (context as GraphQLContext).store.latestRunIdsOfChains(rootRunIds),
+  undefined,
+  false,
+);
+
+/** What a field returning the run `runId` resolves to: an id-only run when it selects only ids, else the id (loaded). */
+function runOrId(runId: string, info: GraphQLResolveInfo): WorkflowRunRecord | string {
+  return selectsOnly(info, RUN_ID_FIELDS) ? idOnlyRun({ runId }) : runId;
 }
 
 /**
@@ -162,13 +213,13 @@ WorkflowRunRef.implement({
       type: WorkflowRunRef,
       nullable: true,
       description: 'The direct parent; null for a root run.',
-      resolve: (run) => run.parentRunId,
+      resolve: (run, _args, _context, info) => (run.parentRunId === null ? null : runOrId(run.parentRunId, info)),
     }),
     rootRun: t.field({
       extensions: chainResourceExtensions,
       type: WorkflowRunRef,
       description: 'The first run of the chain; itself for a root run.',
-      resolve: (run) => (run.rootRunId === run.runId ? run : run.rootRunId),
+      resolve: (run, _args, _context, info) => (run.rootRunId === run.runId && !isIdOnly(run) ? run : runOrId(run.rootRunId, info)),
     }),
     children: t.loadableGroup({
       extensions: chainResourceExtensions,
@@ -177,7 +228,11 @@ WorkflowRunRef.implement({
       args: { kind: t.arg({ type: LineageKindEnum, required: false, description: 'Only children of this lineage kind; all when null.' }) },
       // One loader per selection path, so each `children(kind:)` selection batches with its own kind.
       byPath: true,
-      load: async (runIds: string[], context, args) => context.store.childrenOfRuns(runIds, args.kind ?? undefined).flat(),
+      // The selection is the same at every item of one path: ids only when it reads no more.
+      load: async (runIds: string[], context, args, info) =>
+        selectsOnly(info, RUN_LINEAGE_ID_FIELDS)
+          ? context.store.childIdsOfRuns(runIds, args.kind ?? undefined).flat().map(idOnlyRun)
+          : context.store.childrenOfRuns(runIds, args.kind ?? undefined).flat(),
       group: parentRunIdOf,
       resolve: (run) => run.runId,
     }),
@@ -199,12 +254,11 @@ WorkflowRunRef.implement({
       sort: parentRunIdOf,
       resolve: (run) => run.runId,
     }),
-    latestRun: t.loadable({
+    latestRun: t.field({
       extensions: chainResourceExtensions,
       type: WorkflowRunRef,
       description: "The newest run of this run's chain (same rootRunId).",
-      load: latestRuns,
-      resolve: (run) => run.rootRunId,
+      resolve: async (run, _args, context, info) => runOrId(await latestRunIds(context).load(run.rootRunId), info),
     }),
   }),
 });
