@@ -37,7 +37,7 @@ function sseNextPayloads(text: string): Array<StreamResult<unknown>> {
 }
 
 /** Replaces `method` of the store with one that throws the fault; returns the undo. */
-function breakStore(store: WorkflowStore, method: 'getWorkflowRuns' | 'viewerHead' | 'childrenOfRuns'): () => void {
+function breakStore(store: WorkflowStore, method: 'getWorkflowRuns' | 'viewerHead' | 'childIdsOfRuns'): () => void {
   const target = store as unknown as Record<string, unknown>;
   target[method] = () => {
     throw new Error(FAULT);
@@ -150,7 +150,8 @@ describe('an internal fault on HTTP, SSE and graphql-ws', () => {
     const ws = subscribeWs(client, subscription, { runId }, 'ws');
     try {
       await feedWaiters(fx.server, 2, 'both subscriptions wait on the feed');
-      undo.push(breakStore(fx.store, 'childrenOfRuns'));
+      // `children { runId }` selects only ids: it reads child ids (issue 15 item 2).
+      undo.push(breakStore(fx.store, 'childIdsOfRuns'));
       const from = lines.length;
       await claim(fx, runId, 'token-event-fault'); // a summary change: one event for each
       await sse.collector.take(1);
