@@ -32,11 +32,7 @@ interface Committer {
   commit(index: number): Promise<{ revision: number; at: number }>;
 }
 
-async function pacedCommits(
-  committer: Committer,
-  tracker: DeliveryTracker,
-  count: number,
-): Promise<{ commits: Record<number, number>; stalls: number }> {
+async function pacedCommits(committer: Committer, tracker: DeliveryTracker, count: number): Promise<{ commits: Record<number, number>; stalls: number }> {
   const commits: Record<number, number> = {};
   let stalls = 0;
   let previous: number | undefined;
@@ -51,7 +47,10 @@ async function pacedCommits(
   return { commits, stalls };
 }
 
-async function latencies(client: Child, commits: Record<number, number>): Promise<{ histogram: IntHistogram; received: number; missing: number; problems: number }> {
+async function latencies(
+  client: Child,
+  commits: Record<number, number>,
+): Promise<{ histogram: IntHistogram; received: number; missing: number; problems: number }> {
   const report = await client.call<{ histogram: number[]; received: number; missing: number; outOfOrder: number; duplicates: number; errorCount: number }>(
     'report',
     { commits },

@@ -98,13 +98,7 @@ export class DeliveryTracker {
 }
 
 /** Subscribes `count` clients over `clients`, evenly; resolves when all subscribe messages were sent. */
-export async function subscribeAll(
-  clients: readonly Child[],
-  url: string,
-  runId: string,
-  count: number,
-  currentRevision: number,
-): Promise<void> {
+export async function subscribeAll(clients: readonly Child[], url: string, runId: string, count: number, currentRevision: number): Promise<void> {
   const share = Math.ceil(count / clients.length);
   await Promise.all(
     clients.map((client, index) => {
@@ -151,7 +145,9 @@ export async function fanoutPhase(context: BenchContext, subscribers: number, re
 
     const tracker = new DeliveryTracker(clients);
 
-    context.progress(`${BENCH}: ${subscribers} subscriber(s): committing ${revisions} revisions (≥ ${COMMIT_INTERVAL_MS} ms apart, each after the previous one reached everyone)`);
+    context.progress(
+      `${BENCH}: ${subscribers} subscriber(s): committing ${revisions} revisions (≥ ${COMMIT_INTERVAL_MS} ms apart, each after the previous one reached everyone)`,
+    );
     const commits: Record<number, number> = {};
     let stalls = 0;
     let previous: number | undefined;
@@ -282,7 +278,10 @@ export async function measureFanout(context: BenchContext): Promise<Figure[]> {
     figures.push(
       p99Target === undefined
         ? latencyFigure
-        : meets(latencyFigure, p99Target, { ...(baselineP50 === undefined ? {} : { baselineValue: baselineP50 }), also: { ok, why: 'not every revision reached every subscriber once, in order' } }),
+        : meets(latencyFigure, p99Target, {
+            ...(baselineP50 === undefined ? {} : { baselineValue: baselineP50 }),
+            also: { ok, why: 'not every revision reached every subscriber once, in order' },
+          }),
     );
     if (subscribers === 1) {
       figures.push({

@@ -48,7 +48,11 @@ const QUERIES: LineageQuery[] = [
     query: 'query L($id: String!) { workflowRun(runId: $id) { lineage(first: 100) { totalCount edges { node { runId } } } } }',
     check: (data, chain) => {
       expectEqual(data.workflowRun.lineage?.totalCount, chain.runIds.length, 'lineage totalCount');
-      expectEqual(data.workflowRun.lineage?.edges.map((edge) => edge.node.runId), chain.runIds.slice(0, 100), 'lineage page');
+      expectEqual(
+        data.workflowRun.lineage?.edges.map((edge) => edge.node.runId),
+        chain.runIds.slice(0, 100),
+        'lineage page',
+      );
     },
   },
   {
@@ -65,7 +69,11 @@ const QUERIES: LineageQuery[] = [
     name: 'children',
     query: 'query C($id: String!) { workflowRun(runId: $id) { children { runId } } }',
     check: (data, chain, target) =>
-      expectEqual(data.workflowRun.children?.map((child) => child.runId), target === 'root' && chain.runIds.length > 1 ? [chain.runIds[1]] : [], 'children'),
+      expectEqual(
+        data.workflowRun.children?.map((child) => child.runId),
+        target === 'root' && chain.runIds.length > 1 ? [chain.runIds[1]] : [],
+        'children',
+      ),
   },
 ];
 

@@ -171,7 +171,15 @@ export async function measureLockWait(context: BenchContext): Promise<Figure[]> 
       const lockedQueries = summarize(locked.queries);
       const lockedWrites = summarize(locked.writes);
       figures.push(
-        { bench: BENCH, name: 'event-loop delay, no lock held', unit: 'ms', p50: free.delay.p50, p99: free.delay.p99, n: free.delay.count, note: `max ${free.delay.max.toFixed(1)} ms` },
+        {
+          bench: BENCH,
+          name: 'event-loop delay, no lock held',
+          unit: 'ms',
+          p50: free.delay.p50,
+          p99: free.delay.p99,
+          n: free.delay.count,
+          note: `max ${free.delay.max.toFixed(1)} ms`,
+        },
         meets(
           {
             bench: BENCH,

@@ -88,7 +88,15 @@ export async function measureRunChanges(context: BenchContext): Promise<Figure[]
     const inProcess = summarize(local);
     const crossProcess = summarize(remote);
     return [
-      { bench: BENCH, name: 'in-process commit→change event', unit: 'ms', p50: inProcess.p50, p99: inProcess.p99, n: inProcess.n, note: 'store feed, no transport' },
+      {
+        bench: BENCH,
+        name: 'in-process commit→change event',
+        unit: 'ms',
+        p50: inProcess.p50,
+        p99: inProcess.p99,
+        n: inProcess.n,
+        note: 'store feed, no transport',
+      },
       {
         bench: BENCH,
         name: `cross-process commit→change event (poll ${POLL_INTERVAL_MS} ms)`,
@@ -98,7 +106,14 @@ export async function measureRunChanges(context: BenchContext): Promise<Figure[]
         n: crossProcess.n,
         note: 'writer child stamps Date.now() after its commit; store feed, no transport',
       },
-      { bench: BENCH, name: 'replay from the oldest cursor', unit: 'events/s', rate: (replayed * 1000) / replayMs, n: replayed, note: `${replayed} runs, one page of 64 per read` },
+      {
+        bench: BENCH,
+        name: 'replay from the oldest cursor',
+        unit: 'events/s',
+        rate: (replayed * 1000) / replayMs,
+        n: replayed,
+        note: `${replayed} runs, one page of 64 per read`,
+      },
     ];
   } finally {
     await writer.stop();

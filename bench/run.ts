@@ -90,7 +90,9 @@ async function main(): Promise<number> {
   const machine = machineInfo();
   progress(
     `benchmarks (${quick ? 'quick' : 'full'} mode) on ${String((machine.cpus as { count: number }).count)} × ${String((machine.cpus as { model: string }).model)}, ` +
-      `Node ${process.version}, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}`,
+      `Node ${process.version}, load average ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}`,
   );
 
   const figures: Figure[] = [];

@@ -116,9 +116,12 @@ export function generateStoreFile(runs: number, progress: (text: string) => void
     db.pragma('foreign_keys = OFF');
     db.prepare('ATTACH DATABASE ? AS tpl').run(templatePath);
     const templateKeys = new Map(
-      (db.prepare("SELECT resource_id, aggregate_key FROM tpl.resources WHERE resource_type = 'run'").all() as Array<{ resource_id: string; aggregate_key: string }>).map(
-        (row) => [row.resource_id, row.aggregate_key],
-      ),
+      (
+        db.prepare("SELECT resource_id, aggregate_key FROM tpl.resources WHERE resource_type = 'run'").all() as Array<{
+          resource_id: string;
+          aggregate_key: string;
+        }>
+      ).map((row) => [row.resource_id, row.aggregate_key]),
     );
     db.function('gen_key', { deterministic: true }, (value: unknown, prefix: unknown) => (value === null ? null : `${String(prefix)}${String(value)}`));
     db.function('gen_resource', { deterministic: true }, (value: unknown, prefix: unknown) => {
@@ -127,12 +130,19 @@ export function generateStoreFile(runs: number, progress: (text: string) => void
       return resourceIdFor('run', `${String(prefix)}${key}`);
     });
     db.function('gen_event_id', () => `event-${randomUUID()}`);
-    const span = (db.prepare(`SELECT max(t) - min(t) + 1 AS span FROM (SELECT created_at AS t FROM tpl.runs UNION ALL SELECT updated_at FROM tpl.runs)`).get() as { span: number }).span + 1_000;
+    const span =
+      (
+        db.prepare(`SELECT max(t) - min(t) + 1 AS span FROM (SELECT created_at AS t FROM tpl.runs UNION ALL SELECT updated_at FROM tpl.runs)`).get() as {
+          span: number;
+        }
+      ).span + 1_000;
     const seqStride = ((db.prepare('SELECT max(change_seq) AS m FROM tpl.run_changes').get() as { m: number | null }).m ?? 0) + 1;
 
     db.exec('INSERT OR IGNORE INTO main.blobs SELECT * FROM tpl.blobs');
     db.exec('INSERT OR IGNORE INTO main.workflow_definitions SELECT * FROM tpl.workflow_definitions');
-    const tables = (db.prepare("SELECT name FROM tpl.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>)
+    const tables = (
+      db.prepare("SELECT name FROM tpl.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>
+    )
       .map((row) => row.name)
       .filter((name) => !SHARED_TABLES.has(name));
     const statements = tables.map((table) => {
@@ -147,7 +157,9 @@ export function generateStoreFile(runs: number, progress: (text: string) => void
         return `"${column}"`;
       });
       const order = columns.includes('event_seq') ? ' ORDER BY event_seq' : columns.includes('change_seq') ? ' ORDER BY change_seq' : '';
-      return db.prepare(`INSERT INTO main."${table}"(${columns.map((column) => `"${column}"`).join(', ')}) SELECT ${select.join(', ')} FROM tpl."${table}"${order}`);
+      return db.prepare(
+        `INSERT INTO main."${table}"(${columns.map((column) => `"${column}"`).join(', ')}) SELECT ${select.join(', ')} FROM tpl."${table}"${order}`,
+      );
     });
     const cloneBlocks = db.transaction((first: number, last: number) => {
       for (let block = first; block < last; block += 1) {
@@ -157,7 +169,8 @@ export function generateStoreFile(runs: number, progress: (text: string) => void
     });
     for (let first = 0; first < blocks; first += BLOCKS_PER_TRANSACTION) {
       cloneBlocks(first, Math.min(blocks, first + BLOCKS_PER_TRANSACTION));
-      if (first % (BLOCKS_PER_TRANSACTION * 25) === 0) progress(`generator: ${((first + BLOCKS_PER_TRANSACTION) * BLOCK_RUNS).toLocaleString('en-US')} of ${runs.toLocaleString('en-US')} runs`);
+      if (first % (BLOCKS_PER_TRANSACTION * 25) === 0)
+        progress(`generator: ${((first + BLOCKS_PER_TRANSACTION) * BLOCK_RUNS).toLocaleString('en-US')} of ${runs.toLocaleString('en-US')} runs`);
     }
     db.exec('UPDATE main.run_change_head SET change_seq = (SELECT max(change_seq) FROM main.run_changes)');
     db.exec('DETACH DATABASE tpl');
@@ -179,7 +192,8 @@ function buildTemplate(path: string, projectPath: string): string[] {
     const store = WorkflowStore.open({ path: building, projectPath, clock: steppingClock(Date.parse('2026-01-01T00:00:00Z')) });
     try {
       store.transaction(() => {
-        for (let index = 0; index < TEMPLATE_CHAINS; index += 1) buildChain(store, `c${String(index).padStart(3, '0')}`, CHAIN_LENGTH, index % 10 === 0 ? [2] : []);
+        for (let index = 0; index < TEMPLATE_CHAINS; index += 1)
+          buildChain(store, `c${String(index).padStart(3, '0')}`, CHAIN_LENGTH, index % 10 === 0 ? [2] : []);
       });
     } finally {
       store.close();

@@ -157,7 +157,14 @@ export async function measureScale(context: BenchContext): Promise<Figure[]> {
   const smallLatency = summarize(smallFeed.latencies);
   const bigLatency = summarize(bigFeed.latencies);
   figures.push(
-    { bench: BENCH, name: `change feed commit→event @${small.runs.toLocaleString('en-US')}`, unit: 'ms', p50: smallLatency.p50, p99: smallLatency.p99, n: smallLatency.n },
+    {
+      bench: BENCH,
+      name: `change feed commit→event @${small.runs.toLocaleString('en-US')}`,
+      unit: 'ms',
+      p50: smallLatency.p50,
+      p99: smallLatency.p99,
+      n: smallLatency.n,
+    },
     meets(
       {
         bench: BENCH,

@@ -35,7 +35,9 @@ const log = (line: string): void => {
   if (!outputClosed) process.stdout.write(`${line}\n`);
 };
 const host = new DemoHost(store, mulberry32(options.seed), { chains: options.chains, prefix, intervalMs: options.intervalMs, log });
-log(`[host] pid ${process.pid}: ${options.chains} chain(s), seed ${options.seed}, every ${options.intervalMs} ms, run ids ${prefix}-c<chain>-<n>, db ${dbPath}`);
+log(
+  `[host] pid ${process.pid}: ${options.chains} chain(s), seed ${options.seed}, every ${options.intervalMs} ms, run ids ${prefix}-c<chain>-<n>, db ${dbPath}`,
+);
 
 let stopped = false;
 let timer: NodeJS.Timeout | undefined;

@@ -44,7 +44,10 @@ export function mulberry32(seed: number): Prng {
     },
     hex: (length) => {
       let out = '';
-      while (out.length < length) out += Math.floor(next() * 0x1_0000_0000).toString(16).padStart(8, '0');
+      while (out.length < length)
+        out += Math.floor(next() * 0x1_0000_0000)
+          .toString(16)
+          .padStart(8, '0');
       return out.slice(0, length);
     },
   };

@@ -78,15 +78,7 @@ const WORKFLOWS: readonly WorkflowKind[] = [
   },
 ];
 
-type Phase =
-  | 'start'
-  | 'claimed'
-  | 'working'
-  | 'failed'
-  | 'parked-for-continuation'
-  | 'no-progress'
-  | 'interaction'
-  | 'interaction-paused';
+type Phase = 'start' | 'claimed' | 'working' | 'failed' | 'parked-for-continuation' | 'no-progress' | 'interaction' | 'interaction-paused';
 
 interface OpenTurn {
   turnId: string;
@@ -363,7 +355,13 @@ export class DemoHost {
     }
     const step = slot.workflow.steps[run.stepIndex] as string;
     const revision = this.reportRunStatus(run, 'running', null, [
-      { targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: 'running' }, { op: 'replace', path: '/step', value: step }] },
+      {
+        targetType: 'summary',
+        ops: [
+          { op: 'replace', path: '/status', value: 'running' },
+          { op: 'replace', path: '/step', value: step },
+        ],
+      },
       { targetType: 'graph', targetKey: step, ops: [{ op: 'replace', path: `/nodes/${step}/state`, value: 'running' }] },
       this.timelineItem('started', `Run started at step ${step}`),
     ]);
@@ -457,7 +455,8 @@ export class DemoHost {
 
   private endTurn(slot: Slot, run: ActiveRun, turn: OpenTurn): void {
     const stopReason = turn.stopReason;
-    const reply = stopReason === 'completed' ? this.rng.pick(['Done.', 'Looks good.', 'Fixed and pushed.', 'Two tests added.']) : 'Turn aborted: deadline expired.';
+    const reply =
+      stopReason === 'completed' ? this.rng.pick(['Done.', 'Looks good.', 'Fixed and pushed.', 'Two tests added.']) : 'Turn aborted: deadline expired.';
     const revision = this.store.transaction(() => {
       this.store.endWorkflowTurn({
         workflowTurnId: turn.turnId,
@@ -507,7 +506,13 @@ export class DemoHost {
       output: { summary: `${slot.workflow.name} finished`, steps: slot.workflow.steps.length },
     });
     this.store.recordViewerDeltas(run.runId, [
-      { targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: 'completed' }, { op: 'replace', path: '/progress', value: 100 }] },
+      {
+        targetType: 'summary',
+        ops: [
+          { op: 'replace', path: '/status', value: 'completed' },
+          { op: 'replace', path: '/progress', value: 100 },
+        ],
+      },
       this.timelineItem('completed', 'Run completed'),
     ]);
     this.say(slot, `${run.runId} completed (queue ${record.status}); chain ${slot.chain} done after ${slot.runs} run(s)`);
@@ -520,7 +525,13 @@ export class DemoHost {
     const error = `step ${step} failed in ${run.runId}: exit code ${this.rng.int(1, 127)}`;
     const record = this.store.settleWorkflowRun({ runId: run.runId, claimToken: run.token, status: 'failed', error });
     this.store.recordViewerDeltas(run.runId, [
-      { targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: 'failed' }, { op: 'replace', path: '/error', value: error }] },
+      {
+        targetType: 'summary',
+        ops: [
+          { op: 'replace', path: '/status', value: 'failed' },
+          { op: 'replace', path: '/error', value: error },
+        ],
+      },
       { targetType: 'graph', targetKey: step, ops: [{ op: 'replace', path: `/nodes/${step}/state`, value: 'failed' }] },
       this.timelineItem('failed', error),
     ]);

@@ -168,7 +168,9 @@ function describe(event: Extract<DeltaEvent, { __typename: 'ViewerDeltaBatch' }>
   const parts = event.deltas.map((delta) => {
     const ops = delta.patch
       .filter((op) => op.path !== '/presentationRevision' && op.path !== '/graphRevision')
-      .map((op) => (op.op === 'APPEND' ? `append ${op.path} ${JSON.stringify(op.value)}` : `${op.op.toLowerCase()} ${op.path} ${JSON.stringify(op.value ?? null)}`));
+      .map((op) =>
+        op.op === 'APPEND' ? `append ${op.path} ${JSON.stringify(op.value)}` : `${op.op.toLowerCase()} ${op.path} ${JSON.stringify(op.value ?? null)}`,
+      );
     const target = delta.targetKey === '' ? delta.targetType.toLowerCase() : `${delta.targetType.toLowerCase()}/${delta.targetKey}`;
     return ops.length === 0 ? target : `${target}: ${ops.join(', ')}`;
   });
@@ -292,7 +294,9 @@ async function follow(): Promise<'completed' | 'switch'> {
       if (event === undefined) continue;
       if (event.__typename === 'ViewerSnapshotRequired') {
         // Reload what the view needs (here: the lineage), continue after currentRevision.
-        console.log(`snapshot required: revision ${event.currentRevision} (retained from ${event.retainedFromRevision}); status ${event.run.status}/${event.run.queueStatus}`);
+        console.log(
+          `snapshot required: revision ${event.currentRevision} (retained from ${event.retainedFromRevision}); status ${event.run.status}/${event.run.queueStatus}`,
+        );
         cursor = event.currentRevision;
         continue;
       }

@@ -77,7 +77,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const logger = options.logger ?? createLogger(config.logLevel);
   // Read before the database opens: a bad manifest stops the start with nothing to clean up.
   const persisted =
-    config.persistedOperations == null ? undefined : loadPersistedOperations(config.persistedOperations, schema, { onlyPersisted: config.onlyPersisted === true });
+    config.persistedOperations == null
+      ? undefined
+      : loadPersistedOperations(config.persistedOperations, schema, { onlyPersisted: config.onlyPersisted === true });
   // The port first, the database after: a start that cannot bind (EADDRINUSE) never opens the
   // file, so it writes nothing to it (no migration, no blob prune, no WAL). Requests are only
   // handled once everything below is built (the 'request' listener is attached last).
@@ -143,7 +145,6 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       liveQueries.plugin,
     ],
   });
-
 
   function handle(request: IncomingMessage, response: ServerResponse): void {
     // Host and Origin first, for every path: a DNS-rebinding or cross-site page gets nothing.

@@ -125,13 +125,19 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     .addOption(new Option('--read-only', 'open the database read-only; mutations answer ForbiddenError (env PI_WORKFLOWS_READ_ONLY=true|false)'))
     .addOption(new Option('--token <token>', 'require "Authorization: Bearer <token>" (WebSocket: connection_init {authorization})').env('PI_WORKFLOWS_TOKEN'))
     .addOption(
-      new Option('--read-token <token>', 'also accept this token for queries and subscriptions only; its mutations answer ForbiddenError (repeatable; comma-separated in the environment)')
+      new Option(
+        '--read-token <token>',
+        'also accept this token for queries and subscriptions only; its mutations answer ForbiddenError (repeatable; comma-separated in the environment)',
+      )
         .env('PI_WORKFLOWS_READ_TOKENS')
         .default([], 'none')
         .argParser(list((value) => value)),
     )
     .addOption(
-      new Option('--cors-origin <origin>', 'also allow browser requests from this origin, exactly as the browser sends it (repeatable; comma-separated in the environment)')
+      new Option(
+        '--cors-origin <origin>',
+        'also allow browser requests from this origin, exactly as the browser sends it (repeatable; comma-separated in the environment)',
+      )
         .env('PI_WORKFLOWS_CORS_ORIGINS')
         .default([], "the server's own origin only")
         .argParser(list(parseCorsOrigin)),
@@ -142,19 +148,38 @@ export function parseServerConfig(argv: string[]): ServerConfig {
         .default([], 'the bound address, localhost, 127.0.0.1, [::1]')
         .argParser(list(parseAllowedHost)),
     )
-    .addOption(new Option('--project <path>', 'project directory runs are reserved under').env('PI_WORKFLOWS_PROJECT').default(process.cwd(), 'the working directory'))
     .addOption(
-      new Option('--poll-interval-ms <ms>', 'how often to look for commits by other processes').env('PI_WORKFLOWS_POLL_INTERVAL_MS').default(25).argParser(integer(1, 60_000)),
-    )
-    .addOption(new Option('--keep-alive-ms <ms>', 'graphql-ws ping interval (SSE sends keep-alive comments every 12 s)').env('PI_WORKFLOWS_KEEP_ALIVE_MS').default(12_000).argParser(integer(100, 600_000)))
-    .addOption(new Option('--max-body-bytes <bytes>', 'largest accepted request body, with a Content-Length or chunked; larger ones get 413').env('PI_WORKFLOWS_MAX_BODY_BYTES').default(2_097_152).argParser(integer(1024, 1_073_741_824)))
-    .addOption(
-      new Option('--persisted-operations <manifest.json>', 'serve the operations of this manifest by id (npm run codegen writes schema/generated/persisted-documents.json)').env(
-        'PI_WORKFLOWS_PERSISTED_OPERATIONS',
-      ),
+      new Option('--project <path>', 'project directory runs are reserved under').env('PI_WORKFLOWS_PROJECT').default(process.cwd(), 'the working directory'),
     )
     .addOption(
-      new Option('--live-throttle-ms <ms>', '@live queries: at most one re-execution and push per live query per this many ms (changes in between are coalesced)')
+      new Option('--poll-interval-ms <ms>', 'how often to look for commits by other processes')
+        .env('PI_WORKFLOWS_POLL_INTERVAL_MS')
+        .default(25)
+        .argParser(integer(1, 60_000)),
+    )
+    .addOption(
+      new Option('--keep-alive-ms <ms>', 'graphql-ws ping interval (SSE sends keep-alive comments every 12 s)')
+        .env('PI_WORKFLOWS_KEEP_ALIVE_MS')
+        .default(12_000)
+        .argParser(integer(100, 600_000)),
+    )
+    .addOption(
+      new Option('--max-body-bytes <bytes>', 'largest accepted request body, with a Content-Length or chunked; larger ones get 413')
+        .env('PI_WORKFLOWS_MAX_BODY_BYTES')
+        .default(2_097_152)
+        .argParser(integer(1024, 1_073_741_824)),
+    )
+    .addOption(
+      new Option(
+        '--persisted-operations <manifest.json>',
+        'serve the operations of this manifest by id (npm run codegen writes schema/generated/persisted-documents.json)',
+      ).env('PI_WORKFLOWS_PERSISTED_OPERATIONS'),
+    )
+    .addOption(
+      new Option(
+        '--live-throttle-ms <ms>',
+        '@live queries: at most one re-execution and push per live query per this many ms (changes in between are coalesced)',
+      )
         .env('PI_WORKFLOWS_LIVE_THROTTLE_MS')
         .default(DEFAULT_LIVE_THROTTLE_MS)
         .argParser(integer(0, 600_000)),
@@ -175,7 +200,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
         'PI_WORKFLOWS_CORS_ORIGINS, PI_WORKFLOWS_ALLOWED_HOSTS, PI_WORKFLOWS_PROJECT, PI_WORKFLOWS_POLL_INTERVAL_MS,\n' +
         'PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, PI_WORKFLOWS_PERSISTED_OPERATIONS, PI_WORKFLOWS_ONLY_PERSISTED,\n' +
         'PI_WORKFLOWS_LIVE_THROTTLE_MS, PI_WORKFLOWS_MAX_LIVE_QUERIES, LOG_LEVEL.\n\n' +
-        'Browsers: only pages from the server\'s own origin may call it, and only for the host names it answers\n' +
+        "Browsers: only pages from the server's own origin may call it, and only for the host names it answers\n" +
         '(see README "Security").\n\n' +
         'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret\n' +
         '  npm start -- --persisted-operations schema/generated/persisted-documents.json --only-persisted\n' +

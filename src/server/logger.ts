@@ -19,7 +19,8 @@ const QUOTABLE_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAIL
  * only the variable and its type (not provided, null); the rest of a message, which may quote
  * the value, is not logged.
  */
-const VARIABLE_ERROR = /^Variable "\$\w+" (?:got invalid value(?: at "[\w.[\]]*")?|of required type "[^"]*" was not provided\.|of non-null type "[^"]*" must not be null\.)/;
+const VARIABLE_ERROR =
+  /^Variable "\$\w+" (?:got invalid value(?: at "[\w.[\]]*")?|of required type "[^"]*" was not provided\.|of non-null type "[^"]*" must not be null\.)/;
 /** Longest `reason` logged, in characters. */
 const MAX_REASON_LENGTH = 300;
 

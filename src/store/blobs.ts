@@ -51,10 +51,7 @@ export class BlobStore {
       bytes,
       now,
     );
-    const row = this.database.get<BlobRow>(
-      'SELECT media_type, byte_length, content FROM blobs WHERE blob_hash = ?',
-      hash,
-    );
+    const row = this.database.get<BlobRow>('SELECT media_type, byte_length, content FROM blobs WHERE blob_hash = ?', hash);
     if (row === undefined || row.media_type !== mediaType || row.byte_length !== bytes.length || !row.content.equals(bytes)) {
       throw new StoreError('integrity', 'Content-addressed blob conflict');
     }

@@ -148,8 +148,7 @@ export class StateDatabase {
     const requestedReadOnly = options.readOnly === true;
     const path = options.path;
     const onDisk = path !== ':memory:' && path !== '';
-    const lookFirst =
-      !requestedReadOnly && onDisk && (headerApplicationId(path) === PI_WORKFLOWS_APPLICATION_ID || walHasFrames(path));
+    const lookFirst = !requestedReadOnly && onDisk && (headerApplicationId(path) === PI_WORKFLOWS_APPLICATION_ID || walHasFrames(path));
     let readOnly = requestedReadOnly || lookFirst;
     let connection = connect(options, readOnly);
     let file: StateFile;
@@ -404,7 +403,7 @@ export class StateDatabase {
   /** Fails the waiters past their deadline, then gives the lock to the oldest one if it is free. */
   private serveLockQueue(): void {
     const now = performance.now();
-    for (let index = 0; index < this.lockQueue.length; ) {
+    for (let index = 0; index < this.lockQueue.length;) {
       const waiter = this.lockQueue[index] as LockWaiter;
       if (waiter.deadline > now) {
         index += 1;

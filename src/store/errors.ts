@@ -15,15 +15,7 @@
  * - `forbidden`: another Pi session's run, or the store is read-only.
  * - `integrity`: the stored data breaks an invariant (never the caller's fault).
  */
-export type StoreErrorKind =
-  | 'validation'
-  | 'not_found'
-  | 'lineage'
-  | 'conflict'
-  | 'claim_lost'
-  | 'restart_rejected'
-  | 'forbidden'
-  | 'integrity';
+export type StoreErrorKind = 'validation' | 'not_found' | 'lineage' | 'conflict' | 'claim_lost' | 'restart_rejected' | 'forbidden' | 'integrity';
 
 /** An expected, classified store failure; `message` is the store's exact text. */
 export class StoreError extends Error {

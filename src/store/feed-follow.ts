@@ -130,12 +130,7 @@ export function followRunDeltas(
  * @returns the stream of run records, each read after the change
  * @throws StoreError(not_found) `Workflow run not found: <runId>`, at once
  */
-export function followRunUpdates(
-  feed: ChangeFeed,
-  store: WorkflowStore,
-  runId: string,
-  options: FollowOptions = {},
-): AsyncIterableIterator<WorkflowRunRecord> {
+export function followRunUpdates(feed: ChangeFeed, store: WorkflowStore, runId: string, options: FollowOptions = {}): AsyncIterableIterator<WorkflowRunRecord> {
   const head = store.viewerHead(runId);
   if (head === undefined) throw notFound(runId);
   // Taken now, at subscribe time: every change after this moment is reported.

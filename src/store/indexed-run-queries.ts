@@ -255,4 +255,3 @@ export function indexedLineageSlice<Run>(
     return takeRows(context, index, candidates(), limit, { sql: [], params: [], joins: [] }, columns).runs;
   });
 }
-

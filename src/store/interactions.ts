@@ -83,15 +83,9 @@ export class InteractionStore {
   addValidatingSubmission(input: { submissionId: string; requestId: string; idempotencyKey: string; payload: unknown }, now: number): void {
     if (this.database.readOnly) throw new StoreError('forbidden', 'Controller store is read-only');
     this.database.transaction(() => {
-      const active = this.database.get(
-        "SELECT 1 FROM interactive_submissions WHERE request_id = ? AND outcome = 'validating'",
-        input.requestId,
-      );
+      const active = this.database.get("SELECT 1 FROM interactive_submissions WHERE request_id = ? AND outcome = 'validating'", input.requestId);
       if (active !== undefined) throw new StoreError('conflict', 'Interactive submission validation is already active');
-      const request = this.database.get<{ revision: number }>(
-        'SELECT revision FROM interactive_requests WHERE request_id = ?',
-        input.requestId,
-      );
+      const request = this.database.get<{ revision: number }>('SELECT revision FROM interactive_requests WHERE request_id = ?', input.requestId);
       if (request === undefined) throw new StoreError('not_found', `Interactive request not found: ${input.requestId}`);
       this.database.run(
         `INSERT INTO interactive_submissions(submission_id, request_id, idempotency_key, request_revision, payload_hash, outcome,

@@ -49,9 +49,7 @@ interface AppliedRow {
 }
 
 function appliedMigrations(database: StateDatabase): AppliedRow[] {
-  const table = database.get<{ name: string }>(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
-  );
+  const table = database.get<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
   if (table === undefined) return [];
   return database.all<AppliedRow>('SELECT version, name FROM schema_migrations ORDER BY version');
 }
@@ -67,10 +65,7 @@ function refuseNewer(database: StateDatabase, applied: AppliedRow[], known: Migr
   for (const row of applied) {
     const migration = known[row.version - 1];
     if (migration !== undefined && migration.name !== row.name) {
-      throw new StoreError(
-        'integrity',
-        `Workflow state database ${database.path} recorded migration ${row.name} where this server has ${migration.name}`,
-      );
+      throw new StoreError('integrity', `Workflow state database ${database.path} recorded migration ${row.name} where this server has ${migration.name}`);
     }
   }
 }
@@ -113,12 +108,7 @@ export function applyMigrations(database: StateDatabase, migrations: Migration[]
           `Migration ${migration.name} failed on workflow state database ${database.path}: ${(error as Error).message}; no pending migration was applied`,
         );
       }
-      database.run(
-        'INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)',
-        migration.version,
-        migration.name,
-        Date.now(),
-      );
+      database.run('INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)', migration.version, migration.name, Date.now());
     }
     return pending.map((migration) => migration.version);
   });

@@ -65,9 +65,7 @@ class OwnRunChangeLog implements RunChangeLog {
   constructor(private readonly database: StateDatabase) {}
 
   head(): RunChangeHead {
-    const row = this.database.get<{ database_id: string; change_seq: number }>(
-      'SELECT database_id, change_seq FROM run_change_head WHERE id = 1',
-    );
+    const row = this.database.get<{ database_id: string; change_seq: number }>('SELECT database_id, change_seq FROM run_change_head WHERE id = 1');
     return { databaseId: row?.database_id ?? '', head: row?.change_seq ?? 0, floor: 0 };
   }
 

@@ -46,7 +46,10 @@ export class RunChangeReadCache {
    * @param currentTick the change feed's wake-up count now
    */
   constructor(
-    private readonly readLog: (afterSeq: number, limit: number) => {
+    private readonly readLog: (
+      afterSeq: number,
+      limit: number,
+    ) => {
       head: RunChangeHead;
       changes: Array<RunChangeRow & { run: WorkflowRunRecord }>;
       scannedTo: number;

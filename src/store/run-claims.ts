@@ -77,8 +77,7 @@ export function claimCore(
   if (row === undefined || TERMINAL_QUEUE_STATUSES.includes(row.queue_status)) return undefined;
   if (
     !mode.allowPendingInteraction &&
-    context.database.get("SELECT 1 FROM interactive_requests WHERE run_id = ? AND status = 'pending' LIMIT 1", runId) !==
-      undefined
+    context.database.get("SELECT 1 FROM interactive_requests WHERE run_id = ? AND status = 'pending' LIMIT 1", runId) !== undefined
   ) {
     return undefined;
   }
@@ -105,11 +104,7 @@ export function claimCore(
   if (taken.changes !== 1) return undefined;
   if (!mode.preserveQueueStatus) {
     withActiveSessionSlot(context, row.origin_session_id, () =>
-      context.database.run(
-        "UPDATE run_queue SET status = 'starting', error_code = NULL, error_hash = NULL, updated_at = ? WHERE run_id = ?",
-        now,
-        runId,
-      ),
+      context.database.run("UPDATE run_queue SET status = 'starting', error_code = NULL, error_hash = NULL, updated_at = ? WHERE run_id = ?", now, runId),
     );
   }
   bumpRun(
@@ -221,10 +216,7 @@ export function verifyWorkflowRunClaim(context: StoreContext, input: RunClaimInp
  *
  * @returns the renewed record, or undefined when the claim is not live
  */
-export function renewWorkflowRunClaim(
-  context: StoreContext,
-  input: RunClaimInput & { leaseMs: number },
-): WorkflowRunRecord | undefined {
+export function renewWorkflowRunClaim(context: StoreContext, input: RunClaimInput & { leaseMs: number }): WorkflowRunRecord | undefined {
   assertWritable(context);
   assertLeaseMs(input.leaseMs);
   const now = resolveNow(input.now, context.clock);

@@ -51,6 +51,5 @@ export const FULL_RUN_COLUMNS: RunColumns<WorkflowRunRecord> = {
 export const RUN_ID_COLUMNS: RunColumns<RunIdOnly> = {
   select: (joins) =>
     `SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at${joins.includes(FILTER_JOINS.q) ? ', q.updated_at' : ''} FROM runs r ${joins.join(' ')}`,
-  toRuns: (_context, rows) =>
-    (rows as IdColumns[]).map((row) => ({ runId: row.run_id, rootRunId: row.root_run_id, parentRunId: row.parent_run_id })),
+  toRuns: (_context, rows) => (rows as IdColumns[]).map((row) => ({ runId: row.run_id, rootRunId: row.root_run_id, parentRunId: row.parent_run_id })),
 };

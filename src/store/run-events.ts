@@ -109,10 +109,7 @@ export function bumpRun(
   now: number,
   after?: readonly ViewerDeltaDraft[],
 ): number {
-  const current = context.database.get<{ revision: number }>(
-    'SELECT revision FROM resources WHERE resource_id = ?',
-    run.resource_id,
-  );
+  const current = context.database.get<{ revision: number }>('SELECT revision FROM resources WHERE resource_id = ?', run.resource_id);
   if (current === undefined) throw new StoreError('integrity', `Resource is missing: ${run.resource_id}`);
   const updated = context.database.run(
     'UPDATE resources SET revision = revision + 1, updated_at = ? WHERE resource_id = ? AND revision = ?',
@@ -136,12 +133,7 @@ export function bumpRun(
  *
  * @returns true when exactly one row was released
  */
-export function releaseLease(
-  context: StoreContext,
-  lease: LeaseState,
-  claimToken: string,
-  requireLiveAt?: number,
-): boolean {
+export function releaseLease(context: StoreContext, lease: LeaseState, claimToken: string, requireLiveAt?: number): boolean {
   const released = context.database.run(
     `UPDATE leases SET owner_type = NULL, owner_id = NULL, token_hash = NULL, acquired_at = NULL,
        heartbeat_at = NULL, expires_at = NULL
@@ -182,9 +174,6 @@ export function withActiveSessionSlot<T>(context: StoreContext, sessionId: strin
 /** True when a queue row of `sessionId` is in one of the statuses `run_queue_active_session_idx` covers. */
 function activeSessionSlotTaken(context: StoreContext, sessionId: string): boolean {
   return (
-    context.database.get(
-      "SELECT 1 FROM run_queue WHERE origin_session_id = ? AND status IN ('queued', 'starting', 'running') LIMIT 1",
-      sessionId,
-    ) !== undefined
+    context.database.get("SELECT 1 FROM run_queue WHERE origin_session_id = ? AND status IN ('queued', 'starting', 'running') LIMIT 1", sessionId) !== undefined
   );
 }

@@ -92,8 +92,7 @@ export function filterClause(filter: WorkflowRunFilter | undefined, lineage = tr
   if (filter === undefined) return { sql, params, joins: [] };
   const walk = options.walkOrder;
   // `+column` keeps SQLite from choosing that column's index over the walked order's.
-  const c = (column: string, ownOrder?: 'created_at' | 'updated_at'): string =>
-    walk !== undefined && walk !== ownOrder ? `+${column}` : column;
+  const c = (column: string, ownOrder?: 'created_at' | 'updated_at'): string => (walk !== undefined && walk !== ownOrder ? `+${column}` : column);
   if (filter.status !== undefined) {
     sql.push(`${c('r.status')} IN (SELECT value FROM json_each(?))`);
     params.push(JSON.stringify(filter.status));
@@ -156,10 +155,7 @@ export function filterClause(filter: WorkflowRunFilter | undefined, lineage = tr
 /** Whether a run's `updatedAt` (ISO) is within the filter's updated range now (exclusive bounds). */
 function inUpdatedRange(run: Pick<WorkflowRunRecord, 'updatedAt'>, filter: WorkflowRunFilter): boolean {
   const updatedAt = Date.parse(run.updatedAt);
-  return (
-    (filter.updatedAfter === undefined || updatedAt > filter.updatedAfter) &&
-    (filter.updatedBefore === undefined || updatedAt < filter.updatedBefore)
-  );
+  return (filter.updatedAfter === undefined || updatedAt > filter.updatedAfter) && (filter.updatedBefore === undefined || updatedAt < filter.updatedBefore);
 }
 
 /**
@@ -181,16 +177,7 @@ export function matchesLineage(
 /** The fields of a run record a filter reads (see {@link matchesFilter}). */
 export type FilterableRun = Pick<
   WorkflowRunRecord,
-  | 'runId'
-  | 'runStateStatus'
-  | 'status'
-  | 'rootRunId'
-  | 'parentRunId'
-  | 'lineageKind'
-  | 'originSessionId'
-  | 'workflowName'
-  | 'createdAt'
-  | 'updatedAt'
+  'runId' | 'runStateStatus' | 'status' | 'rootRunId' | 'parentRunId' | 'lineageKind' | 'originSessionId' | 'workflowName' | 'createdAt' | 'updatedAt'
 >;
 
 /**
@@ -235,11 +222,7 @@ export function matchesFixedParts(run: FilterableRun, filter: WorkflowRunFilter 
  * for some durable status and some scheduling status among those given (the states a run has
  * held, or its current ones).
  */
-export function mayHaveMatched(
-  filter: WorkflowRunFilter | undefined,
-  statuses: readonly string[],
-  queueStatuses: readonly string[],
-): boolean {
+export function mayHaveMatched(filter: WorkflowRunFilter | undefined, statuses: readonly string[], queueStatuses: readonly string[]): boolean {
   if (filter === undefined) return true;
   return (
     (filter.status === undefined || filter.status.some((status) => statuses.includes(status))) &&

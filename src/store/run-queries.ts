@@ -1,10 +1,4 @@
-import {
-  indexedChainSizes,
-  indexedLatestRunIds,
-  indexedLineageSlice,
-  indexedRunCount,
-  indexedRunSlice,
-} from './indexed-run-queries.js';
+import { indexedChainSizes, indexedLatestRunIds, indexedLineageSlice, indexedRunCount, indexedRunSlice } from './indexed-run-queries.js';
 import { FULL_RUN_COLUMNS, RUN_ID_COLUMNS, type KeyColumns, type RunColumns, type RunIdOnly } from './run-columns.js';
 import { FILTER_JOINS, filterClause, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
 import { RUN_ROW_SELECT, toRunRecords, type LineageKind, type RunRow, type WorkflowRunRecord } from './run-records.js';
@@ -89,10 +83,7 @@ export function runKeyOf(row: KeyColumns, field: RunOrderField): RunKey {
  */
 export function getWorkflowRuns(context: StoreContext, runIds: readonly string[]): Array<WorkflowRunRecord | undefined> {
   if (runIds.length === 0) return [];
-  const rows = context.database.all<RunRow>(
-    `${RUN_ROW_SELECT} WHERE r.run_id IN (SELECT value FROM json_each(?))`,
-    JSON.stringify(runIds),
-  );
+  const rows = context.database.all<RunRow>(`${RUN_ROW_SELECT} WHERE r.run_id IN (SELECT value FROM json_each(?))`, JSON.stringify(runIds));
   const records = new Map(toRunRecords(context, rows, context.clock()).map((record) => [record.runId, record]));
   return runIds.map((runId) => records.get(runId));
 }
@@ -106,11 +97,7 @@ export function getWorkflowRuns(context: StoreContext, runIds: readonly string[]
  * @param request keys, limit (at most {@link MAX_PAGE_SIZE} + 1 rows) and order
  * @returns the runs with their keys in list order, or in reverse list order when `inverted`
  */
-export function listWorkflowRunSlice(
-  context: StoreContext,
-  filter: WorkflowRunFilter | undefined,
-  request: RunSliceRequest,
-): RunSlice {
+export function listWorkflowRunSlice(context: StoreContext, filter: WorkflowRunFilter | undefined, request: RunSliceRequest): RunSlice {
   return runSlice(context, filter, request, FULL_RUN_COLUMNS);
 }
 
@@ -123,11 +110,7 @@ export function listWorkflowRunSlice(
  * @param request keys, limit (at most {@link MAX_PAGE_SIZE} + 1 rows) and order
  * @returns `[{ run: { runId }, key: { at, runId } }]` in list order, or reverse list order when `inverted`
  */
-export function listWorkflowRunIdSlice(
-  context: StoreContext,
-  filter: WorkflowRunFilter | undefined,
-  request: RunSliceRequest,
-): RunIdSlice {
+export function listWorkflowRunIdSlice(context: StoreContext, filter: WorkflowRunFilter | undefined, request: RunSliceRequest): RunIdSlice {
   return runSlice(context, filter, request, RUN_ID_COLUMNS);
 }
 
@@ -182,12 +165,7 @@ function sqlRunSlice<Run>(
 }
 
 /** Runs of `rows` (one batch) in the given columns, paired with their keys, in the rows' order. */
-function keyed<Key, Run>(
-  context: StoreContext,
-  rows: KeyColumns[],
-  columns: RunColumns<Run>,
-  keyOfRow: (row: KeyColumns) => Key,
-): Array<KeyedRun<Key, Run>> {
+function keyed<Key, Run>(context: StoreContext, rows: KeyColumns[], columns: RunColumns<Run>, keyOfRow: (row: KeyColumns) => Key): Array<KeyedRun<Key, Run>> {
   return columns.toRuns(context, rows).map((run, index) => ({ run, key: keyOfRow(rows[index] as KeyColumns) }));
 }
 
@@ -210,11 +188,7 @@ export function sqlRunCount(context: StoreContext, where: FilterSql): number {
  * @param kind only children of this lineage kind
  * @returns per parent id, its children in creation order (empty when none)
  */
-export function childrenOfRuns(
-  context: StoreContext,
-  parentRunIds: readonly string[],
-  kind?: LineageKind,
-): Array<WorkflowRunRecord[]> {
+export function childrenOfRuns(context: StoreContext, parentRunIds: readonly string[], kind?: LineageKind): Array<WorkflowRunRecord[]> {
   return childrenIn(context, parentRunIds, kind, FULL_RUN_COLUMNS);
 }
 
@@ -322,12 +296,7 @@ export function lineageIdSlice(context: StoreContext, rootRunId: string, request
 }
 
 /** A lineage slice in the given columns (see {@link lineageSlice}). */
-function chainSlice<Run>(
-  context: StoreContext,
-  rootRunId: string,
-  request: LineageSliceRequest,
-  columns: RunColumns<Run>,
-): Array<KeyedRun<LineageKey, Run>> {
+function chainSlice<Run>(context: StoreContext, rootRunId: string, request: LineageSliceRequest, columns: RunColumns<Run>): Array<KeyedRun<LineageKey, Run>> {
   const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
   if (context.runIndex !== undefined) return indexedLineageSlice(context, context.runIndex, rootRunId, request, limit, columns);
   const { after, before } = request;
@@ -345,8 +314,7 @@ function chainSlice<Run>(
     conditions.push('(r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))');
     params.push(before.createdAt, before.createdAt, before.runId);
   }
-  const readRoot = () =>
-    context.database.all<KeyColumns>(`${columns.select([])} WHERE r.run_id = ? AND r.root_run_id = r.run_id`, rootRunId);
+  const readRoot = () => context.database.all<KeyColumns>(`${columns.select([])} WHERE r.run_id = ? AND r.root_run_id = r.run_id`, rootRunId);
   const readTail = (count: number): KeyColumns[] =>
     !tailInSlice || count <= 0
       ? []

@@ -18,9 +18,7 @@ export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed
 export const TERMINAL_QUEUE_STATUSES: readonly QueueStatus[] = ['done', 'failed', 'cancelled'];
 
 /** A workflow source (STORE.md §3.10). */
-export type WorkflowSourceIdentity =
-  | { kind: 'builtin'; id: string; revision: string }
-  | { kind: 'file'; path: string; hash: string };
+export type WorkflowSourceIdentity = { kind: 'builtin'; id: string; revision: string } | { kind: 'file'; path: string; hash: string };
 
 /** A run's sources: the root and its mounts (STORE.md §3.10). */
 export interface WorkflowSource {
@@ -213,11 +211,14 @@ interface MountRow {
 export function toRunRecords(context: StoreContext, rows: RunRow[], now: number): WorkflowRunRecord[] {
   if (rows.length === 0) return [];
   const withMounts = rows.filter((row) => row.mount_count > 0);
-  const mounts = withMounts.length === 0 ? [] : context.database.all<MountRow>(
-    `SELECT run_id, mount_path, source_type, source_ref, source_revision FROM run_sources
+  const mounts =
+    withMounts.length === 0
+      ? []
+      : context.database.all<MountRow>(
+          `SELECT run_id, mount_path, source_type, source_ref, source_revision FROM run_sources
      WHERE mount_path <> '' AND run_id IN (SELECT value FROM json_each(?)) ORDER BY run_id, mount_path`,
-    JSON.stringify(withMounts.map((row) => row.run_id)),
-  );
+          JSON.stringify(withMounts.map((row) => row.run_id)),
+        );
   const byRun = new Map<string, MountRow[]>();
   for (const mount of mounts) {
     const list = byRun.get(mount.run_id) ?? [];

@@ -108,11 +108,7 @@ export function reserveWorkflowRun(context: StoreContext, input: ReserveWorkflow
  *   with an existing run, `Workflow run could not be claimed: <runId>` (conflict), and every
  *   error of {@link reserveWorkflowRun}
  */
-export function prepareOrAdoptWorkflowRun(
-  context: StoreContext,
-  input: ReserveWorkflowRunInput,
-  claim: ClaimRequest,
-): PreparedRun {
+export function prepareOrAdoptWorkflowRun(context: StoreContext, input: ReserveWorkflowRunInput, claim: ClaimRequest): PreparedRun {
   assertWritable(context);
   assertRunId(input.runId);
   const now = resolveNow(input.now, context.clock);
@@ -137,21 +133,12 @@ function readRecord(context: StoreContext, runId: string, now: number): Workflow
   return toRunRecords(context, [requireRunRow(context, runId)], now)[0] as WorkflowRunRecord;
 }
 
-function assertPreparationCompatible(
-  context: StoreContext,
-  row: RunRow,
-  input: ReserveWorkflowRunInput,
-  digest: Buffer,
-): void {
+function assertPreparationCompatible(context: StoreContext, row: RunRow, input: ReserveWorkflowRunInput, digest: Buffer): void {
   const expectedKind = input.parentRunId === undefined ? null : (input.lineageKind ?? 'continuation');
   const parent = input.parentRunId === undefined ? undefined : requireRunRow(context, input.parentRunId);
   const expectedRoot = parent?.root_run_id ?? input.runId;
-  const expectedRestart =
-    expectedKind === 'restart'
-      ? (input.restartNumber ?? (parent?.restart_number ?? -1) + 1)
-      : (parent?.restart_number ?? 0);
-  const expectedFingerprint =
-    input.parentTerminalFingerprint === undefined ? null : terminalFingerprintBuffer(input.parentTerminalFingerprint);
+  const expectedRestart = expectedKind === 'restart' ? (input.restartNumber ?? (parent?.restart_number ?? -1) + 1) : (parent?.restart_number ?? 0);
+  const expectedFingerprint = input.parentTerminalFingerprint === undefined ? null : terminalFingerprintBuffer(input.parentTerminalFingerprint);
   const [record] = toRunRecords(context, [row], context.clock());
   const storedSource = record?.workflowSource;
   const compatible =
@@ -168,9 +155,7 @@ function assertPreparationCompatible(
     row.lineage_kind === expectedKind &&
     row.restart_number === expectedRestart &&
     ((row.parent_terminal_fingerprint === null && expectedFingerprint === null) ||
-      (row.parent_terminal_fingerprint !== null &&
-        expectedFingerprint !== null &&
-        row.parent_terminal_fingerprint.equals(expectedFingerprint)));
+      (row.parent_terminal_fingerprint !== null && expectedFingerprint !== null && row.parent_terminal_fingerprint.equals(expectedFingerprint)));
   if (!compatible) throw new StoreError('conflict', `Workflow run preparation conflicts: ${input.runId}`);
 }
 
@@ -325,10 +310,7 @@ function withRestartSlot(context: StoreContext, input: ReserveWorkflowRunInput, 
  * @returns the child's run id
  */
 export function restartChildOf(context: StoreContext, parentRunId: string): string | undefined {
-  return context.database.get<{ run_id: string }>(
-    "SELECT run_id FROM runs WHERE parent_run_id = ? AND lineage_kind = 'restart'",
-    parentRunId,
-  )?.run_id;
+  return context.database.get<{ run_id: string }>("SELECT run_id FROM runs WHERE parent_run_id = ? AND lineage_kind = 'restart'", parentRunId)?.run_id;
 }
 
 function computeLineage(context: StoreContext, input: ReserveWorkflowRunInput, now: number): Lineage {
@@ -361,10 +343,7 @@ function computeLineage(context: StoreContext, input: ReserveWorkflowRunInput, n
     }
     return { parent, rootRunId: parent.root_run_id, lineageKind, restartNumber, fingerprint };
   }
-  if (
-    input.parentTerminalFingerprint !== undefined ||
-    (input.restartNumber !== undefined && input.restartNumber !== parent.restart_number)
-  ) {
+  if (input.parentTerminalFingerprint !== undefined || (input.restartNumber !== undefined && input.restartNumber !== parent.restart_number)) {
     throw new StoreError('lineage', 'Continuation lineage conflicts with restart metadata');
   }
   if (parent.queue_status === 'parked') {
@@ -376,14 +355,7 @@ function computeLineage(context: StoreContext, input: ReserveWorkflowRunInput, n
       now,
       parent.run_id,
     );
-    bumpRun(
-      context,
-      parent,
-      'run.queue_done_for_continuation',
-      { type: 'session', id: input.originSessionId },
-      { continuationRunId: input.runId },
-      now,
-    );
+    bumpRun(context, parent, 'run.queue_done_for_continuation', { type: 'session', id: input.originSessionId }, { continuationRunId: input.runId }, now);
   } else if (parent.queue_status === 'done') {
     throw new StoreError('lineage', 'Continuation parent already has a reserved continuation');
   } else {
@@ -420,8 +392,10 @@ export function validWorkflowSource(value: unknown): WorkflowSource {
       const mounted = record.mounted.map((mount: unknown) => {
         const entry = mount as Record<string, unknown> | null;
         if (
-          typeof entry !== 'object' || entry === null ||
-          !Array.isArray(entry.mountPath) || entry.mountPath.length === 0 ||
+          typeof entry !== 'object' ||
+          entry === null ||
+          !Array.isArray(entry.mountPath) ||
+          entry.mountPath.length === 0 ||
           !entry.mountPath.every((part) => typeof part === 'string' && part.length > 0 && !part.includes('/')) ||
           typeof entry.workflowName !== 'string' ||
           !isIdentity(entry.source)

@@ -106,11 +106,7 @@ function ownFingerprint(context: StoreContext, parent: RunRow, now: number): str
  */
 function assertOwnUnusedFingerprint(context: StoreContext, parent: RunRow, given: Buffer, own: string): void {
   if (given.toString('hex') !== own) throw new StoreError('conflict', fingerprintMismatchMessage(parent.run_id));
-  const used = context.database.get(
-    'SELECT 1 FROM runs WHERE root_run_id = ? AND parent_terminal_fingerprint = ? LIMIT 1',
-    parent.root_run_id,
-    given,
-  );
+  const used = context.database.get('SELECT 1 FROM runs WHERE root_run_id = ? AND parent_terminal_fingerprint = ? LIMIT 1', parent.root_run_id, given);
   if (used !== undefined) {
     throw new StoreError('restart_rejected', 'The same terminal outcome already occurred in this restart chain');
   }
@@ -227,13 +223,7 @@ export function restartWorkflowRun(context: StoreContext, input: RestartWorkflow
   });
 }
 
-function restartReservation(
-  context: StoreContext,
-  parent: RunRow,
-  input: RestartWorkflowRunInput,
-  fingerprint: string,
-  now: number,
-): ReserveWorkflowRunInput {
+function restartReservation(context: StoreContext, parent: RunRow, input: RestartWorkflowRunInput, fingerprint: string, now: number): ReserveWorkflowRunInput {
   const [record] = toRunRecords(context, [parent], now);
   const snapshot = context.database.get<{ definition_hash: Buffer }>(
     'SELECT definition_hash FROM workflow_definitions WHERE definition_digest = ?',

@@ -65,12 +65,7 @@ function completeRun(context: StoreContext, row: RunRow, lease: LeaseState, inpu
     now,
     row.run_id,
   );
-  context.database.run(
-    "UPDATE run_queue SET status = 'done', updated_at = ?, finished_at = ? WHERE run_id = ?",
-    now,
-    now,
-    row.run_id,
-  );
+  context.database.run("UPDATE run_queue SET status = 'done', updated_at = ?, finished_at = ? WHERE run_id = ?", now, now, row.run_id);
   if (!releaseLease(context, lease, input.claimToken, now)) {
     throw new StoreError('claim_lost', `Workflow run ${row.run_id} claim changed during terminal transition`);
   }
@@ -191,10 +186,7 @@ export function failWorkflowRun(
  *
  * @returns false when neither path applies (nothing written)
  */
-export function cancelWorkflowRun(
-  context: StoreContext,
-  input: { runId: string; claimToken?: string; controlId?: string; now?: string },
-): boolean {
+export function cancelWorkflowRun(context: StoreContext, input: { runId: string; claimToken?: string; controlId?: string; now?: string }): boolean {
   assertWritable(context);
   const now = resolveNow(input.now, context.clock);
   return context.database.transaction(() => {
@@ -208,12 +200,7 @@ export function cancelWorkflowRun(
   });
 }
 
-function terminable(
-  context: StoreContext,
-  runId: string,
-  claimToken: string | undefined,
-  now: number,
-): { row: RunRow; lease: LeaseState } | undefined {
+function terminable(context: StoreContext, runId: string, claimToken: string | undefined, now: number): { row: RunRow; lease: LeaseState } | undefined {
   const row = loadRunRow(context, runId);
   if (row === undefined || TERMINAL_QUEUE_STATUSES.includes(row.queue_status)) return undefined;
   const lease = readLease(context, row.resource_id);

@@ -22,12 +22,7 @@ import type { RunClaimInput } from './run-claims.js';
  * @returns the joined row and the lease, or undefined when the run is missing or the claim
  *   does not verify
  */
-function verifiedClaim(
-  context: StoreContext,
-  runId: string,
-  claimToken: string,
-  now: number,
-): { row: RunRow; lease: LeaseState } | undefined {
+function verifiedClaim(context: StoreContext, runId: string, claimToken: string, now: number): { row: RunRow; lease: LeaseState } | undefined {
   const row = loadRunRow(context, runId);
   if (row === undefined) return undefined;
   const lease = readLease(context, row.resource_id);
@@ -74,11 +69,7 @@ export function markWorkflowRunRunning(context: StoreContext, input: RunClaimInp
  * @returns false when the claim does not verify (nothing written)
  * @throws StoreError(claim_lost) `Workflow run <runId> claim changed during release`
  */
-export function releaseWorkflowRunClaim(
-  context: StoreContext,
-  input: RunClaimInput,
-  status: 'parked' | 'done',
-): boolean {
+export function releaseWorkflowRunClaim(context: StoreContext, input: RunClaimInput, status: 'parked' | 'done'): boolean {
   assertWritable(context);
   const now = resolveNow(input.now, context.clock);
   return context.database.transaction(() => {
@@ -107,15 +98,7 @@ function releaseVerified(
   if (!releaseLease(context, lease, claimToken)) {
     throw new StoreError('claim_lost', `Workflow run ${row.run_id} claim changed during release`);
   }
-  bumpRun(
-    context,
-    row,
-    status === 'done' ? 'run.queue_done' : 'run.queue_parked',
-    ownerActor(lease),
-    { status },
-    now,
-    SUMMARY_REPLAY,
-  );
+  bumpRun(context, row, status === 'done' ? 'run.queue_done' : 'run.queue_parked', ownerActor(lease), { status }, now, SUMMARY_REPLAY);
 }
 
 /**
@@ -129,10 +112,7 @@ function releaseVerified(
  *   `Workflow run <runId> is waiting and cannot be parked for worker no progress`;
  *   StoreError(claim_lost) `Workflow run <runId> claim changed during worker recovery`
  */
-export function parkWorkflowRunForWorkerNoProgress(
-  context: StoreContext,
-  input: RunClaimInput & { detail: string },
-): boolean {
+export function parkWorkflowRunForWorkerNoProgress(context: StoreContext, input: RunClaimInput & { detail: string }): boolean {
   assertWritable(context);
   const now = resolveNow(input.now, context.clock);
   assertDetail(input.detail);
@@ -199,10 +179,7 @@ function parkNoProgressVerified(
  *   for an expired lease), and every error of {@link releaseWorkflowRunClaim} /
  *   {@link parkWorkflowRunForWorkerNoProgress}
  */
-export function parkClaimedWorkflowRun(
-  context: StoreContext,
-  input: RunClaimInput & { noProgressDetail?: string },
-): WorkflowRunRecord {
+export function parkClaimedWorkflowRun(context: StoreContext, input: RunClaimInput & { noProgressDetail?: string }): WorkflowRunRecord {
   assertWritable(context);
   const now = resolveNow(input.now, context.clock);
   if (input.noProgressDetail !== undefined) assertDetail(input.noProgressDetail);
@@ -217,10 +194,7 @@ export function parkClaimedWorkflowRun(
 }
 
 function hasPendingRequest(context: StoreContext, runId: string): boolean {
-  return (
-    context.database.get("SELECT 1 FROM interactive_requests WHERE run_id = ? AND status = 'pending' LIMIT 1", runId) !==
-    undefined
-  );
+  return context.database.get("SELECT 1 FROM interactive_requests WHERE run_id = ? AND status = 'pending' LIMIT 1", runId) !== undefined;
 }
 
 /**
@@ -240,11 +214,7 @@ export function pauseParkedWorkflowRun(context: StoreContext, input: { runId: st
     if (!hasPendingRequest(context, input.runId)) return false;
     if (row.paused === 1) return true;
     if (row.run_status !== 'running' && row.run_status !== 'waiting') return false;
-    context.database.run(
-      "UPDATE runs SET paused = 1, status_detail = 'paused', updated_at = ? WHERE run_id = ?",
-      now,
-      input.runId,
-    );
+    context.database.run("UPDATE runs SET paused = 1, status_detail = 'paused', updated_at = ? WHERE run_id = ?", now, input.runId);
     bumpRun(context, row, 'run.paused', { type: 'control', id: null }, { status: 'parked' }, now, SUMMARY_REPLAY);
     return true;
   });
@@ -266,11 +236,7 @@ export function resumePausedInteraction(context: StoreContext, input: { runId: s
     }
     if (row.owner_id !== null && row.expires_at !== null && row.expires_at > now) return false;
     if (!hasPendingRequest(context, input.runId)) return false;
-    context.database.run(
-      "UPDATE runs SET paused = 0, status_detail = 'waiting for origin-session input', updated_at = ? WHERE run_id = ?",
-      now,
-      input.runId,
-    );
+    context.database.run("UPDATE runs SET paused = 0, status_detail = 'waiting for origin-session input', updated_at = ? WHERE run_id = ?", now, input.runId);
     bumpRun(context, row, 'run.resumed', { type: 'control', id: null }, { status: 'waiting' }, now, SUMMARY_REPLAY);
     return true;
   });
@@ -290,10 +256,7 @@ export const INTERACTION_DEADLINE_ERROR = 'Workflow node model-turn deadline exp
  * @throws StoreError(conflict) `Workflow run <runId> changed during interaction timeout`,
  *   `Pi session already has an active workflow run: <sessionId>`
  */
-export function beginWorkflowRunInteractionTimeout(
-  context: StoreContext,
-  input: RunClaimInput & { targetSessionId: string },
-): boolean {
+export function beginWorkflowRunInteractionTimeout(context: StoreContext, input: RunClaimInput & { targetSessionId: string }): boolean {
   assertWritable(context);
   const now = resolveNow(input.now, context.clock);
   return context.database.transaction(() => {
@@ -345,17 +308,17 @@ export function beginWorkflowRunInteractionTimeout(
     const validating = "request_id = ? AND outcome = 'validating'";
     if (context.database.get(`SELECT 1 AS found FROM interactive_submissions WHERE ${validating} LIMIT 1`, interaction.request_id) !== undefined) {
       const receiptHash = context.blobs.putJson({ status: 'rejected', error: INTERACTION_DEADLINE_ERROR }, now);
-      context.database.run(`UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ? WHERE ${validating}`, receiptHash, interaction.request_id);
+      context.database.run(
+        `UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ? WHERE ${validating}`,
+        receiptHash,
+        interaction.request_id,
+      );
     }
-    bumpRun(
-      context,
-      row,
-      'run.interaction_timeout_started',
-      ownerActor(lease),
-      { requestId: interaction.request_id, attemptId: interaction.attempt_id },
-      now,
-      [{ targetType: 'summary' }, { targetType: 'replay' }, { targetType: 'conversation' }],
-    );
+    bumpRun(context, row, 'run.interaction_timeout_started', ownerActor(lease), { requestId: interaction.request_id, attemptId: interaction.attempt_id }, now, [
+      { targetType: 'summary' },
+      { targetType: 'replay' },
+      { targetType: 'conversation' },
+    ]);
     return true;
   });
 }
@@ -445,14 +408,7 @@ export function recordRunEvent(
     if (row === undefined) throw new StoreError('not_found', `Workflow run not found: ${input.runId}`);
     const lease = readLease(context, row.resource_id);
     const actorType = input.runnerId === undefined ? 'session' : ownerTypeFor(input.runnerId);
-    bumpRun(
-      context,
-      row,
-      input.type,
-      { type: actorType, id: input.runnerId ?? null, generation: lease.generation },
-      input.payload ?? {},
-      now,
-    );
+    bumpRun(context, row, input.type, { type: actorType, id: input.runnerId ?? null, generation: lease.generation }, input.payload ?? {}, now);
     const seq = context.database.get<{ seq: number }>('SELECT max(event_seq) AS seq FROM events') as { seq: number };
     return {
       seq: seq.seq,

@@ -113,8 +113,7 @@ interface SchemaMetaRow {
 function readSchemaMeta(connection: SqliteDatabase): SchemaMetaRow | undefined {
   try {
     return connection.prepare('SELECT schema_name, schema_version, schema_digest, app_version FROM schema_meta WHERE id = 1').get() as
-      | SchemaMetaRow
-      | undefined;
+      SchemaMetaRow | undefined;
   } catch {
     return undefined; // a schema_meta table of another shape
   }
@@ -151,10 +150,7 @@ export function detectStateFile(connection: SqliteDatabase, path: string): Detec
     }
     const meta = readSchemaMeta(connection);
     if (meta === undefined || meta.schema_name !== PI_WORKFLOWS_SCHEMA_NAME) {
-      refuse(
-        path,
-        `has a schema_meta table without a pi-workflows row (schema_name ${meta === undefined ? 'unreadable' : JSON.stringify(meta.schema_name)})`,
-      );
+      refuse(path, `has a schema_meta table without a pi-workflows row (schema_name ${meta === undefined ? 'unreadable' : JSON.stringify(meta.schema_name)})`);
     }
     if (applicationId !== PI_WORKFLOWS_APPLICATION_ID) {
       refuse(path, `has a pi-workflows schema_meta but application_id ${hex32(applicationId)}, not ${hex32(PI_WORKFLOWS_APPLICATION_ID)}`);

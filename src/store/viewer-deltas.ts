@@ -12,9 +12,7 @@ export type ViewerTargetType = (typeof VIEWER_TARGET_TYPES)[number];
 
 /** One patch operation of a delta (STORE.md §8). */
 export type ViewerPatchOperation =
-  | { op: 'add' | 'replace'; path: string; value: JsonValue }
-  | { op: 'remove'; path: string }
-  | { op: 'append'; path: string; value: JsonValue[] };
+  { op: 'add' | 'replace'; path: string; value: JsonValue } | { op: 'remove'; path: string } | { op: 'append'; path: string; value: JsonValue[] };
 
 /** A draft delta passed to {@link ViewerDeltaLog.record}. */
 export interface ViewerDeltaDraft {
@@ -125,10 +123,7 @@ export class ViewerDeltaLog {
       throw new StoreError('integrity', 'Viewer changes must be recorded inside the durable state transaction');
     }
     if (drafts.length === 0) throw new StoreError('validation', 'Viewer change must name at least one bounded target');
-    const current = this.database.get<ViewerRunRow>(
-      'SELECT presentation_revision, retained_from_revision FROM viewer_runs WHERE run_id = ?',
-      runId,
-    );
+    const current = this.database.get<ViewerRunRow>('SELECT presentation_revision, retained_from_revision FROM viewer_runs WHERE run_id = ?', runId);
     if (current === undefined) {
       throw new StoreError('integrity', `Viewer projection does not exist for workflow run: ${runId}`);
     }
@@ -214,8 +209,7 @@ export class ViewerDeltaLog {
         recordedAt: iso(row.recorded_at),
       });
     }
-    const contiguous = batches.every((batch, index) => batch.presentationRevision === afterRevision + index + 1)
-      && batches.length === upTo - afterRevision;
+    const contiguous = batches.every((batch, index) => batch.presentationRevision === afterRevision + index + 1) && batches.length === upTo - afterRevision;
     if (!contiguous) return snapshot;
     return { kind: 'deltas', runId, currentRevision, retainedFromRevision, batches };
   }
@@ -257,13 +251,8 @@ export class ViewerDeltaLog {
 
   /** The run's current and retained-from revisions; undefined without a viewer row. */
   head(runId: string): { currentRevision: number; retainedFromRevision: number } | undefined {
-    const row = this.database.get<ViewerRunRow>(
-      'SELECT presentation_revision, retained_from_revision FROM viewer_runs WHERE run_id = ?',
-      runId,
-    );
-    return row === undefined
-      ? undefined
-      : { currentRevision: row.presentation_revision, retainedFromRevision: row.retained_from_revision };
+    const row = this.database.get<ViewerRunRow>('SELECT presentation_revision, retained_from_revision FROM viewer_runs WHERE run_id = ?', runId);
+    return row === undefined ? undefined : { currentRevision: row.presentation_revision, retainedFromRevision: row.retained_from_revision };
   }
 }
 

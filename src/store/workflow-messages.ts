@@ -217,10 +217,7 @@ export class WorkflowMessageStore {
    *   StoreError(conflict) `Workflow turn identity conflict: <id>`, `Workflow turn does not match its message`,
    *   `Workflow turn requires a sent message`, `Workflow message <id> already has open turn <turnId>`
    */
-  startTurn(
-    input: { workflowTurnId?: string; workflowMessageId: string; runId: string; targetSessionId: string },
-    now: number,
-  ): WorkflowTurnRecord {
+  startTurn(input: { workflowTurnId?: string; workflowMessageId: string; runId: string; targetSessionId: string }, now: number): WorkflowTurnRecord {
     assertWritableDatabase(this.database);
     const turnId = input.workflowTurnId ?? `workflow-turn-${randomUUID()}`;
     return this.database.transaction(() => {
@@ -248,10 +245,7 @@ export class WorkflowMessageStore {
         input.workflowMessageId,
       );
       if (open !== undefined) {
-        throw new StoreError(
-          'conflict',
-          `Workflow message ${input.workflowMessageId} already has open turn ${open.workflow_turn_id}`,
-        );
+        throw new StoreError('conflict', `Workflow message ${input.workflowMessageId} already has open turn ${open.workflow_turn_id}`);
       }
       this.database.run(
         `INSERT INTO workflow_turns(workflow_turn_id, workflow_message_id, run_id, target_session_id, state, stop_reason,
@@ -274,12 +268,7 @@ export class WorkflowMessageStore {
    *   StoreError(conflict) `Workflow turn end report conflicts with its saved result`,
    *   `Workflow turn changed before its end report`
    */
-  endTurn(
-    workflowTurnId: string,
-    stopReason: WorkflowTurnStopReason,
-    responseSessionEntryId: string | null,
-    now: number,
-  ): WorkflowTurnRecord {
+  endTurn(workflowTurnId: string, stopReason: WorkflowTurnStopReason, responseSessionEntryId: string | null, now: number): WorkflowTurnRecord {
     assertWritableDatabase(this.database);
     return this.database.transaction(() => {
       const row = this.turnRow(workflowTurnId);
@@ -316,12 +305,7 @@ export class WorkflowMessageStore {
         runId,
       );
       if (open.length === 0) return [];
-      this.database.run(
-        "UPDATE workflow_turns SET state = 'ended', stop_reason = ?, ended_at = ? WHERE run_id = ? AND state = 'started'",
-        reason,
-        now,
-        runId,
-      );
+      this.database.run("UPDATE workflow_turns SET state = 'ended', stop_reason = ?, ended_at = ? WHERE run_id = ? AND state = 'started'", reason, now, runId);
       return open.map((row) => toTurnRecord({ ...row, state: 'ended', stop_reason: reason, ended_at: now }));
     });
   }
@@ -344,16 +328,12 @@ export class WorkflowMessageStore {
 
   /** The run's messages in order number order. */
   listForRun(runId: string): WorkflowMessageRecord[] {
-    return this.database
-      .all<MessageRow>('SELECT * FROM workflow_messages WHERE run_id = ? ORDER BY order_number', runId)
-      .map((row) => this.toRecord(row));
+    return this.database.all<MessageRow>('SELECT * FROM workflow_messages WHERE run_id = ? ORDER BY order_number', runId).map((row) => this.toRecord(row));
   }
 
   /** The run's turns, oldest first. */
   turnsForRun(runId: string): WorkflowTurnRecord[] {
-    return this.database
-      .all<TurnRow>('SELECT * FROM workflow_turns WHERE run_id = ? ORDER BY started_at, workflow_turn_id', runId)
-      .map(toTurnRecord);
+    return this.database.all<TurnRow>('SELECT * FROM workflow_turns WHERE run_id = ? ORDER BY started_at, workflow_turn_id', runId).map(toTurnRecord);
   }
 
   private row(id: string): MessageRow | undefined {
@@ -398,12 +378,15 @@ function toTurnRecord(row: TurnRow): WorkflowTurnRecord {
 function assertContent(kind: WorkflowMessageKind, content: WorkflowMessageContent): void {
   const value = content as unknown as Record<string, unknown>;
   const valid =
-    typeof value === 'object' && value !== null &&
+    typeof value === 'object' &&
+    value !== null &&
     value.schema === CONTENT_SCHEMA &&
-    typeof value.customType === 'string' && value.customType.length > 0 &&
+    typeof value.customType === 'string' &&
+    value.customType.length > 0 &&
     typeof value.content === 'string' &&
     typeof value.display === 'boolean' &&
-    'details' in value && value.details !== undefined &&
+    'details' in value &&
+    value.details !== undefined &&
     typeof value.triggerTurn === 'boolean';
   if (!valid) throw new StoreError('validation', 'Workflow message content is invalid');
   const rule = TURN_RULE[kind];

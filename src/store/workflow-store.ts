@@ -34,20 +34,9 @@ import {
   type WorkflowRunFilter,
 } from './run-queries.js';
 import type { LineageKind, WorkflowRunRecord } from './run-records.js';
-import {
-  prepareOrAdoptWorkflowRun,
-  reserveWorkflowRun,
-  type ClaimRequest,
-  type PreparedRun,
-  type ReserveWorkflowRunInput,
-} from './run-reservation.js';
+import { prepareOrAdoptWorkflowRun, reserveWorkflowRun, type ClaimRequest, type PreparedRun, type ReserveWorkflowRunInput } from './run-reservation.js';
 import { reserveWithRestartPolicy, restartWorkflowRun, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
-import {
-  cancelWorkflowRun,
-  failWorkflowRun,
-  settleWorkflowRun,
-  type SettleWorkflowRunInput,
-} from './run-settlement.js';
+import { cancelWorkflowRun, failWorkflowRun, settleWorkflowRun, type SettleWorkflowRunInput } from './run-settlement.js';
 import {
   beginWorkflowRunInteractionTimeout,
   markWorkflowRunRunning,
@@ -67,12 +56,7 @@ import { runChangeLogOf, type RunChangeHead, type RunChangeLog, type RunChangeRo
 import type { StateFile } from './state-file.js';
 import type { StoreContext } from './store-context.js';
 import { resolveNow, sha256Hex, systemClock, type Clock } from './values.js';
-import {
-  VIEWER_TARGET_TYPES,
-  ViewerDeltaLog,
-  type ViewerDeltaDraft,
-  type ViewerDeltaRead,
-} from './viewer-deltas.js';
+import { VIEWER_TARGET_TYPES, ViewerDeltaLog, type ViewerDeltaDraft, type ViewerDeltaRead } from './viewer-deltas.js';
 import {
   WorkflowMessageStore,
   type CreateWorkflowMessageInput,
@@ -287,10 +271,7 @@ export class WorkflowStore {
    * @throws StoreError(validation, field `definition`) for a snapshot canonical JSON refuses;
    *   every error of {@link reserveWithPolicy}
    */
-  reserveFromDefinition(
-    input: DefinitionReservation,
-    claim?: ClaimRequest,
-  ): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
+  reserveFromDefinition(input: DefinitionReservation, claim?: ClaimRequest): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
     return reserveWithRestartPolicy(this.context, reservationOf(input), claim);
   }
 
@@ -307,10 +288,7 @@ export class WorkflowStore {
    *   its conflict `Terminal fingerprint does not match the terminal outcome of workflow run:
    *   <parentRunId>` (see `reserveWithRestartPolicy`)
    */
-  reserveWithPolicy(
-    input: ReserveWorkflowRunInput,
-    claim?: ClaimRequest,
-  ): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
+  reserveWithPolicy(input: ReserveWorkflowRunInput, claim?: ClaimRequest): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
     return reserveWithRestartPolicy(this.context, input, claim);
   }
 
@@ -530,7 +508,10 @@ export class WorkflowStore {
     return this.database.readSnapshot(() => {
       const head = this.runChanges.head();
       const rows = this.runChanges.readAfter(afterSeq, limit);
-      const runs = getWorkflowRuns(this.context, rows.map((row) => row.runId));
+      const runs = getWorkflowRuns(
+        this.context,
+        rows.map((row) => row.runId),
+      );
       const changes: Array<RunChangeRow & { run: WorkflowRunRecord }> = [];
       rows.forEach((row, index) => {
         const run = runs[index];
@@ -688,12 +669,7 @@ function registerProject(database: StateDatabase, projectPath: string | null, cl
     return row?.project_id ?? null;
   }
   database.transaction(() => {
-    database.run(
-      'INSERT INTO projects(project_id, canonical_path, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-      projectId,
-      canonicalPath,
-      clock(),
-    );
+    database.run('INSERT INTO projects(project_id, canonical_path, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', projectId, canonicalPath, clock());
   });
   return projectId;
 }

@@ -103,13 +103,19 @@ describe('contention: 2 processes × 4 runners claim 10,000 runs', () => {
     expect(results.flatMap((result) => result.failures)).toEqual([]);
     expect(reports).toHaveLength(PROCESSES * RUNNERS);
     const errors = reports.flatMap((report) => report.errors.map((error) => ({ runner: report.runnerId, ...error })));
-    expect(errors.filter((error) => error.code?.startsWith('SQLITE_BUSY') === true), 'SQLITE_BUSY reached a runner').toEqual([]);
+    expect(
+      errors.filter((error) => error.code?.startsWith('SQLITE_BUSY') === true),
+      'SQLITE_BUSY reached a runner',
+    ).toEqual([]);
     expect(errors).toEqual([]);
 
     const claims = reports.flatMap((report) => report.claims);
     const perRun = new Map<string, number>();
     for (const claim of claims) perRun.set(claim.runId, (perRun.get(claim.runId) ?? 0) + 1);
-    expect([...perRun].filter(([, count]) => count > 1), 'runs claimed more than once').toEqual([]);
+    expect(
+      [...perRun].filter(([, count]) => count > 1),
+      'runs claimed more than once',
+    ).toEqual([]);
     expect(claims).toHaveLength(RUNS);
     expect(perRun.size).toBe(RUNS);
     expect(claims.filter((claim) => claim.generation !== 1)).toEqual([]);

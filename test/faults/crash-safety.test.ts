@@ -169,16 +169,23 @@ describe('crash safety: SIGKILL under mutation load', () => {
       const token = (k: number) => `secret-${root}-${k}`;
       const claim = (k: number) => ({ runnerId: `runner-${index}`, claimToken: token(k), leaseMs: LEASE_MS });
       if (
-        (await step(url, chain, RESERVE, {
-          runId: root,
-          workflowName: 'crash',
-          workflowRef: 'workflows/crash.ts',
-          definition: { name: 'crash', steps: [{ id: 'a' }] },
-          input: { root },
-          originSessionId: chain.session,
-          claim: claim(1),
-        }, 'reserveWorkflowRun')) === null
-      ) return;
+        (await step(
+          url,
+          chain,
+          RESERVE,
+          {
+            runId: root,
+            workflowName: 'crash',
+            workflowRef: 'workflows/crash.ts',
+            definition: { name: 'crash', steps: [{ id: 'a' }] },
+            input: { root },
+            originSessionId: chain.session,
+            claim: claim(1),
+          },
+          'reserveWorkflowRun',
+        )) === null
+      )
+        return;
       if ((await step(url, chain, PARK, { runId: root, claimToken: token(1) }, 'parkWorkflowRun')) === null) return;
       if ((await step(url, chain, CLAIM, { runId: root, ...claim(2) }, 'claimWorkflowRun')) === null) return;
       if ((await step(url, chain, SETTLE, { runId: root, claimToken: token(2), status: 'FAILED', error: `boom-${root}` }, 'settleWorkflowRun')) === null) {
@@ -190,7 +197,8 @@ describe('crash safety: SIGKILL under mutation load', () => {
       if (
         (await step(url, chain, SETTLE, { runId: restart.runId, claimToken: token(3), status: 'COMPLETED', output: { chain: root } }, 'settleWorkflowRun')) ===
         null
-      ) return;
+      )
+        return;
     }
   }
 
@@ -303,7 +311,10 @@ describe('the invariant checker', () => {
         db.pragma('ignore_check_constraints = OFF');
         const rules = checkStoreInvariants(db).map((violation) => violation.rule);
         db.exec('ROLLBACK TO s; RELEASE s');
-        expect(rules.some((rule_) => rule.test(rule_)), `${sql} → ${rules.join('; ')}`).toBe(true);
+        expect(
+          rules.some((rule_) => rule.test(rule_)),
+          `${sql} → ${rules.join('; ')}`,
+        ).toBe(true);
       };
       broken("UPDATE runs SET restart_number = 1 WHERE run_id = 'one'", /a root run is its own root/);
       broken(

@@ -100,7 +100,7 @@ describe('a default server (no token, no --cors-origin)', () => {
     expect(fx.store.getWorkflowRun('xo-form')).toBeUndefined();
   });
 
-  it("answers its own origin (the live page, GraphiQL) with CORS headers and no credentials", async () => {
+  it('answers its own origin (the live page, GraphiQL) with CORS headers and no credentials', async () => {
     const query = await httpRequest(`${base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: own },
@@ -161,7 +161,14 @@ describe('a default server (no token, no --cors-origin)', () => {
 
   it('refuses a Host it does not answer for with 421 on every path and on upgrades; nothing is written', async () => {
     const before = contentDigest(connectionOf(fx.store));
-    const hosts = ['evil.example', `evil.example:${fx.port}`, `localhost.evil.example:${fx.port}`, `127.0.0.1.nip.io:${fx.port}`, `[::2]:${fx.port}`, '0.0.0.0'];
+    const hosts = [
+      'evil.example',
+      `evil.example:${fx.port}`,
+      `localhost.evil.example:${fx.port}`,
+      `127.0.0.1.nip.io:${fx.port}`,
+      `[::2]:${fx.port}`,
+      '0.0.0.0',
+    ];
     for (const host of hosts) {
       for (const [label, suffix, options] of browserRequests('xo-rebound')) {
         const response = await httpRequest(base + suffix, { ...options, headers: { ...options.headers, host } });
@@ -175,7 +182,11 @@ describe('a default server (no token, no --cors-origin)', () => {
     }
     expect(contentDigest(connectionOf(fx.store))).toBe(before);
     for (const host of [`localhost:${fx.port}`, `LocalHost:${fx.port}`, `127.0.0.1:${fx.port}`, `[::1]:${fx.port}`, 'localhost', '127.0.0.1']) {
-      const response = await httpRequest(`${base}/graphql`, { method: 'POST', headers: { host, 'content-type': 'application/json' }, body: JSON.stringify({ query: COUNT }) });
+      const response = await httpRequest(`${base}/graphql`, {
+        method: 'POST',
+        headers: { host, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: COUNT }),
+      });
       expect(response.status, host).toBe(200);
       expect(await tryUpgrade(fx.url, { host }), host).toEqual({ opened: true });
     }
@@ -267,11 +278,25 @@ describe('--cors-origin and --allowed-host options', () => {
     delete process.env.PI_WORKFLOWS_ALLOWED_HOSTS;
     expect(parseServerConfig(['node', 'main'])).toMatchObject({ corsOrigins: [], allowedHosts: [] });
     expect(
-      parseServerConfig(['node', 'main', '--cors-origin', 'http://localhost:5173', '--cors-origin', 'https://a.example,https://b.example:8443', '--allowed-host', 'My-Box', '--allowed-host', '::1']),
+      parseServerConfig([
+        'node',
+        'main',
+        '--cors-origin',
+        'http://localhost:5173',
+        '--cors-origin',
+        'https://a.example,https://b.example:8443',
+        '--allowed-host',
+        'My-Box',
+        '--allowed-host',
+        '::1',
+      ]),
     ).toMatchObject({ corsOrigins: ['http://localhost:5173', 'https://a.example', 'https://b.example:8443'], allowedHosts: ['my-box', '[::1]'] });
     process.env.PI_WORKFLOWS_CORS_ORIGINS = 'http://localhost:5173, https://a.example';
     process.env.PI_WORKFLOWS_ALLOWED_HOSTS = 'box-1,box-2';
-    expect(parseServerConfig(['node', 'main'])).toMatchObject({ corsOrigins: ['http://localhost:5173', 'https://a.example'], allowedHosts: ['box-1', 'box-2'] });
+    expect(parseServerConfig(['node', 'main'])).toMatchObject({
+      corsOrigins: ['http://localhost:5173', 'https://a.example'],
+      allowedHosts: ['box-1', 'box-2'],
+    });
     expect(parseServerConfig(['node', 'main', '--cors-origin', 'http://x.example', '--allowed-host', 'box-3'])).toMatchObject({
       corsOrigins: ['http://x.example'],
       allowedHosts: ['box-3'],
@@ -280,8 +305,14 @@ describe('--cors-origin and --allowed-host options', () => {
 
   it('refuse values a browser never sends or a Host never holds, with a usage error; --help lists them', () => {
     const cases: Array<[string[], string]> = [
-      [['--cors-origin', 'http://localhost:5173/'], `error: option '--cors-origin <origin>' argument 'http://localhost:5173/' is invalid. "http://localhost:5173/" is not an origin: write it as a browser sends it, scheme://host[:port] without a path or trailing slash ("http://localhost:5173")`],
-      [['--cors-origin', '*'], `"*" is not an origin: write it as a browser sends it, scheme://host[:port] without a path or trailing slash (for example http://localhost:5173)`],
+      [
+        ['--cors-origin', 'http://localhost:5173/'],
+        `error: option '--cors-origin <origin>' argument 'http://localhost:5173/' is invalid. "http://localhost:5173/" is not an origin: write it as a browser sends it, scheme://host[:port] without a path or trailing slash ("http://localhost:5173")`,
+      ],
+      [
+        ['--cors-origin', '*'],
+        `"*" is not an origin: write it as a browser sends it, scheme://host[:port] without a path or trailing slash (for example http://localhost:5173)`,
+      ],
       [['--cors-origin', 'HTTP://Example.com'], '("http://example.com")'],
       [['--allowed-host', 'http://box'], `"http://box" is not a host name: give a name or IP address without scheme or port (for example my-box.local)`],
       [['--allowed-host', 'box:4000'], `"box:4000" is not a host name`],

@@ -85,7 +85,21 @@ const wrongType = fc.oneof(
 const runIdLike = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...EXISTING) },
   { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,24}$/) },
-  { weight: 1, arbitrary: fc.constantFrom('', ' ', 'missing-run', 'a'.repeat(200), 'a'.repeat(201), '../etc/passwd', "x'; DROP TABLE runs; --", '-dash-first', 'run\u0000nul', '\ud800') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      'missing-run',
+      'a'.repeat(200),
+      'a'.repeat(201),
+      '../etc/passwd',
+      "x'; DROP TABLE runs; --",
+      '-dash-first',
+      'run\u0000nul',
+      '\ud800',
+    ),
+  },
   { weight: 1, arbitrary: unicode },
   { weight: 1, arbitrary: huge },
 );
@@ -110,7 +124,11 @@ const leaseMs = fc.oneof(
   fc.integer({ min: 86_400_001, max: 2 ** 31 - 1 }),
   fc.constantFrom<unknown>(2 ** 31, 2 ** 53, -(2 ** 53), 1.5, -0.5, '1000', true, new RawJson('1e400'), new RawJson('123456789012345678901234567890')),
 );
-const intLike = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: -5, max: 5 }) }, fc.integer(), fc.constantFrom<unknown>(2 ** 31, 0.5, '1', new RawJson('1e400')));
+const intLike = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: -5, max: 5 }) },
+  fc.integer(),
+  fc.constantFrom<unknown>(2 ** 31, 0.5, '1', new RawJson('1e400')),
+);
 
 /** JSON nested `depth` levels deep, as raw text (arrays or objects). */
 function deepJson(depth: number, objects: boolean): RawJson {
@@ -135,7 +153,10 @@ const json = fc.oneof(
   },
 );
 const enumOf = (...values: string[]) =>
-  fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...values) }, { weight: 1, arbitrary: fc.constantFrom<unknown>('BOGUS', 'completed', '', `${values[0]} `, 1, null) });
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...values) },
+    { weight: 1, arbitrary: fc.constantFrom<unknown>('BOGUS', 'completed', '', `${values[0]} `, 1, null) },
+  );
 
 /** How one field of an otherwise well-typed input is broken. */
 type Corruption = { field: string; how: 'wrongType' | 'null' | 'absent'; value: unknown };
@@ -306,9 +327,20 @@ describe('fuzzed mutation inputs over HTTP', () => {
       ['reserveWorkflowRun', JSON.stringify({ query: reserveDoc })],
       ['reserveWorkflowRun', JSON.stringify({ query: reserveDoc, variables: { input: null } })],
       // The same limits for values written inline in the document instead of variables.
-      ['settleWorkflowRun', JSON.stringify({ query: `mutation { settleWorkflowRun(input: { runId: "fz-claimed", claimToken: "x", status: BOGUS }) ${RESULT} }` })],
-      ['settleWorkflowRun', JSON.stringify({ query: `mutation { settleWorkflowRun(input: { runId: "fz-claimed", claimToken: "x", status: COMPLETED, output: ${'['.repeat(3_000)}${']'.repeat(3_000)} }) ${RESULT} }` })],
-      ['claimWorkflowRun', JSON.stringify({ query: `mutation { claimWorkflowRun(input: { runnerId: "r", claimToken: "t", leaseMs: 99999999999 }) ${RESULT} }` })],
+      [
+        'settleWorkflowRun',
+        JSON.stringify({ query: `mutation { settleWorkflowRun(input: { runId: "fz-claimed", claimToken: "x", status: BOGUS }) ${RESULT} }` }),
+      ],
+      [
+        'settleWorkflowRun',
+        JSON.stringify({
+          query: `mutation { settleWorkflowRun(input: { runId: "fz-claimed", claimToken: "x", status: COMPLETED, output: ${'['.repeat(3_000)}${']'.repeat(3_000)} }) ${RESULT} }`,
+        }),
+      ],
+      [
+        'claimWorkflowRun',
+        JSON.stringify({ query: `mutation { claimWorkflowRun(input: { runnerId: "r", claimToken: "t", leaseMs: 99999999999 }) ${RESULT} }` }),
+      ],
       ['claimWorkflowRun', JSON.stringify({ query: `mutation { claimWorkflowRun(input: { runnerId: "r", claimToken: "t", leaseMs: -1 }) ${RESULT} }` })],
       ['parkWorkflowRun', JSON.stringify({ query: `mutation { parkWorkflowRun(input: { runId: "${'z'.repeat(100_000)}", claimToken: "t" }) ${RESULT} }` })],
       ['parkWorkflowRun', JSON.stringify({ query: `mutation { parkWorkflowRun(input: { claimToken: "t" }) ${RESULT} }` })],

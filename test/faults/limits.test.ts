@@ -12,7 +12,6 @@ import { ALIASES_10K, COSTLY, deepLiteral, MAX_BODY_BYTES, nested } from './limi
 import { commitMarker, DELTAS_SUBSCRIPTION, openRawWs, spawnTsChild, untilRevision, type DeltasData } from '../helpers/live-fixtures.js';
 import { reserve, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
-
 /** The memory check's child process (see its module comment). */
 const MEMORY_CHILD = 'test/faults/limits-memory-child.ts';
 
@@ -98,12 +97,18 @@ describe('limits under abuse', () => {
           /^Query depth 13 exceeds the maximum of 12 by 1\.$/,
         ],
         [
-          raw.subscribe('aliases', `subscription { ${Array.from({ length: 10_000 }, (_, index) => `a${index}: workflowRunUpdated(runId: "run-1") { runId }`).join(' ')} }`),
+          raw.subscribe(
+            'aliases',
+            `subscription { ${Array.from({ length: 10_000 }, (_, index) => `a${index}: workflowRunUpdated(runId: "run-1") { runId }`).join(' ')} }`,
+          ),
           /^Document has more than the maximum of 5000 tokens\.$/,
         ],
         [raw.subscribe('syntax', 'subscription { workflowRunUpdated(runId: "run-1" '), /^Syntax Error: .{10,}/],
         [
-          raw.subscribe('literal', `subscription { workflowRunDeltas(runId: "run-1", afterRevision: ${'['.repeat(2_400)}${']'.repeat(2_400)}) { __typename } }`),
+          raw.subscribe(
+            'literal',
+            `subscription { workflowRunDeltas(runId: "run-1", afterRevision: ${'['.repeat(2_400)}${']'.repeat(2_400)}) { __typename } }`,
+          ),
           /^Syntax Error: Document is nested too deeply\.$/,
         ],
       ];

@@ -114,9 +114,11 @@ describe('a write waiting for the lock of another process', () => {
 
     const holder = await holdWriteLock(server.dbPath);
     let settled = false;
-    const mutation = server.data(ReserveWorkflowRunDocument, { input: reserveInput('while-locked', { originSessionId: 'session-while-locked' }) }).finally(() => {
-      settled = true;
-    });
+    const mutation = server
+      .data(ReserveWorkflowRunDocument, { input: reserveInput('while-locked', { originSessionId: 'session-while-locked' }) })
+      .finally(() => {
+        settled = true;
+      });
     await writeEntered;
     expect(database.lockWaiters).toBe(1);
 
@@ -150,9 +152,11 @@ describe('StateDatabase.transactionAsync (store.writeAsync)', () => {
         syncError = error;
       }
       let asyncError: unknown;
-      await store.writeAsync(() => store.reserveWorkflowRun(reservation('async-run'))).catch((error: unknown) => {
-        asyncError = error;
-      });
+      await store
+        .writeAsync(() => store.reserveWorkflowRun(reservation('async-run')))
+        .catch((error: unknown) => {
+          asyncError = error;
+        });
       expect(syncError).toBeInstanceOf(Error);
       expect(asyncError).toBeInstanceOf((syncError as Error).constructor);
       expect({ name: (asyncError as Error).name, code: (asyncError as { code?: string }).code, message: (asyncError as Error).message }).toEqual({

@@ -101,7 +101,9 @@ describe('migrations at the server level', () => {
     store.close();
     const downgrade = new Database(scratch);
     const added = downgrade.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as Array<{ name: string }>;
-    const introduced = [MIGRATIONS[1], MIGRATIONS[3]].flatMap((migration) => migration?.sql.match(/CREATE INDEX (\w+)/g)?.map((statement) => statement.split(' ')[2] as string) ?? []);
+    const introduced = [MIGRATIONS[1], MIGRATIONS[3]].flatMap(
+      (migration) => migration?.sql.match(/CREATE INDEX (\w+)/g)?.map((statement) => statement.split(' ')[2] as string) ?? [],
+    );
     expect(introduced.length).toBeGreaterThan(1);
     expect(added.map((row) => row.name)).toEqual(expect.arrayContaining(introduced));
     for (const name of introduced) downgrade.exec(`DROP INDEX ${name}`);
@@ -125,9 +127,9 @@ describe('migrations at the server level', () => {
     try {
       return {
         versions: (db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as Array<{ version: number }>).map((row) => row.version),
-        indexes: (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>).map(
-          (row) => row.name,
-        ),
+        indexes: (
+          db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>
+        ).map((row) => row.name),
         runs: (db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n,
       };
     } finally {

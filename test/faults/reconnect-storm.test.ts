@@ -106,21 +106,22 @@ describe('reconnect storm: 1,000 disconnect/reconnect cycles during commits', ()
       moved.notify();
     };
 
-    const subscribers: Subscriber[] = [...RUNS.map((runId) => [runId, SUBSCRIBERS_PER_RUN] as const), [SLEEP_RUN, SLEEPERS] as const].flatMap(([runId, count]) =>
-      Array.from({ length: count }, (_, index) => ({
-        name: `${runId}#${index}`,
-        runId,
-        sleeper: runId === SLEEP_RUN,
-        cursor: 1,
-        applied: [],
-        connections: 0,
-        snapshots: 0,
-        snapshotsAfterSleep: 0,
-        slept: false,
-        violations: [],
-        current: 0,
-        budget: 0,
-      })),
+    const subscribers: Subscriber[] = [...RUNS.map((runId) => [runId, SUBSCRIBERS_PER_RUN] as const), [SLEEP_RUN, SLEEPERS] as const].flatMap(
+      ([runId, count]) =>
+        Array.from({ length: count }, (_, index) => ({
+          name: `${runId}#${index}`,
+          runId,
+          sleeper: runId === SLEEP_RUN,
+          cursor: 1,
+          applied: [],
+          connections: 0,
+          snapshots: 0,
+          snapshotsAfterSleep: 0,
+          slept: false,
+          violations: [],
+          current: 0,
+          budget: 0,
+        })),
     );
 
     /** Applies one event of connection `connection`; checks it against the cursor. */
@@ -189,9 +190,12 @@ describe('reconnect storm: 1,000 disconnect/reconnect cycles during commits', ()
       );
       // Some connections are dropped on a timer rather than after events (maybe before any arrives).
       if (random() < 0.3) {
-        setTimeout(() => {
-          if (subscriber.current === connection && reconnects < RECONNECTS) void drop(subscriber);
-        }, Math.floor(random() * 15));
+        setTimeout(
+          () => {
+            if (subscriber.current === connection && reconnects < RECONNECTS) void drop(subscriber);
+          },
+          Math.floor(random() * 15),
+        );
       }
     }
 
@@ -235,14 +239,12 @@ describe('reconnect storm: 1,000 disconnect/reconnect cycles during commits', ()
     }
     // A few more commits after the last reconnect, then every subscriber catches up to the head.
     for (const runId of [...RUNS, SLEEP_RUN]) commit(runId);
-    await moved.until(
-      () => subscribers.every((subscriber) => subscriber.cursor === heads.get(subscriber.runId)),
-      'every subscriber at its run head',
-      30_000,
-    ).catch((error: unknown) => {
-      const behind = subscribers.filter((subscriber) => subscriber.cursor !== heads.get(subscriber.runId));
-      throw new Error(`${(error as Error).message}: ${behind.map((s) => `${s.name} at ${s.cursor}/${heads.get(s.runId)}`).join(', ')}`);
-    });
+    await moved
+      .until(() => subscribers.every((subscriber) => subscriber.cursor === heads.get(subscriber.runId)), 'every subscriber at its run head', 30_000)
+      .catch((error: unknown) => {
+        const behind = subscribers.filter((subscriber) => subscriber.cursor !== heads.get(subscriber.runId));
+        throw new Error(`${(error as Error).message}: ${behind.map((s) => `${s.name} at ${s.cursor}/${heads.get(s.runId)}`).join(', ')}`);
+      });
     await Promise.all(subscribers.map((subscriber) => subscriber.client?.dispose()));
 
     const violations = subscribers.flatMap((subscriber) => subscriber.violations.map((violation) => `${subscriber.name}: ${violation}`));

@@ -65,7 +65,11 @@ describe('request bodies and the cap', () => {
   it('a chunked POST within the cap runs (up to exactly the cap); one byte over gets 413', async () => {
     sockets = [];
     const atCap = reserveBody('chunked-at-cap', CAP);
-    const ran = await rawExchange(fx.port, head({ 'transfer-encoding': 'chunked', connection: 'close' }), chunkedEncoding([atCap.subarray(0, 1000), atCap.subarray(1000)]));
+    const ran = await rawExchange(
+      fx.port,
+      head({ 'transfer-encoding': 'chunked', connection: 'close' }),
+      chunkedEncoding([atCap.subarray(0, 1000), atCap.subarray(1000)]),
+    );
     expect(ran.status, ran.received).toBe(200);
     expect(bodyOf(ran.received)).toBe('{"data":{"reserveWorkflowRun":{"__typename":"ReserveWorkflowRunSuccess"}}}');
     expect(fx.store.getWorkflowRun('chunked-at-cap')?.status).toBe('queued');
@@ -125,7 +129,9 @@ describe('request bodies and the cap', () => {
     sockets = [];
     const size = 1024 * 1024 * 1024;
     // Reads while writing (so it sees the 413 at once) but keeps writing, as a stuck uploader would.
-    const outcome = await rawExchange(fx.port, head({ 'content-length': String(size) }), repeatedChunks(size / 65_536, 65_536), { keepWritingAfterAnswer: true });
+    const outcome = await rawExchange(fx.port, head({ 'content-length': String(size) }), repeatedChunks(size / 65_536, 65_536), {
+      keepWritingAfterAnswer: true,
+    });
     expect(outcome.status).toBe(413);
     expect(outcome.bodyBytesWritten).toBeLessThan(size);
     const [read] = await serverBytesRead();
@@ -134,7 +140,11 @@ describe('request bodies and the cap', () => {
 
   it('a refusal before the size check (foreign Origin) reads a chunked body up to the cap at most', async () => {
     sockets = [];
-    const outcome = await rawExchange(fx.port, head({ 'transfer-encoding': 'chunked', origin: 'http://evil.example' }), chunkedEncoding(repeatedChunks(2_048, 16_384)));
+    const outcome = await rawExchange(
+      fx.port,
+      head({ 'transfer-encoding': 'chunked', origin: 'http://evil.example' }),
+      chunkedEncoding(repeatedChunks(2_048, 16_384)),
+    );
     expect(outcome.status).toBe(403);
     const [read] = await serverBytesRead();
     expect(read).toBeLessThanOrEqual(CAP + SLACK);

@@ -40,7 +40,10 @@ const FORBIDDEN = {
 const RESULT = '{ __typename ... on Error { code message } }';
 /** Every mutation, as the read-only server tests send them. */
 const MUTATIONS: Array<[string, string]> = [
-  ['reserveWorkflowRun', `mutation { reserveWorkflowRun(input: { runId: "sc-new", workflowName: "x", workflowRef: "x.ts", definition: {}, originSessionId: "s-new", claim: { runnerId: "r", claimToken: "t", leaseMs: 1000 } }) ${RESULT} }`],
+  [
+    'reserveWorkflowRun',
+    `mutation { reserveWorkflowRun(input: { runId: "sc-new", workflowName: "x", workflowRef: "x.ts", definition: {}, originSessionId: "s-new", claim: { runnerId: "r", claimToken: "t", leaseMs: 1000 } }) ${RESULT} }`,
+  ],
   ['restartWorkflowRun', `mutation { restartWorkflowRun(input: { runId: "sc-failed", originSessionId: "session-sc-failed" }) ${RESULT} }`],
   ['claimWorkflowRun', `mutation { claimWorkflowRun(input: { runId: "sc-queued", runnerId: "r", claimToken: "t", leaseMs: 1000 }) ${RESULT} }`],
   ['claimWorkflowRun', `mutation { claimWorkflowRun(input: { runnerId: "r", claimToken: "t", leaseMs: 1000 }) ${RESULT} }`],
@@ -59,13 +62,22 @@ describe('--read-token and --token', () => {
         fx.url,
         {
           query: 'mutation R($input: ReserveWorkflowRunInput!) { reserveWorkflowRun(input: $input) { __typename } }',
-          variables: { input: { ...reserveInput(runId, { originSessionId: `session-${runId}` }), ...(runId === 'sc-queued' ? {} : { claim: { runnerId: 'r', claimToken: `t-${runId}`, leaseMs: 600_000 } }) } },
+          variables: {
+            input: {
+              ...reserveInput(runId, { originSessionId: `session-${runId}` }),
+              ...(runId === 'sc-queued' ? {} : { claim: { runnerId: 'r', claimToken: `t-${runId}`, leaseMs: 600_000 } }),
+            },
+          },
         },
         bearer(FULL),
       );
       expect(response.body?.data).toEqual({ reserveWorkflowRun: { __typename: 'ReserveWorkflowRunSuccess' } });
     }
-    const failed = await postGraphQL(fx.url, { query: 'mutation { settleWorkflowRun(input: { runId: "sc-failed", claimToken: "t-sc-failed", status: FAILED, error: "boom" }) { __typename } }' }, bearer(FULL));
+    const failed = await postGraphQL(
+      fx.url,
+      { query: 'mutation { settleWorkflowRun(input: { runId: "sc-failed", claimToken: "t-sc-failed", status: FAILED, error: "boom" }) { __typename } }' },
+      bearer(FULL),
+    );
     expect(failed.body?.data).toEqual({ settleWorkflowRun: { __typename: 'SettleWorkflowRunSuccess' } });
   });
   afterAll(async () => {
@@ -166,7 +178,10 @@ describe('--read-token and --token', () => {
     await postGraphQL(fx.url, { query: COUNT, operationName: null }, bearer(READ_A));
     await postGraphQL(fx.url, { query: 'query Count { workflowRuns { totalCount } }' }, bearer(FULL));
     await postGraphQL(fx.url, { query: COUNT }, bearer('wrong'));
-    const requests = lines.slice(start).map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.msg === 'request' || entry.msg === 'request refused');
+    const requests = lines
+      .slice(start)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.msg === 'request' || entry.msg === 'request refused');
     expect(requests.map((entry) => [entry.msg, entry.scope, entry.status])).toEqual([
       ['request', 'read', 200],
       ['request', 'write', 200],

@@ -51,7 +51,10 @@ describe('with a token: nothing gets through without it', () => {
     base = fx.url.replace(/\/graphql$/, '');
     const reserved = await postGraphQL(
       fx.url,
-      { query: 'mutation R($input: ReserveWorkflowRunInput!) { reserveWorkflowRun(input: $input) { __typename } }', variables: { input: reserveInput('sec-run') } },
+      {
+        query: 'mutation R($input: ReserveWorkflowRunInput!) { reserveWorkflowRun(input: $input) { __typename } }',
+        variables: { input: reserveInput('sec-run') },
+      },
       AUTH,
     );
     expect(reserved.body?.data).toEqual({ reserveWorkflowRun: { __typename: 'ReserveWorkflowRunSuccess' } });
@@ -63,7 +66,13 @@ describe('with a token: nothing gets through without it', () => {
 
   /** Paths yoga answers GraphQL on (it matches any URL ending in /graphql, and /graphql/). */
   const PATHS = ['/graphql', '/graphql/', '//graphql', '/any/graphql', '/health?via=/graphql', '/?/graphql'];
-  const CREDENTIALS: Array<Record<string, string>> = [{}, { authorization: 'Bearer wrong' }, { authorization: TOKEN }, { authorization: `Basic ${TOKEN}` }, { authorization: `Bearer ${TOKEN}x` }];
+  const CREDENTIALS: Array<Record<string, string>> = [
+    {},
+    { authorization: 'Bearer wrong' },
+    { authorization: TOKEN },
+    { authorization: `Basic ${TOKEN}` },
+    { authorization: `Bearer ${TOKEN}x` },
+  ];
 
   it('HTTP POST and GET: 401 for queries, mutations and subscriptions on every GraphQL path; nothing written', async () => {
     let refused = 0;
@@ -115,7 +124,14 @@ describe('with a token: nothing gets through without it', () => {
   });
 
   it('graphql-ws: no init, a wrong token or operations before the ack close the socket; nothing runs', async () => {
-    const payloads: Array<Record<string, unknown> | undefined> = [undefined, {}, { authorization: 'Bearer wrong' }, { authorization: TOKEN }, { authorization: ['Bearer', TOKEN] }, { Authorization: `Bearer ${TOKEN}` }];
+    const payloads: Array<Record<string, unknown> | undefined> = [
+      undefined,
+      {},
+      { authorization: 'Bearer wrong' },
+      { authorization: TOKEN },
+      { authorization: ['Bearer', TOKEN] },
+      { Authorization: `Bearer ${TOKEN}` },
+    ];
     for (const payload of payloads) {
       const raw = await openRawWs(fx.url);
       raw.init(payload);
@@ -124,7 +140,10 @@ describe('with a token: nothing gets through without it', () => {
       raw.send({ type: 'subscribe', id: 'q', payload: { query: QUERY } });
       const closed = await raw.closed;
       expect([4403, 4401], JSON.stringify(payload)).toContain(closed.code);
-      expect(raw.messages.events.filter((message) => message.type !== 'connection_ack'), JSON.stringify(payload)).toEqual([]);
+      expect(
+        raw.messages.events.filter((message) => message.type !== 'connection_ack'),
+        JSON.stringify(payload),
+      ).toEqual([]);
     }
     // Operations without any connection_init at all.
     const raw = await openRawWs(fx.url);
@@ -152,7 +171,10 @@ describe('with a token: nothing gets through without it', () => {
 describe('claim tokens never leave the server', () => {
   let fx: TestServer;
   const { lines, logger } = captureLog('trace');
-  const tokens = Array.from({ length: 6 }, (_, index) => `claim-secret-${index}-${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 12)}`);
+  const tokens = Array.from(
+    { length: 6 },
+    (_, index) => `claim-secret-${index}-${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 12)}`,
+  );
   /** Each token, its SHA-256 as hex and base64: none may show. */
   const forbidden = tokens.flatMap((token) => {
     const hash = createHash('sha256').update(token).digest();
@@ -198,16 +220,23 @@ describe('claim tokens never leave the server', () => {
     ]) {
       expect((await call(park, { input }))?.parkWorkflowRun).toMatchObject({ __typename: expect.stringMatching(/Error$/) });
     }
-    expect((await call(claim, { input: { runId: 'leak-run', runnerId: 'runner-b', claimToken: t1, leaseMs: 60_000 } }))?.claimWorkflowRun).toMatchObject({ run: null });
+    expect((await call(claim, { input: { runId: 'leak-run', runnerId: 'runner-b', claimToken: t1, leaseMs: 60_000 } }))?.claimWorkflowRun).toMatchObject({
+      run: null,
+    });
     expect((await call(park, { input: { runId: 'leak-run', claimToken: t0 } }))?.parkWorkflowRun).toMatchObject({ __typename: 'ParkWorkflowRunSuccess' });
     expect((await call(claim, { input: { runId: 'leak-run', runnerId: 'runner-b', claimToken: t2, leaseMs: 60_000 } }))?.claimWorkflowRun).toMatchObject({
       run: { claim: { ownerId: 'runner-b', leaseGeneration: 2 } },
     });
-    expect((await call(settle, { input: { runId: 'leak-run', claimToken: t3, status: 'COMPLETED' } }))?.settleWorkflowRun).toMatchObject({ code: 'CLAIM_LOST' });
+    expect((await call(settle, { input: { runId: 'leak-run', claimToken: t3, status: 'COMPLETED' } }))?.settleWorkflowRun).toMatchObject({
+      code: 'CLAIM_LOST',
+    });
     expect((await call(settle, { input: { runId: 'leak-run', claimToken: t2, status: 'FAILED', error: 'boom' } }))?.settleWorkflowRun).toMatchObject({
       __typename: 'SettleWorkflowRunSuccess',
     });
-    expect((await call(restart, { input: { runId: 'leak-run', originSessionId: 'session-1', claim: { runnerId: 'runner-c', claimToken: t4, leaseMs: 60_000 } } }))?.restartWorkflowRun).toMatchObject({
+    expect(
+      (await call(restart, { input: { runId: 'leak-run', originSessionId: 'session-1', claim: { runnerId: 'runner-c', claimToken: t4, leaseMs: 60_000 } } }))
+        ?.restartWorkflowRun,
+    ).toMatchObject({
       __typename: 'RestartWorkflowRunSuccess',
     });
     expect((await call(claim, { input: { runnerId: 'runner-d', claimToken: t5, leaseMs: 60_000 } }))?.claimWorkflowRun).toBeDefined();
@@ -215,7 +244,10 @@ describe('claim tokens never leave the server', () => {
     await call(claim, { input: { runnerId: 'r', claimToken: t5, leaseMs: 'soon' } });
     await call(`mutation { parkWorkflowRun(input: { runId: "leak-run", claimToken: "${t5}" }) { __typename } `, {});
     // Every read that shows runs and claims.
-    await call(`{ workflowRuns(first: 100) { edges { node ${RUN} } } workflowRun(runId: "leak-run") { viewerDeltas(afterRevision: 1) { batches { deltas { patch { op path value } } } } } }`, {});
+    await call(
+      `{ workflowRuns(first: 100) { edges { node ${RUN} } } workflowRun(runId: "leak-run") { viewerDeltas(afterRevision: 1) { batches { deltas { patch { op path value } } } } } }`,
+      {},
+    );
     await call('{ __type(name: "RunClaim") { fields { name } } }', {});
 
     const head = fx.store.getWorkflowRun('leak-run')?.presentationRevision ?? Number.NaN;
@@ -253,7 +285,12 @@ describe('read-only server', () => {
     for (const runId of ['ro-queued', 'ro-claimed', 'ro-failed']) {
       const response = await postGraphQL(writer.url, {
         query: 'mutation R($input: ReserveWorkflowRunInput!) { reserveWorkflowRun(input: $input) { __typename } }',
-        variables: { input: { ...reserveInput(runId, { originSessionId: `session-${runId}` }), ...(runId === 'ro-queued' ? {} : { claim: { runnerId: 'r', claimToken: `t-${runId}`, leaseMs: 600_000 } }) } },
+        variables: {
+          input: {
+            ...reserveInput(runId, { originSessionId: `session-${runId}` }),
+            ...(runId === 'ro-queued' ? {} : { claim: { runnerId: 'r', claimToken: `t-${runId}`, leaseMs: 600_000 } }),
+          },
+        },
       });
       expect(response.body?.data).toEqual({ reserveWorkflowRun: { __typename: 'ReserveWorkflowRunSuccess' } });
     }
@@ -271,12 +308,30 @@ describe('read-only server', () => {
   });
 
   const MUTATIONS: Array<[string, string]> = [
-    ['reserveWorkflowRun', `mutation { reserveWorkflowRun(input: { runId: "ro-new", workflowName: "x", workflowRef: "x.ts", definition: {}, originSessionId: "s-new", claim: { runnerId: "r", claimToken: "t", leaseMs: 1000 } }) { __typename ... on Error { code message } } }`],
-    ['restartWorkflowRun', `mutation { restartWorkflowRun(input: { runId: "ro-failed", originSessionId: "session-ro-failed" }) { __typename ... on Error { code message } } }`],
-    ['claimWorkflowRun', `mutation { claimWorkflowRun(input: { runId: "ro-queued", runnerId: "r", claimToken: "t", leaseMs: 1000 }) { __typename ... on Error { code message } } }`],
-    ['claimWorkflowRun', `mutation { claimWorkflowRun(input: { runnerId: "r", claimToken: "t", leaseMs: 1000 }) { __typename ... on Error { code message } } }`],
-    ['parkWorkflowRun', `mutation { parkWorkflowRun(input: { runId: "ro-claimed", claimToken: "t-ro-claimed", noProgressDetail: "stuck" }) { __typename ... on Error { code message } } }`],
-    ['settleWorkflowRun', `mutation { settleWorkflowRun(input: { runId: "ro-claimed", claimToken: "t-ro-claimed", status: COMPLETED }) { __typename ... on Error { code message } } }`],
+    [
+      'reserveWorkflowRun',
+      `mutation { reserveWorkflowRun(input: { runId: "ro-new", workflowName: "x", workflowRef: "x.ts", definition: {}, originSessionId: "s-new", claim: { runnerId: "r", claimToken: "t", leaseMs: 1000 } }) { __typename ... on Error { code message } } }`,
+    ],
+    [
+      'restartWorkflowRun',
+      `mutation { restartWorkflowRun(input: { runId: "ro-failed", originSessionId: "session-ro-failed" }) { __typename ... on Error { code message } } }`,
+    ],
+    [
+      'claimWorkflowRun',
+      `mutation { claimWorkflowRun(input: { runId: "ro-queued", runnerId: "r", claimToken: "t", leaseMs: 1000 }) { __typename ... on Error { code message } } }`,
+    ],
+    [
+      'claimWorkflowRun',
+      `mutation { claimWorkflowRun(input: { runnerId: "r", claimToken: "t", leaseMs: 1000 }) { __typename ... on Error { code message } } }`,
+    ],
+    [
+      'parkWorkflowRun',
+      `mutation { parkWorkflowRun(input: { runId: "ro-claimed", claimToken: "t-ro-claimed", noProgressDetail: "stuck" }) { __typename ... on Error { code message } } }`,
+    ],
+    [
+      'settleWorkflowRun',
+      `mutation { settleWorkflowRun(input: { runId: "ro-claimed", claimToken: "t-ro-claimed", status: COMPLETED }) { __typename ... on Error { code message } } }`,
+    ],
   ];
   const FORBIDDEN = { __typename: 'ForbiddenError', code: 'FORBIDDEN', message: 'The server is read-only' };
 
@@ -298,10 +353,17 @@ describe('read-only server', () => {
   });
 
   it('refuses writes below GraphQL too: the store and its connection', () => {
-    expect(() => fx.store.reserveWorkflowRun({
-      runId: 'ro-direct', workflowName: 'x', workflowSourceRef: 'x', workflowSource: { kind: 'file', path: 'x', hash: 'a'.repeat(64) },
-      definitionDigest: 'a'.repeat(64), definitionSnapshot: {}, originSessionId: 's',
-    })).toThrow('Controller store is read-only');
+    expect(() =>
+      fx.store.reserveWorkflowRun({
+        runId: 'ro-direct',
+        workflowName: 'x',
+        workflowSourceRef: 'x',
+        workflowSource: { kind: 'file', path: 'x', hash: 'a'.repeat(64) },
+        definitionDigest: 'a'.repeat(64),
+        definitionSnapshot: {},
+        originSessionId: 's',
+      }),
+    ).toThrow('Controller store is read-only');
     expect(() => fx.store.recordViewerDeltas('ro-queued', [{ targetType: 'summary' }])).toThrow('Controller store is read-only');
     expect(() => fx.store.cancelWorkflowRun({ runId: 'ro-queued' })).toThrow('Controller store is read-only');
     expect(() => connectionOf(fx.store).exec("UPDATE runs SET title = 'x'")).toThrow(/readonly/);
@@ -326,7 +388,10 @@ describe('bind address', () => {
       const config = parseServerConfig(['node', 'x']);
       expect(config.host).toBe('127.0.0.1');
       const dir = faultTempDir();
-      const server = await startServer({ ...config, dbPath: join(dir, 'state.db'), port: 0, projectPath: dir, logLevel: 'silent' }, { logger: pino({ level: 'silent' }) });
+      const server = await startServer(
+        { ...config, dbPath: join(dir, 'state.db'), port: 0, projectPath: dir, logLevel: 'silent' },
+        { logger: pino({ level: 'silent' }) },
+      );
       try {
         expect((server.httpServer.address() as AddressInfo).address).toBe('127.0.0.1');
         expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/graphql$/);

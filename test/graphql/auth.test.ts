@@ -7,7 +7,6 @@ import { WorkflowRunsDocument } from '../../schema/generated/graphql.js';
 import { serverTest } from '../helpers/server-test.js';
 
 describe('auth', () => {
-
   it('refuses a request without Authorization with 401', async ({ fx }) => {
     const response = await fx.gql(WorkflowRunsDocument, {}, { authorization: null });
     expect(response.status).toBe(401);

@@ -26,7 +26,8 @@ async function unchanged<T>(fx: TestServer, action: () => Promise<T>): Promise<T
 
 const claimFails = (fx: TestServer, input: ClaimWorkflowRunInput) =>
   unchanged(fx, async () => (await fx.data(ClaimWorkflowRunDocument, { input })).claimWorkflowRun);
-const parkFails = (fx: TestServer, input: ParkWorkflowRunInput) => unchanged(fx, async () => (await fx.data(ParkWorkflowRunDocument, { input })).parkWorkflowRun);
+const parkFails = (fx: TestServer, input: ParkWorkflowRunInput) =>
+  unchanged(fx, async () => (await fx.data(ParkWorkflowRunDocument, { input })).parkWorkflowRun);
 const settleFails = (fx: TestServer, input: SettleWorkflowRunInput) =>
   unchanged(fx, async () => (await fx.data(SettleWorkflowRunDocument, { input })).settleWorkflowRun);
 

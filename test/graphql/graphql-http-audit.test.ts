@@ -54,8 +54,7 @@ describe('GraphQL over HTTP (graphql-http server audits)', () => {
 
   it('summary: every MUST passes; failing SHOULDs are exactly the documented ones', async () => {
     const all = await Promise.all(audits.map(resultOf));
-    const failed = (level: string) =>
-      all.filter((result) => result.name.startsWith(`${level} `) && result.status !== 'ok').map((result) => result.id);
+    const failed = (level: string) => all.filter((result) => result.name.startsWith(`${level} `) && result.status !== 'ok').map((result) => result.id);
     expect(all.length).toBe(audits.length);
     expect(results.size).toBe(audits.length);
     expect(failed('MUST')).toEqual([]);

@@ -3,7 +3,6 @@ import { describe, expect } from 'vitest';
 import { serverTest as it } from '../helpers/server-test.js';
 
 describe('/health', () => {
-
   it('answers 200 JSON with status ok and the database state', async ({ fx }) => {
     const response = await fetch(fx.healthUrl);
     expect(response.status).toBe(200);

@@ -63,7 +63,10 @@ describe('pages that select only run ids', () => {
     expect(full.workflowRuns.edges.map((edge) => edge.node.runId)).toEqual(['single-b', 'restart-a', 'root-a']);
     const strip = (page: typeof full) => ({
       ...page.workflowRuns,
-      edges: page.workflowRuns.edges.map(({ cursor, node: { runId, ...rest } }) => ({ cursor, node: { runId, __typename: 'WorkflowRun', id: (rest as { id: string }).id } })),
+      edges: page.workflowRuns.edges.map(({ cursor, node: { runId, ...rest } }) => ({
+        cursor,
+        node: { runId, __typename: 'WorkflowRun', id: (rest as { id: string }).id },
+      })),
     });
     expect(ids).toEqual({ workflowRuns: strip(full) });
   });
@@ -110,7 +113,15 @@ describe('pages that select only run ids', () => {
       const data = await fx.data(
         `query NestedIds { workflowRuns(first: 3) { edges { node { runId parent { runId } rootRun { id } latestRun { runId } children { runId children { runId } } } } } }`,
       );
-      expect(data).toMatchObject({ workflowRuns: { edges: [{ node: { runId: 'single-b' } }, { node: { runId: 'restart-a' } }, { node: { runId: 'root-a', children: [{ runId: 'restart-a', children: [] }] } }] } });
+      expect(data).toMatchObject({
+        workflowRuns: {
+          edges: [
+            { node: { runId: 'single-b' } },
+            { node: { runId: 'restart-a' } },
+            { node: { runId: 'root-a', children: [{ runId: 'restart-a', children: [] }] } },
+          ],
+        },
+      });
     });
     expect(statements.length).toBeGreaterThan(0);
     expect(statements.filter((sql) => sql.includes('JOIN'))).toEqual([]);

@@ -117,7 +117,8 @@ describe('limits', () => {
     expect(Object.keys(five.data as object)).toEqual(['__typename', 'n0', 'n1', 'n2', 'n3', 'n4']);
     // Six, split over a fragment and an inline fragment: refused.
     const response = await refusedBeforeRunning(
-      fx, `mutation Six { ...Three ... on Mutation { ${[3, 4, 5].map(field).join(' ')} } } fragment Three on Mutation { ${[0, 1, 2].map(field).join(' ')} }`,
+      fx,
+      `mutation Six { ...Three ... on Mutation { ${[3, 4, 5].map(field).join(' ')} } } fragment Three on Mutation { ${[0, 1, 2].map(field).join(' ')} }`,
     );
     expect(response.status).toBe(400);
     expect(response.errors?.map((error) => error.message)).toEqual(['Mutation root fields 6 exceeds the maximum of 5 by 1.']);
@@ -168,5 +169,4 @@ describe('limits', () => {
     expect(fits.status).toBe(200);
     expect(await fits.json()).toEqual({ data: { workflowRuns: { totalCount: expect.any(Number) } } });
   });
-
 });

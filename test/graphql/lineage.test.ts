@@ -21,10 +21,7 @@ let restart1: string;
 let restart2: string;
 let firstRestart: Awaited<ReturnType<typeof restart>>;
 
-async function lineageOf(
-  runId: string,
-  variables: { first?: number; after?: string | null; last?: number; before?: string | null } = {},
-): Promise<LineageRun> {
+async function lineageOf(runId: string, variables: { first?: number; after?: string | null; last?: number; before?: string | null } = {}): Promise<LineageRun> {
   const { workflowRun } = await fx.data(WorkflowRunLineageDocument, { runId, ...variables });
   expect(workflowRun).not.toBeNull();
   return workflowRun as LineageRun;

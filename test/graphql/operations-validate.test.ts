@@ -66,7 +66,9 @@ describe('schema/schema.graphql and schema/operations', () => {
 /** Fragments of `others` that `document` spreads, directly or through other fragments. */
 function usedForeignFragments(document: DocumentNode, others: DocumentNode[]): DocumentNode['definitions'] {
   const foreign = new Map(
-    others.flatMap((other) => other.definitions).flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [])),
+    others
+      .flatMap((other) => other.definitions)
+      .flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [])),
   );
   const own = new Set(document.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [definition.name.value] : [])));
   const used = new Map<string, DocumentNode['definitions'][number]>();

@@ -107,7 +107,12 @@ describe('serving a pi-workflows state file', () => {
     expect(next.workflowRun?.lineage.pageInfo.hasNextPage).toBe(false);
 
     const running = await fx.data(WorkflowRunDocument, { runId: 'run-a3' });
-    expect(running.workflowRun).toMatchObject({ status: 'RUNNING', queueStatus: 'RUNNING', lineageKind: 'CONTINUATION', claim: { ownerId: 'host-1', leaseGeneration: 1 } });
+    expect(running.workflowRun).toMatchObject({
+      status: 'RUNNING',
+      queueStatus: 'RUNNING',
+      lineageKind: 'CONTINUATION',
+      claim: { ownerId: 'host-1', leaseGeneration: 1 },
+    });
     const headless = await fx.data(WorkflowRunDocument, { runId: 'run-h' });
     expect(headless.workflowRun).toMatchObject({ executionMode: 'HEADLESS', originSessionId: null, queueStatus: 'QUEUED' });
     const node = await fx.data(NodeDocument, { id: running.workflowRun?.id as string });
@@ -134,7 +139,10 @@ describe('serving a pi-workflows state file', () => {
     ];
     for (const [filter, expected] of cases) {
       const { workflowRuns } = await fx.data(WorkflowRunsDocument, { first: 10, filter });
-      expect(workflowRuns.edges.map((edge) => edge.node.runId), JSON.stringify(filter)).toEqual(expected);
+      expect(
+        workflowRuns.edges.map((edge) => edge.node.runId),
+        JSON.stringify(filter),
+      ).toEqual(expected);
       expect(workflowRuns.totalCount, JSON.stringify(filter)).toBe(expected.length);
     }
   });
@@ -150,7 +158,16 @@ describe('serving a pi-workflows state file', () => {
     await untilRevision(replay.collector, 7);
     expect(revisionsOf(replay.collector.events)).toEqual([5, 6, 7]);
     expect(deltaEvents(replay.collector.events)[0]).toMatchObject({
-      deltas: [{ targetType: 'TIMELINE', targetKey: 'step-1', patch: [{ op: 'REPLACE', path: '/presentationRevision', value: 5 }, { op: 'APPEND', path: '/items', value: [{ step: 1 }] }] }],
+      deltas: [
+        {
+          targetType: 'TIMELINE',
+          targetKey: 'step-1',
+          patch: [
+            { op: 'REPLACE', path: '/presentationRevision', value: 5 },
+            { op: 'APPEND', path: '/items', value: [{ step: 1 }] },
+          ],
+        },
+      ],
     });
     replay.unsubscribe();
     const stale = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId: 'run-a3', afterRevision: 0 }, 'snapshot');
@@ -179,7 +196,12 @@ describe('serving a pi-workflows state file', () => {
         path,
         readOnly: true,
         kind: 'pi-workflows',
-        piWorkflows: { schemaVersion: 1, appVersion: '0.16.2', schemaDigest: facts.digest.toString('hex'), optionalColumns: { 'workflow_messages.trigger_turn': true } },
+        piWorkflows: {
+          schemaVersion: 1,
+          appVersion: '0.16.2',
+          schemaDigest: facts.digest.toString('hex'),
+          optionalColumns: { 'workflow_messages.trigger_turn': true },
+        },
         quickCheck: 'ok',
       },
     });

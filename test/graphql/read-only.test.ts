@@ -40,12 +40,10 @@ describe('read-only server', () => {
     const results = [
       (await reader.data(ReserveWorkflowRunDocument, { input: reserveInput('new-1', { originSessionId: 'session-3' }) })).reserveWorkflowRun,
       (await reader.data(RestartWorkflowRunDocument, { input: { runId: 'failed-1', originSessionId: 'session-1' } })).restartWorkflowRun,
-      (await reader.data(ClaimWorkflowRunDocument, { input: { runId: 'failed-1', runnerId: 'r', claimToken: 't', leaseMs: 1_000 } }))
-        .claimWorkflowRun,
+      (await reader.data(ClaimWorkflowRunDocument, { input: { runId: 'failed-1', runnerId: 'r', claimToken: 't', leaseMs: 1_000 } })).claimWorkflowRun,
       (await reader.data(ClaimWorkflowRunDocument, { input: { runnerId: 'r', claimToken: 't', leaseMs: 1_000 } })).claimWorkflowRun,
       (await reader.data(ParkWorkflowRunDocument, { input: { runId: 'claimed-1', claimToken: 'token-c' } })).parkWorkflowRun,
-      (await reader.data(SettleWorkflowRunDocument, { input: { runId: 'claimed-1', claimToken: 'token-c', status: 'COMPLETED' } }))
-        .settleWorkflowRun,
+      (await reader.data(SettleWorkflowRunDocument, { input: { runId: 'claimed-1', claimToken: 'token-c', status: 'COMPLETED' } })).settleWorkflowRun,
     ];
     for (const result of results) expect(result).toEqual(FORBIDDEN);
     expect(snapshotTables(writer.store)).toEqual(before);

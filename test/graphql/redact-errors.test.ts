@@ -11,7 +11,6 @@ const SETTLE = 'mutation Settle($input: SettleWorkflowRunInput!) { settleWorkflo
 const CLAIM = 'mutation Claim($input: ClaimWorkflowRunInput!) { claimWorkflowRun(input: $input) { __typename } }';
 
 describe('variable coercion errors carry no values', () => {
-
   it('an unknown enum value: path and reason, no value', async ({ fx }) => {
     const response = await fx.gql(SETTLE, { input: { runId: 'run-1', claimToken: SECRET, status: 'NOPE' } });
     expect(response.errors?.map((error) => error.message)).toEqual([
@@ -53,7 +52,11 @@ describe('variable coercion errors carry no values', () => {
         { s: ['DONE'] },
         'Variable "$s" got invalid value at "s[0]"; Value "DONE" does not exist in "WorkflowRunStatus" enum.',
       ],
-      ['query Run($id: String!) { workflowRun(runId: $id) { id } }', { id: 42 }, 'Variable "$id" got invalid value; String cannot represent a non string value.'],
+      [
+        'query Run($id: String!) { workflowRun(runId: $id) { id } }',
+        { id: 42 },
+        'Variable "$id" got invalid value; String cannot represent a non string value.',
+      ],
       ['query Node($id: ID!) { node(id: $id) { id } }', {}, 'Variable "$id" of required type "ID!" was not provided.'],
       ['query Node($id: ID!) { node(id: $id) { id } }', { id: null }, 'Variable "$id" of non-null type "ID!" must not be null.'],
     ];

@@ -5,16 +5,7 @@
  */
 import { describe, expect } from 'vitest';
 import { ReserveWorkflowRunDocument, type ReserveWorkflowRunInput, type ReserveWorkflowRunMutation } from '../../schema/generated/graphql.js';
-import {
-  claim,
-  DEFINITION,
-  failedRoot,
-  park,
-  reserve,
-  reserveInput,
-  snapshotTables,
-  type TestServer,
-} from '../helpers/server-fixture.js';
+import { claim, DEFINITION, failedRoot, park, reserve, reserveInput, snapshotTables, type TestServer } from '../helpers/server-fixture.js';
 import { freshServerTest as it } from '../helpers/server-test.js';
 
 type ReserveResult = ReserveWorkflowRunMutation['reserveWorkflowRun'];
@@ -41,10 +32,7 @@ async function parkedRoot(fx: TestServer, runId: string): Promise<void> {
 
 describe('reserveWorkflowRun', () => {
   it('reserves a root run with every field mapped', async ({ fx }) => {
-    const run = await reserve(
-      fx,
-      reserveInput('root-1', { launchOptions: { model: 'fast' }, input: { task: 'write tests', n: 3 } }),
-    );
+    const run = await reserve(fx, reserveInput('root-1', { launchOptions: { model: 'fast' }, input: { task: 'write tests', n: 3 } }));
     expect(run).toEqual({
       id: expect.any(String),
       runId: 'root-1',
@@ -135,9 +123,7 @@ describe('reserveWorkflowRun', () => {
     it('ConflictError: preparation conflicts (reserve-and-claim of an existing run with other parameters)', async ({ fx }) => {
       await reserve(fx, reserveInput('root-1', { claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 30_000 } }));
       expect(
-        await reserveFails(fx, 
-          reserveInput('root-1', { input: { task: 'other' }, claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 30_000 } }),
-        ),
+        await reserveFails(fx, reserveInput('root-1', { input: { task: 'other' }, claim: { runnerId: 'runner-1', claimToken: 't1', leaseMs: 30_000 } })),
       ).toEqual({ __typename: 'ConflictError', code: 'CONFLICT', message: 'Workflow run preparation conflicts: root-1' });
     });
 
@@ -192,9 +178,7 @@ describe('reserveWorkflowRun', () => {
     it('LineageError: restart of a parent that is not terminal', async ({ fx }) => {
       await parkedRoot(fx, 'root-1');
       expect(
-        await reserveFails(fx, 
-          reserveInput('restart-1', { parentRunId: 'root-1', lineageKind: 'RESTART', parentTerminalFingerprint: 'a'.repeat(64) }),
-        ),
+        await reserveFails(fx, reserveInput('restart-1', { parentRunId: 'root-1', lineageKind: 'RESTART', parentTerminalFingerprint: 'a'.repeat(64) })),
       ).toEqual({ __typename: 'LineageError', code: 'LINEAGE_INVALID', message: 'Restart parent is not terminal' });
     });
 
@@ -206,7 +190,8 @@ describe('reserveWorkflowRun', () => {
         message: 'Restart requires the parent terminal fingerprint',
       });
       expect(
-        await reserveFails(fx, 
+        await reserveFails(
+          fx,
           reserveInput('restart-1', {
             parentRunId: 'root-1',
             lineageKind: 'RESTART',
@@ -220,9 +205,7 @@ describe('reserveWorkflowRun', () => {
     it('ValidationError: bad fingerprint syntax, with its field', async ({ fx }) => {
       await failedRoot(fx, 'root-1', 'boom');
       expect(
-        await reserveFails(fx, 
-          reserveInput('restart-1', { parentRunId: 'root-1', lineageKind: 'RESTART', parentTerminalFingerprint: 'not-a-fingerprint' }),
-        ),
+        await reserveFails(fx, reserveInput('restart-1', { parentRunId: 'root-1', lineageKind: 'RESTART', parentTerminalFingerprint: 'not-a-fingerprint' })),
       ).toEqual({
         __typename: 'ValidationError',
         code: 'INVALID_INPUT',
@@ -297,7 +280,8 @@ describe('reserveWorkflowRun', () => {
     it('a restart with restartNumber -1: Restart number does not follow its parent', async ({ fx }) => {
       const root = await failedRoot(fx, 'root-1', 'boom');
       expect(
-        await reserveFails(fx, 
+        await reserveFails(
+          fx,
           reserveInput('restart-1', {
             parentRunId: 'root-1',
             lineageKind: 'RESTART',
@@ -319,10 +303,7 @@ describe('reserveWorkflowRun', () => {
       await reserve(fx, reserveInput('root-1'));
       for (const [overrides, message] of [
         [{ restartNumber: 1.5 }, 'Variable "$input" got invalid value at "input.restartNumber"; Int cannot represent non-integer value.'],
-        [
-          { lineageKind: 'bogus' },
-          'Variable "$input" got invalid value at "input.lineageKind"; Value "bogus" does not exist in "LineageKind" enum.',
-        ],
+        [{ lineageKind: 'bogus' }, 'Variable "$input" got invalid value at "input.lineageKind"; Value "bogus" does not exist in "LineageKind" enum.'],
       ] as const) {
         const before = snapshotTables(fx.store);
         const response = await fx.gql(ReserveWorkflowRunDocument, { input: { ...reserveInput('root-1'), ...overrides } as ReserveWorkflowRunInput });

@@ -7,16 +7,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { ReserveWorkflowRunDocument, RestartWorkflowRunDocument, type RestartWorkflowRunInput } from '../../schema/generated/graphql.js';
 import { canonicalJson, restartRunIdFor } from '../../src/store/index.js';
-import {
-  claim,
-  failedRoot,
-  reserve,
-  reserveInput,
-  restart,
-  settle,
-  snapshotTables,
-  type TestServer,
-} from '../helpers/server-fixture.js';
+import { claim, failedRoot, reserve, reserveInput, restart, settle, snapshotTables, type TestServer } from '../helpers/server-fixture.js';
 import { freshServerTest as it } from '../helpers/server-test.js';
 
 async function restartFails(fx: TestServer, input: RestartWorkflowRunInput) {
@@ -270,9 +261,7 @@ describe('restartWorkflowRun', () => {
         code: 'LINEAGE_INVALID',
         message: 'Expected a terminal fingerprint',
       });
-      expect(
-        await restartFails(fx, { runId: 'root-1', originSessionId: 'session-1', parentTerminalFingerprint: 'f'.repeat(64) }),
-      ).toEqual({
+      expect(await restartFails(fx, { runId: 'root-1', originSessionId: 'session-1', parentTerminalFingerprint: 'f'.repeat(64) })).toEqual({
         __typename: 'ConflictError',
         code: 'CONFLICT',
         message: 'Terminal fingerprint does not match the terminal outcome of workflow run: root-1',

@@ -26,10 +26,15 @@ const TYPE = `query Type($name: String!) {
 const typeInfo = async (fx: TestServer, name: string) => (await fx.data<TypeInfo, { name: string }>(TYPE, { name })).__type;
 
 describe('mutation result unions and ViewerDeltaPage.kind', () => {
-
   it.for<[string, string[]]>([
-    ['ReserveWorkflowRunResult', ['ConflictError', 'ForbiddenError', 'LineageError', 'NotFoundError', 'ReserveWorkflowRunSuccess', 'RestartRejectedError', 'ValidationError']],
-    ['RestartWorkflowRunResult', ['ConflictError', 'ForbiddenError', 'LineageError', 'NotFoundError', 'RestartRejectedError', 'RestartWorkflowRunSuccess', 'ValidationError']],
+    [
+      'ReserveWorkflowRunResult',
+      ['ConflictError', 'ForbiddenError', 'LineageError', 'NotFoundError', 'ReserveWorkflowRunSuccess', 'RestartRejectedError', 'ValidationError'],
+    ],
+    [
+      'RestartWorkflowRunResult',
+      ['ConflictError', 'ForbiddenError', 'LineageError', 'NotFoundError', 'RestartRejectedError', 'RestartWorkflowRunSuccess', 'ValidationError'],
+    ],
     ['ClaimWorkflowRunResult', ['ClaimWorkflowRunSuccess', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'ValidationError']],
     ['ParkWorkflowRunResult', ['ClaimLostError', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'ParkWorkflowRunSuccess', 'ValidationError']],
     ['SettleWorkflowRunResult', ['ClaimLostError', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'SettleWorkflowRunSuccess', 'ValidationError']],

@@ -68,7 +68,10 @@ async function seed(fx: TestServer): Promise<void> {
   setClock(fx, at(10));
 }
 
-async function list(fx: TestServer, variables: WorkflowRunsQueryVariables): Promise<{ runIds: string[]; totalCount: number; page: WorkflowRunsQuery['workflowRuns'] }> {
+async function list(
+  fx: TestServer,
+  variables: WorkflowRunsQueryVariables,
+): Promise<{ runIds: string[]; totalCount: number; page: WorkflowRunsQuery['workflowRuns'] }> {
   const { workflowRuns } = await fx.data(WorkflowRunsDocument, variables);
   return { runIds: workflowRuns.edges.map((edge) => edge.node.runId), totalCount: workflowRuns.totalCount, page: workflowRuns };
 }
@@ -208,7 +211,9 @@ describe('workflowRuns orderBy and the search and time filters', () => {
           const cursor = ours.workflowRuns.pageInfo.endCursor;
           if (cursor !== null && 'first' in pageArgs) {
             const next = { ...variables, first: 2, after: cursor };
-            expect((await pi.data(WorkflowRunsDocument, next)).workflowRuns, JSON.stringify(next)).toEqual((await fx.data(WorkflowRunsDocument, next)).workflowRuns);
+            expect((await pi.data(WorkflowRunsDocument, next)).workflowRuns, JSON.stringify(next)).toEqual(
+              (await fx.data(WorkflowRunsDocument, next)).workflowRuns,
+            );
           }
           compared += 1;
         }
@@ -323,7 +328,10 @@ describe('workflowRuns orderBy and the search and time filters', () => {
             const [sql, ...params] = slices[0] as [string, ...unknown[]];
             const plan = (connection.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((row) => row.detail);
             const label = `${key(order)} ${JSON.stringify(filter)} ${JSON.stringify(pageArgs)}: ${plan.join(' | ')}`;
-            expect(plan.filter((detail) => /^SCAN \w+$/.test(detail) || detail.includes('USE TEMP B-TREE')), label).toEqual([]);
+            expect(
+              plan.filter((detail) => /^SCAN \w+$/.test(detail) || detail.includes('USE TEMP B-TREE')),
+              label,
+            ).toEqual([]);
             expect(plan[0], label).toContain(filter?.rootRunId === undefined ? index : 'r USING INDEX runs_root_created_idx');
           }
         }

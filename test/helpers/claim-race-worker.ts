@@ -30,7 +30,9 @@ if (mode === 'next') {
     claimed.push(run.runId);
   }
 } else {
-  const runIds = storeInternals(store).database.all<{ run_id: string }>('SELECT run_id FROM runs ORDER BY run_id').map((row) => row.run_id);
+  const runIds = storeInternals(store)
+    .database.all<{ run_id: string }>('SELECT run_id FROM runs ORDER BY run_id')
+    .map((row) => row.run_id);
   // Each runner walks the runs in its own (seeded) order, so the two collide all along.
   let seed = [...runnerId].reduce((sum, char) => sum * 31 + char.charCodeAt(0), 7) >>> 0;
   for (let index = runIds.length - 1; index > 0; index -= 1) {

@@ -133,17 +133,7 @@ function watch(child: ChildProcessWithoutNullStreams): WatchedChild {
  */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const watched = watch(
-    spawnTsx('src/server/main.ts', [
-      '--db',
-      options.dbPath,
-      '--port',
-      '0',
-      '--log-level',
-      'silent',
-      '--project',
-      options.projectPath,
-      ...(options.args ?? []),
-    ]),
+    spawnTsx('src/server/main.ts', ['--db', options.dbPath, '--port', '0', '--log-level', 'silent', '--project', options.projectPath, ...(options.args ?? [])]),
   );
   // The CLI prints its banner on stderr (stdout carries JSON log lines only).
   const match = await watched.waitFor(/listening on (http:\/\/\S+)/, options.timeoutMs ?? 30_000, 'stderr');
@@ -241,12 +231,7 @@ export interface RawResponse {
  *
  * @param body sent as `JSON.stringify(body)` unless it is already a string
  */
-export async function postGraphQL(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-  timeoutMs = 30_000,
-): Promise<RawResponse> {
+export async function postGraphQL(url: string, body: unknown, headers: Record<string, string> = {}, timeoutMs = 30_000): Promise<RawResponse> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
@@ -287,14 +272,15 @@ export function faultSeed(): number {
  */
 export function contentDigest(connection: SqliteDatabase): string {
   const hash = createHash('sha256');
-  const tables = connection
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-    .all() as Array<{ name: string }>;
+  const tables = connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>;
   for (const { name } of tables) {
     hash.update(`\u0000table ${name}\u0000`);
     const columns = connection.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid').all(name) as Array<{ name: string }>;
     const order = columns.map((_, index) => String(index + 1)).join(', ');
-    for (const row of connection.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}" ORDER BY ${order}`).raw().iterate()) {
+    for (const row of connection
+      .prepare(`SELECT * FROM "${name.replaceAll('"', '""')}" ORDER BY ${order}`)
+      .raw()
+      .iterate()) {
       for (const value of row as unknown[]) {
         if (Buffer.isBuffer(value)) hash.update(`b${value.length}:`).update(value);
         else hash.update(`${typeof value}:${String(value)}\u0001`);

@@ -168,8 +168,7 @@ export interface WsClientOptions {
 
 /** A graphql-ws client over `ws` that never retries (a failure surfaces in the sink). */
 export function wsClient(httpUrl: string, options: WsClientOptions = {}): Client {
-  const connectionParams =
-    options.connectionParams ?? (options.token === undefined ? undefined : { authorization: `Bearer ${options.token}` });
+  const connectionParams = options.connectionParams ?? (options.token === undefined ? undefined : { authorization: `Bearer ${options.token}` });
   return createClient({
     url: wsUrlOf(httpUrl),
     webSocketImpl: WebSocket,
@@ -188,12 +187,7 @@ export interface LiveSubscription<TData> {
 }
 
 /** Subscribes through a graphql-ws client; every `next` payload is collected. */
-export function subscribeWs<TData>(
-  client: Client,
-  query: string,
-  variables: Record<string, unknown> = {},
-  label = 'ws',
-): LiveSubscription<TData> {
+export function subscribeWs<TData>(client: Client, query: string, variables: Record<string, unknown> = {}, label = 'ws'): LiveSubscription<TData> {
   const collector = new EventCollector<StreamResult<TData>>(label);
   const unsubscribe = client.subscribe<TData>(
     { query, variables },
@@ -262,8 +256,7 @@ export async function openRawWs(httpUrl: string, label = 'raw-ws'): Promise<RawW
     ws.once('error', reject);
   });
   const send = (message: ProtocolMessage): void => ws.send(JSON.stringify(message));
-  const init = (payload?: Record<string, unknown>): void =>
-    send(payload === undefined ? { type: 'connection_init' } : { type: 'connection_init', payload });
+  const init = (payload?: Record<string, unknown>): void => send(payload === undefined ? { type: 'connection_init' } : { type: 'connection_init', payload });
   return {
     ws,
     messages,

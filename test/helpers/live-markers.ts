@@ -84,4 +84,3 @@ export function withoutRecordedAt(event: DeltaEvent): unknown {
 export function expectedMarkerBatch(runId: string, revision: number, k: number, payload?: string): unknown {
   return { __typename: 'ViewerDeltaBatch', runId, presentationRevision: revision, deltas: expectedMarkerDeltas(revision, k, payload) };
 }
-

@@ -23,7 +23,12 @@ export function captureLog(level: string): CapturedLog {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      lines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
+      lines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line.length > 0),
+      );
       callback();
     },
   });

@@ -79,9 +79,7 @@ export function createPiWorkflowsFile(path: string, options: PiWorkflowsFileOpti
   connection.pragma(`user_version = ${options.userVersion ?? schemaVersion}`);
   if (model.tables.some((entry) => entry.name === 'schema_meta')) {
     connection
-      .prepare(
-        'INSERT INTO schema_meta(id, schema_name, schema_version, schema_digest, app_version, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?)',
-      )
+      .prepare('INSERT INTO schema_meta(id, schema_name, schema_version, schema_digest, app_version, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?)')
       .run(options.schemaName ?? 'pi-workflows-state', schemaVersion, digest, appVersion, now, now);
   }
   connection.exec('COMMIT');
@@ -143,7 +141,13 @@ export interface RunStateChange {
   statusDetail?: string;
 }
 
-const DEFINITION = { name: 'review', steps: [{ id: 'plan', type: 'agent' }, { id: 'apply', type: 'agent' }] };
+const DEFINITION = {
+  name: 'review',
+  steps: [
+    { id: 'plan', type: 'agent' },
+    { id: 'apply', type: 'agent' },
+  ],
+};
 
 function sha256(bytes: Buffer | string): Buffer {
   return createHash('sha256').update(bytes).digest();
@@ -238,12 +242,13 @@ export class PiWorkflowsWriter {
     const definition = spec.definition ?? DEFINITION;
     const digest = sha256(canonicalJson(definition));
     const workflowRef = spec.workflowRef ?? 'workflows/review.ts';
-    const parent = spec.parentRunId === undefined
-      ? undefined
-      : (this.connection.prepare('SELECT root_run_id, restart_number FROM runs WHERE run_id = ?').get(spec.parentRunId) as {
-          root_run_id: string;
-          restart_number: number;
-        });
+    const parent =
+      spec.parentRunId === undefined
+        ? undefined
+        : (this.connection.prepare('SELECT root_run_id, restart_number FROM runs WHERE run_id = ?').get(spec.parentRunId) as {
+            root_run_id: string;
+            restart_number: number;
+          });
     const lineageKind = spec.parentRunId === undefined ? null : (spec.lineageKind ?? 'continuation');
     const restartNumber = spec.restartNumber ?? (parent === undefined ? 0 : parent.restart_number + (lineageKind === 'restart' ? 1 : 0));
     const resourceId = runResourceId(spec.runId);
@@ -274,7 +279,12 @@ export class PiWorkflowsWriter {
       updated_at: now,
     });
     this.insert('run_sources', { run_id: spec.runId, mount_path: '', source_type: 'file', source_ref: workflowRef, source_revision: digest.toString('hex') });
-    this.insert('run_bindings', { run_id: spec.runId, origin_session_id: spec.originSessionId, execution_mode: spec.executionMode ?? 'interactive', created_at: now });
+    this.insert('run_bindings', {
+      run_id: spec.runId,
+      origin_session_id: spec.originSessionId,
+      execution_mode: spec.executionMode ?? 'interactive',
+      created_at: now,
+    });
     this.insert('run_queue', {
       run_id: spec.runId,
       status: 'queued',
@@ -394,7 +404,11 @@ export class PiWorkflowsWriter {
     );
     this.bump(runId, `run.queue_${change.queueStatus}`, { status: change.queueStatus }, now);
     this.recordViewerRevision(runId, BUMP, now);
-    this.recordViewerRevision(runId, [{ targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: change.status }] }, { targetType: 'replay' }], now);
+    this.recordViewerRevision(
+      runId,
+      [{ targetType: 'summary', ops: [{ op: 'replace', path: '/status', value: change.status }] }, { targetType: 'replay' }],
+      now,
+    );
   }
 
   /** The terminal fingerprint of a run as stored (STORE.md §7.1, §13.2), 64 hex. */
@@ -550,7 +564,11 @@ export function seedPiWorkflowsRuns(writer: PiWorkflowsWriter, t0: number): Seed
     writer.claim('run-a3', 'host-1', 'token-a3', t0 + 400 * 86_400_000, tick());
     writer.setState('run-a3', { status: 'running', queueStatus: 'running' }, tick());
     for (let step = 1; step <= 3; step += 1) {
-      writer.recordViewerRevision('run-a3', [{ targetType: 'timeline', targetKey: `step-${step}`, ops: [{ op: 'append', path: '/items', value: [{ step }] }] }], tick());
+      writer.recordViewerRevision(
+        'run-a3',
+        [{ targetType: 'timeline', targetKey: `step-${step}`, ops: [{ op: 'append', path: '/items', value: [{ step }] }] }],
+        tick(),
+      );
     }
     const attempt = writer.addNodeAttempt('run-a3', 'plan', 1, 'Plan the alpha change', { plan: ['one', 'two'] }, tick());
     void attempt;
@@ -561,12 +579,28 @@ export function seedPiWorkflowsRuns(writer: PiWorkflowsWriter, t0: number): Seed
     writer.setState('run-b', { status: 'failed', queueStatus: 'failed', error: 'beta broke', errorCode: 'failed' }, tick());
     writer.release('run-b');
     const fpB = writer.fingerprintOf('run-b');
-    writer.reserveRun({ runId: 'restart-b1', originSessionId: 'session-2', at: tick(), parentRunId: 'run-b', lineageKind: 'restart', parentTerminalFingerprint: fpB, input: { topic: 'beta' } });
+    writer.reserveRun({
+      runId: 'restart-b1',
+      originSessionId: 'session-2',
+      at: tick(),
+      parentRunId: 'run-b',
+      lineageKind: 'restart',
+      parentTerminalFingerprint: fpB,
+      input: { topic: 'beta' },
+    });
     writer.claim('restart-b1', 'host-1', 'token-b1', t + 3_600_000, tick());
     writer.setState('restart-b1', { status: 'failed', queueStatus: 'failed', error: 'beta broke again', errorCode: 'failed' }, tick());
     writer.release('restart-b1');
     const fpB1 = writer.fingerprintOf('restart-b1');
-    writer.reserveRun({ runId: 'restart-b2', originSessionId: 'session-2', at: tick(), parentRunId: 'restart-b1', lineageKind: 'restart', parentTerminalFingerprint: fpB1, input: { topic: 'beta' } });
+    writer.reserveRun({
+      runId: 'restart-b2',
+      originSessionId: 'session-2',
+      at: tick(),
+      parentRunId: 'restart-b1',
+      lineageKind: 'restart',
+      parentTerminalFingerprint: fpB1,
+      input: { topic: 'beta' },
+    });
     writer.claim('restart-b2', 'host-1', 'token-b2', t + 3_600_000, tick());
     writer.setState('restart-b2', { status: 'completed', queueStatus: 'done', finalOutput: { merged: true } }, tick());
     writer.release('restart-b2');
@@ -618,7 +652,9 @@ export function copyIntoPiWorkflowsFile(source: string, target: string, options:
       for (const entry of writer.facts.model.tables) {
         if (!sourceTables.has(entry.name) || entry.name === 'schema_meta') continue;
         const theirs = columnsOf(writer.facts.model, entry.name);
-        const ours = (connection.prepare('SELECT name FROM pragma_table_info(?, ?)').all(entry.name, 'source') as Array<{ name: string }>).map((row) => row.name);
+        const ours = (connection.prepare('SELECT name FROM pragma_table_info(?, ?)').all(entry.name, 'source') as Array<{ name: string }>).map(
+          (row) => row.name,
+        );
         const common = ours.filter((name) => theirs.has(name)).join(', ');
         connection.exec(`INSERT INTO main.${entry.name}(${common}) SELECT ${common} FROM source.${entry.name}`);
       }
@@ -635,9 +671,7 @@ export function copyIntoPiWorkflowsFile(source: string, target: string, options:
 export type OpenCheckProblems = string[];
 
 function schemaShape(connection: Database.Database): string {
-  const rows = connection
-    .prepare("SELECT type, name, tbl_name AS tableName, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
-    .all();
+  const rows = connection.prepare("SELECT type, name, tbl_name AS tableName, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all();
   return createHash('sha256').update(canonicalJson(rows)).digest('hex');
 }
 
@@ -657,8 +691,7 @@ export function piWorkflowsOpenCheck(facts: PiWorkflowsFileFacts): OpenCheckProb
     if (connection.pragma('application_id', { simple: true }) !== PIWF_APPLICATION_ID) problems.push('application_id');
     if (connection.pragma('user_version', { simple: true }) !== facts.schemaVersion) problems.push('user_version');
     const meta = connection.prepare('SELECT schema_name, schema_version, schema_digest, app_version FROM schema_meta WHERE id = 1').get() as
-      | { schema_name: string; schema_version: number; schema_digest: Buffer; app_version: string }
-      | undefined;
+      { schema_name: string; schema_version: number; schema_digest: Buffer; app_version: string } | undefined;
     if (meta === undefined) problems.push('schema_meta row');
     else {
       if (meta.schema_name !== 'pi-workflows-state') problems.push('schema_name');

@@ -330,12 +330,7 @@ function baseTables(): TableModel[] {
     ),
     table(
       'run_steps',
-      [
-        `run_id ${RUN_FK}`,
-        'step_index INTEGER NOT NULL',
-        'attempt_id TEXT NOT NULL REFERENCES node_attempts(attempt_id)',
-        `output_override_hash ${HASH}`,
-      ],
+      [`run_id ${RUN_FK}`, 'step_index INTEGER NOT NULL', 'attempt_id TEXT NOT NULL REFERENCES node_attempts(attempt_id)', `output_override_hash ${HASH}`],
       ['PRIMARY KEY (run_id, step_index)', 'UNIQUE (run_id, attempt_id)'],
     ),
     table(
@@ -743,7 +738,7 @@ export function schemaModel(variant: SchemaVariant = {}): SchemaModel {
     const target = tables.find((entry) => entry.name === match[1]);
     if (target === undefined || !names.has(target.name)) return false;
     const columns = new Set(target.columns.map(columnName));
-    const used = (match[2] as string).split(',').map((part) => (part.trim().split(/\s+/)[0] as string));
+    const used = (match[2] as string).split(',').map((part) => part.trim().split(/\s+/)[0] as string);
     const where = /WHERE (\w+)/.exec(statement)?.[1];
     return used.every((column) => columns.has(column)) && (where === undefined || columns.has(where));
   });
@@ -752,9 +747,7 @@ export function schemaModel(variant: SchemaVariant = {}): SchemaModel {
 
 /** The DDL of a layout: STRICT tables, then the indexes, then the host-state row. */
 export function schemaSql(model: SchemaModel): string {
-  const tables = model.tables.map(
-    (entry) => `CREATE TABLE ${entry.name} (\n  ${[...entry.columns, ...entry.constraints].join(',\n  ')}\n) STRICT;`,
-  );
+  const tables = model.tables.map((entry) => `CREATE TABLE ${entry.name} (\n  ${[...entry.columns, ...entry.constraints].join(',\n  ')}\n) STRICT;`);
   const hostRow = model.tables.some((entry) => entry.name === 'workflow_host_state') ? ['INSERT INTO workflow_host_state(id, epoch) VALUES (1, 0);'] : [];
   return `${[...tables, ...model.indexes.map((statement) => `${statement};`), ...hostRow].join('\n\n')}\n`;
 }

@@ -103,11 +103,7 @@ export interface TestServer {
   clock: ManualClock;
   server: RunningServer;
   /** Sends a document over HTTP POST and returns status, data and errors. */
-  gql<TResult, TVariables>(
-    document: Document<TResult, TVariables>,
-    variables?: TVariables,
-    options?: GqlOptions,
-  ): Promise<GqlResponse<TResult>>;
+  gql<TResult, TVariables>(document: Document<TResult, TVariables>, variables?: TVariables, options?: GqlOptions): Promise<GqlResponse<TResult>>;
   /** Like {@link gql} but expects HTTP 200 without errors and returns `data`. */
   data<TResult, TVariables>(document: Document<TResult, TVariables>, variables?: TVariables, options?: GqlOptions): Promise<TResult>;
   /** Stops the server; removes the temporary directory when this fixture created it. */
@@ -163,8 +159,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   ): Promise<GqlResponse<TResult>> {
     const query = document.toString();
     const operationName = requestOptions.operationName === undefined ? operationNameOf(query) : requestOptions.operationName;
-    const authorization =
-      requestOptions.authorization === undefined ? (config.token === null ? null : `Bearer ${config.token}`) : requestOptions.authorization;
+    const authorization = requestOptions.authorization === undefined ? (config.token === null ? null : `Bearer ${config.token}`) : requestOptions.authorization;
     const response = await fetch(server.url, {
       method: 'POST',
       headers: {
@@ -185,11 +180,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     return { status: response.status, headers: response.headers, text, data: body.data, errors: body.errors };
   }
 
-  async function data<TResult, TVariables>(
-    document: Document<TResult, TVariables>,
-    variables?: TVariables,
-    requestOptions?: GqlOptions,
-  ): Promise<TResult> {
+  async function data<TResult, TVariables>(document: Document<TResult, TVariables>, variables?: TVariables, requestOptions?: GqlOptions): Promise<TResult> {
     const response = await gql(document, variables, requestOptions);
     expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
     expect(response.status).toBe(200);
@@ -223,21 +214,25 @@ export type TableSnapshot = Record<string, unknown[]>;
  */
 export function snapshotTables(store: WorkflowStore): TableSnapshot {
   const connection = connectionOf(store);
-  const tables = connection
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-    .all() as Array<{ name: string }>;
+  const tables = connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{
+    name: string;
+  }>;
   const snapshot: TableSnapshot = {};
   for (const { name } of tables) {
     const rows = connection.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}"`).all() as Array<Record<string, unknown>>;
-    snapshot[name] = rows
-      .map((row) => JSON.stringify(row, (_key, value: unknown) => (Buffer.isBuffer(value) ? `hex:${value.toString('hex')}` : value)))
-      .sort();
+    snapshot[name] = rows.map((row) => JSON.stringify(row, (_key, value: unknown) => (Buffer.isBuffer(value) ? `hex:${value.toString('hex')}` : value))).sort();
   }
   return snapshot;
 }
 
 /** A definition snapshot for test runs. */
-export const DEFINITION = { name: 'demo', steps: [{ id: 'plan', type: 'agent' }, { id: 'build', type: 'agent' }] };
+export const DEFINITION = {
+  name: 'demo',
+  steps: [
+    { id: 'plan', type: 'agent' },
+    { id: 'build', type: 'agent' },
+  ],
+};
 
 /** A reserve input for a root run; `overrides` win. */
 export function reserveInput(runId: string, overrides: Partial<ReserveWorkflowRunInput> = {}): ReserveWorkflowRunInput {
@@ -265,12 +260,7 @@ export async function reserve(fx: TestServer, input: ReserveWorkflowRunInput): P
 }
 
 /** Claims a run by id over GraphQL; expects a claimed run. */
-export async function claim(
-  fx: TestServer,
-  runId: string,
-  claimToken: string,
-  overrides: Partial<ClaimWorkflowRunInput> = {},
-): Promise<RunFieldsFragment> {
+export async function claim(fx: TestServer, runId: string, claimToken: string, overrides: Partial<ClaimWorkflowRunInput> = {}): Promise<RunFieldsFragment> {
   const { claimWorkflowRun } = await fx.data(ClaimWorkflowRunDocument, {
     input: { runId, runnerId: 'runner-1', claimToken, leaseMs: 60_000, ...overrides },
   });

@@ -62,21 +62,28 @@ export function whenCount(
  */
 export function feedWaiters(server: Pick<RunningServer, 'feed'>, target: CountTarget, what: string, timeoutMs?: number): Promise<void> {
   const { feed } = server;
-  return whenCount((listener) => feed.onWaiterCount(listener), () => feed.waiterCount, target, `${what} (feed waiters)`, timeoutMs);
+  return whenCount(
+    (listener) => feed.onWaiterCount(listener),
+    () => feed.waiterCount,
+    target,
+    `${what} (feed waiters)`,
+    timeoutMs,
+  );
 }
 
 /**
  * Resolves once the server's shared event execution has `target` registered subscriptions
  * (`SharedEventExecutionStats.subscribers`).
  */
-export function sharedSubscribers(
-  server: Pick<RunningServer, 'sharedExecution'>,
-  target: CountTarget,
-  what: string,
-  timeoutMs?: number,
-): Promise<void> {
+export function sharedSubscribers(server: Pick<RunningServer, 'sharedExecution'>, target: CountTarget, what: string, timeoutMs?: number): Promise<void> {
   const stats = server.sharedExecution;
-  return whenCount((listener) => stats.onSubscribers(listener), () => stats.subscribers, target, `${what} (subscribers)`, timeoutMs);
+  return whenCount(
+    (listener) => stats.onSubscribers(listener),
+    () => stats.subscribers,
+    target,
+    `${what} (subscribers)`,
+    timeoutMs,
+  );
 }
 
 /**
@@ -142,5 +149,11 @@ export class Signal {
  */
 export function liveQueriesActive(server: Pick<RunningServer, 'liveQueries'>, target: CountTarget, what: string, timeoutMs?: number): Promise<void> {
   const { liveQueries } = server;
-  return whenCount((listener) => liveQueries.onActive(listener), () => liveQueries.active, target, `${what} (live queries)`, timeoutMs);
+  return whenCount(
+    (listener) => liveQueries.onActive(listener),
+    () => liveQueries.active,
+    target,
+    `${what} (live queries)`,
+    timeoutMs,
+  );
 }

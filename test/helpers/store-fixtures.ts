@@ -12,14 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import {
-  canonicalJson,
-  StoreError,
-  WorkflowStore,
-  type ReserveWorkflowRunInput,
-  type StoreErrorKind,
-  type WorkflowRunRecord,
-} from '../../src/store/index.js';
+import { canonicalJson, StoreError, WorkflowStore, type ReserveWorkflowRunInput, type StoreErrorKind, type WorkflowRunRecord } from '../../src/store/index.js';
 import { connectionOf } from './store-internals.js';
 
 /** 2026-01-01T00:00:00.000Z, the tests' epoch. */
@@ -146,13 +139,7 @@ export function reserve(store: WorkflowStore, runId: string, overrides: Partial<
 export const LEASE_MS = 60_000;
 
 /** Claims a run by id and fails the test when the claim is refused. */
-export function claim(
-  store: WorkflowStore,
-  runId: string,
-  runnerId = 'runner-1',
-  claimToken = `token-${runId}`,
-  leaseMs = LEASE_MS,
-): WorkflowRunRecord {
+export function claim(store: WorkflowStore, runId: string, runnerId = 'runner-1', claimToken = `token-${runId}`, leaseMs = LEASE_MS): WorkflowRunRecord {
   const record = store.claimWorkflowRun({ runId, runnerId, claimToken, leaseMs });
   if (record === undefined) throw new Error(`test setup: claim of ${runId} refused`);
   return record;
@@ -164,9 +151,7 @@ export type TableSnapshot = Record<string, unknown[]>;
 /** Dumps every table of the store's database (sqlite_master's table list) in a stable order. */
 export function snapshotTables(store: WorkflowStore): TableSnapshot {
   const connection = connectionOf(store);
-  const tables = connection
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-    .all() as Array<{ name: string }>;
+  const tables = connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>;
   const snapshot: TableSnapshot = {};
   for (const { name } of tables) {
     const columns = connection.prepare(`SELECT name FROM pragma_table_info(?) ORDER BY cid`).all(name) as Array<{ name: string }>;
@@ -192,12 +177,7 @@ export function expectStoreError(fn: () => unknown, message: string, kind?: Stor
 }
 
 /** Like {@link expectStoreError}, and every table is unchanged afterwards. */
-export function expectRejectedUnchanged(
-  store: WorkflowStore,
-  fn: () => unknown,
-  message: string,
-  kind?: StoreErrorKind,
-): StoreError {
+export function expectRejectedUnchanged(store: WorkflowStore, fn: () => unknown, message: string, kind?: StoreErrorKind): StoreError {
   const before = snapshotTables(store);
   const error = expectStoreError(fn, message, kind);
   expect(snapshotTables(store)).toEqual(before);
@@ -348,16 +328,16 @@ export function freeLease(generation: number): LeaseRow {
 
 /** One row of a table, by its run id (runs, run_queue, run_bindings, viewer_runs). */
 export function rowOf(store: WorkflowStore, table: string, runId: string): Record<string, unknown> {
-  const row = connectionOf(store).prepare(`SELECT * FROM ${table} WHERE run_id = ?`).get(runId) as
-    | Record<string, unknown>
-    | undefined;
+  const row = connectionOf(store).prepare(`SELECT * FROM ${table} WHERE run_id = ?`).get(runId) as Record<string, unknown> | undefined;
   if (row === undefined) throw new Error(`no ${table} row for ${runId}`);
   return row;
 }
 
 /** Runs raw SQL on the test store's connection (fixtures standing in for the host). */
 export function sql(store: WorkflowStore, text: string, ...params: unknown[]): void {
-  connectionOf(store).prepare(text).run(...params);
+  connectionOf(store)
+    .prepare(text)
+    .run(...params);
 }
 
 /**
@@ -365,14 +345,7 @@ export function sql(store: WorkflowStore, text: string, ...params: unknown[]): v
  * finished_at as the CHECK wants). The store has no operation for this; the host writes it.
  */
 export function hostSetRunStatus(store: WorkflowStore, runId: string, status: 'running' | 'waiting', at: number): void {
-  sql(
-    store,
-    'UPDATE runs SET status = ?, finished_at = ?, updated_at = ? WHERE run_id = ?',
-    status,
-    status === 'waiting' ? at : null,
-    at,
-    runId,
-  );
+  sql(store, 'UPDATE runs SET status = ?, finished_at = ?, updated_at = ? WHERE run_id = ?', status, status === 'waiting' ? at : null, at, runId);
 }
 
 /**
@@ -411,8 +384,6 @@ export function terminalRun(
  */
 export function ignoreUpdatesOf(store: WorkflowStore, table: string, when = '1'): () => void {
   const name = `test_ignore_${table}`;
-  connectionOf(store).exec(
-    `CREATE TEMP TRIGGER ${name} BEFORE UPDATE ON main.${table} WHEN ${when} BEGIN SELECT RAISE(IGNORE); END`,
-  );
+  connectionOf(store).exec(`CREATE TEMP TRIGGER ${name} BEFORE UPDATE ON main.${table} WHEN ${when} BEGIN SELECT RAISE(IGNORE); END`);
   return () => connectionOf(store).exec(`DROP TRIGGER ${name}`);
 }

@@ -51,7 +51,7 @@ export function unreferencedBlobs(store: WorkflowStore): string[] {
   const referenced = blobReferences(storeInternals(store).database)
     .map(({ table, column }) => `SELECT "${column}" FROM "${table}" WHERE "${column}" IS NOT NULL`)
     .join(' UNION ALL ');
-  return (connectionOf(store).prepare(`SELECT blob_hash FROM blobs WHERE blob_hash NOT IN (${referenced}) ORDER BY blob_hash`).all() as Array<{ blob_hash: Buffer }>).map(
-    (row) => row.blob_hash.toString('hex'),
-  );
+  return (
+    connectionOf(store).prepare(`SELECT blob_hash FROM blobs WHERE blob_hash NOT IN (${referenced}) ORDER BY blob_hash`).all() as Array<{ blob_hash: Buffer }>
+  ).map((row) => row.blob_hash.toString('hex'));
 }

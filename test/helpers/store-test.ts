@@ -14,10 +14,8 @@ import { openTestStore, type OpenTestStoreOptions } from './store-fixtures.js';
  * `storeTest.extend('storeOptions', { file: true })` for a file-backed store, or
  * `it.override('storeOptions', …)` inside a `describe`.
  */
-export const storeTest = test
-  .extend('storeOptions', {} as OpenTestStoreOptions)
-  .extend('t', async ({ storeOptions }, { onCleanup }) => {
-    const opened = openTestStore(storeOptions);
-    onCleanup(() => opened.close());
-    return opened;
-  });
+export const storeTest = test.extend('storeOptions', {} as OpenTestStoreOptions).extend('t', async ({ storeOptions }, { onCleanup }) => {
+  const opened = openTestStore(storeOptions);
+  onCleanup(() => opened.close());
+  return opened;
+});

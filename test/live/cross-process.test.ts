@@ -27,7 +27,11 @@ const it = writerTest.extend('writerRunId', { scope: 'file' }, 'run-cross');
 const runId = 'run-cross';
 
 describe('cross-process commits', () => {
-  it(`${BURST} back-to-back commits of another process: every subscriber gets each revision once, in order, with its deltas`, async ({ client, fx, writer }) => {
+  it(`${BURST} back-to-back commits of another process: every subscriber gets each revision once, in order, with its deltas`, async ({
+    client,
+    fx,
+    writer,
+  }) => {
     // From the run's current revision: the other test of this file commits on the run too.
     const start = fx.store.viewerHead(runId)?.currentRevision as number;
     const replay = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: start }, 'replay').collector;

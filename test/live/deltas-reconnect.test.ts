@@ -19,7 +19,6 @@ import { feedWaiters } from '../helpers/server-signals.js';
 import { serverTest as it } from '../helpers/server-test.js';
 
 describe('workflowRunDeltas: reconnect with the last seen revision', () => {
-
   it('graphql-ws client disposed: the 5 revisions committed meanwhile arrive exactly once after resubscribing', async ({ fx }) => {
     const runId = 'run-reconnect';
     await reserveRun(fx, runId);

@@ -32,9 +32,7 @@ describe('workflowRunDeltas: replay then live', () => {
     await untilRevision(collector, 12);
 
     expect(revisionsOf(collector.events)).toEqual(range(4, 12));
-    expect(deltaEvents(collector.events).map(withoutRecordedAt)).toEqual(
-      range(4, 12).map((revision) => expectedMarkerBatch(runId, revision, revision - 1)),
-    );
+    expect(deltaEvents(collector.events).map(withoutRecordedAt)).toEqual(range(4, 12).map((revision) => expectedMarkerBatch(runId, revision, revision - 1)));
     const recordedAt = deltaEvents(collector.events).flatMap((event) =>
       event.__typename === 'ViewerDeltaBatch' ? event.deltas.map((delta) => delta.recordedAt) : [],
     );
@@ -51,10 +49,7 @@ describe('workflowRunDeltas: replay then live', () => {
     await collector.take(1);
     commitMarker(fx.store, runId, 3);
     await untilRevision(collector, 4);
-    expect(deltaEvents(collector.events).map(withoutRecordedAt)).toEqual([
-      expectedMarkerBatch(runId, 3, 2),
-      expectedMarkerBatch(runId, 4, 3),
-    ]);
+    expect(deltaEvents(collector.events).map(withoutRecordedAt)).toEqual([expectedMarkerBatch(runId, 3, 2), expectedMarkerBatch(runId, 4, 3)]);
   });
 });
 
@@ -74,10 +69,7 @@ describe('workflowRunDeltas: live only (afterRevision null)', () => {
     commitMarker(fx.store, runId, 6); // revision 7
     await untilRevision(collector, 7);
     await untilRevision(omitted, 7);
-    expect(deltaEvents(collector.events).map(withoutRecordedAt)).toEqual([
-      expectedMarkerBatch(runId, 6, 5),
-      expectedMarkerBatch(runId, 7, 6),
-    ]);
+    expect(deltaEvents(collector.events).map(withoutRecordedAt)).toEqual([expectedMarkerBatch(runId, 6, 5), expectedMarkerBatch(runId, 7, 6)]);
     expect(omitted.events).toEqual(collector.events);
   });
 });

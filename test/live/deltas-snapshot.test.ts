@@ -29,7 +29,6 @@ function snapshot(runId: string, currentRevision: number, retainedFromRevision: 
 }
 
 describe('workflowRunDeltas: ViewerSnapshotRequired', () => {
-
   it('cursor 0 and a cursor ahead of the run: snapshot first, then the next commit', async ({ client, fx }) => {
     const runId = 'run-small';
     await reserveRun(fx, runId);
@@ -63,10 +62,7 @@ describe('workflowRunDeltas: ViewerSnapshotRequired', () => {
     commitMarker(fx.store, runId, 301); // revision 302
     for (const collector of [at10, at44]) {
       await untilRevision(collector, 302);
-      expect(deltaEvents(collector.events).map(withoutRecordedAt)).toEqual([
-        snapshot(runId, current, retainedFrom),
-        expectedMarkerBatch(runId, 302, 301),
-      ]);
+      expect(deltaEvents(collector.events).map(withoutRecordedAt)).toEqual([snapshot(runId, current, retainedFrom), expectedMarkerBatch(runId, 302, 301)]);
     }
     await untilRevision(at45, 302);
     expect(revisionsOf(at45.events)).toEqual(range(retainedFrom, 302));

@@ -9,15 +9,7 @@ import type { Client } from 'graphql-ws';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowStore } from '../../src/store/index.js';
-import {
-  closeAfterSse,
-  reserveRun,
-  subscribeSse,
-  subscribeWs,
-  wsClient,
-  type EventCollector,
-  type StreamResult,
-} from '../helpers/live-fixtures.js';
+import { closeAfterSse, reserveRun, subscribeSse, subscribeWs, wsClient, type EventCollector, type StreamResult } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
 import { claim, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 

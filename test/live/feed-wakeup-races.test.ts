@@ -6,16 +6,7 @@
  */
 import { afterAll, afterEach, describe, expect } from 'vitest';
 import { WorkflowStore } from '../../src/store/index.js';
-import {
-  commitMarker,
-  DELTAS_SUBSCRIPTION,
-  range,
-  reserveRun,
-  revisionsOf,
-  subscribeWs,
-  untilRevision,
-  type DeltasData,
-} from '../helpers/live-fixtures.js';
+import { commitMarker, DELTAS_SUBSCRIPTION, range, reserveRun, revisionsOf, subscribeWs, untilRevision, type DeltasData } from '../helpers/live-fixtures.js';
 import { feedWaiters } from '../helpers/server-signals.js';
 import { serverTest as it } from '../helpers/server-test.js';
 

@@ -36,7 +36,6 @@ interface LineageRun {
 type LineageData = { workflowRunLineageUpdated: LineageRun };
 
 describe('workflowRunLineageUpdated', () => {
-
   it('changes of any run of the chain and runs joining it (continuation, restart) are emitted; other chains are not', async ({ client, fx }) => {
     const session = 'session-lineage';
     const root = 'run-root';
@@ -114,7 +113,11 @@ describe('workflowRunLineageUpdated', () => {
     await collector.take(8);
     commitMarker(fx.store, root, 1);
     await collector.take(9);
-    expect(emitted().slice(7).map(([runId, , revision]) => [runId, revision])).toEqual([
+    expect(
+      emitted()
+        .slice(7)
+        .map(([runId, , revision]) => [runId, revision]),
+    ).toEqual([
       [restarted.run.runId, head(restarted.run.runId)],
       [root, head(root)],
     ]);

@@ -49,7 +49,9 @@ const decoded = (cursor: string): string => Buffer.from(cursor, 'base64url').toS
 const label = (result: StreamResult<ChangesData> | undefined): string => {
   expect(result?.errors, JSON.stringify(result?.errors)).toBeUndefined();
   const event = result?.data?.workflowRunChanges;
-  return event?.__typename === 'WorkflowRunChange' ? `${event.run?.runId} ${event.run?.queueStatus} r${event.run?.presentationRevision}` : `${event?.__typename}`;
+  return event?.__typename === 'WorkflowRunChange'
+    ? `${event.run?.runId} ${event.run?.queueStatus} r${event.run?.presentationRevision}`
+    : `${event?.__typename}`;
 };
 
 let fx: TestServer | undefined;

@@ -126,13 +126,11 @@ describe('pi-workflows host commits from another process', () => {
     await command('wait run-a3');
     await updated.until((events) => events.some((event) => event.data?.workflowRunUpdated.status === 'WAITING'), 'run-a3 waiting');
     await command('continue run-a3 run-a4');
-    await lineage.until(
-      (events) => events.some((event) => event.data?.workflowRunLineageUpdated.runId === 'run-a4'),
-      'run-a4 joining the chain',
-    );
+    await lineage.until((events) => events.some((event) => event.data?.workflowRunLineageUpdated.runId === 'run-a4'), 'run-a4 joining the chain');
     await command('settle run-a4');
     await lineage.until(
-      (events) => events.some((event) => event.data?.workflowRunLineageUpdated.runId === 'run-a4' && event.data.workflowRunLineageUpdated.status === 'COMPLETED'),
+      (events) =>
+        events.some((event) => event.data?.workflowRunLineageUpdated.runId === 'run-a4' && event.data.workflowRunLineageUpdated.status === 'COMPLETED'),
       'run-a4 completed',
     );
     await updated.until((events) => events.at(-1)?.data?.workflowRunUpdated.queueStatus === 'DONE', 'run-a3 done for its continuation');

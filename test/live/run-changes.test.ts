@@ -232,11 +232,7 @@ describe('workflowRunChanges', () => {
     await Promise.all([filtered.collector.take(2), all.collector.take(3)]);
     await claim(fx, outside, `token-${outside}`); // joins
     await Promise.all([filtered.collector.take(3), all.collector.take(4)]);
-    expect(filtered.collector.events.map(label)).toEqual([
-      `${inside} STARTING/QUEUED r2`,
-      `${inside} FAILED/FAILED r4`,
-      `${outside} STARTING/QUEUED r2`,
-    ]);
+    expect(filtered.collector.events.map(label)).toEqual([`${inside} STARTING/QUEUED r2`, `${inside} FAILED/FAILED r4`, `${outside} STARTING/QUEUED r2`]);
     expect(all.collector.events.map(label)[0]).toBe(`${inside} STARTING/QUEUED r2`);
     await closed(filtered);
     await closed(all);
@@ -284,11 +280,7 @@ describe('workflowRunChanges across processes and restarts', () => {
       writer.send('reserve run-x5');
       await reserved('run-x5');
       await reserveRun(fx, 'run-x6');
-      expect((await resumed.collector.take(3)).map(label)).toEqual([
-        'run-x4 QUEUED/QUEUED r1',
-        'run-x5 QUEUED/QUEUED r1',
-        'run-x6 QUEUED/QUEUED r1',
-      ]);
+      expect((await resumed.collector.take(3)).map(label)).toEqual(['run-x4 QUEUED/QUEUED r1', 'run-x5 QUEUED/QUEUED r1', 'run-x6 QUEUED/QUEUED r1']);
       resumed.close();
     } finally {
       writer.send('exit');

@@ -46,14 +46,14 @@ function summaryRevisionsAfter(store: WorkflowStore, runId: string, after: numbe
 }
 
 describe('workflowRunUpdated', () => {
-
   /**
    * Runs `op` (one transaction), then awaits exactly the one event its summary revisions
    * produce — a park records two revisions with a summary delta, yet emits once — and checks it
    * equals the run as a query reads it right after the commit.
    */
   async function step(
-    fx: TestServer, collector: EventCollector<StreamResult<{ workflowRunUpdated: LiveRun }>>,
+    fx: TestServer,
+    collector: EventCollector<StreamResult<{ workflowRunUpdated: LiveRun }>>,
     runId: string,
     op: () => Promise<unknown>,
   ): Promise<LiveRun> {

@@ -29,7 +29,8 @@ import { feedWaiters, sharedSubscribers } from '../helpers/server-signals.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 /** A short deltas document: 100 subscribe messages fit one TCP read. */
-const SHORT_DELTAS = 'subscription D($runId:String!,$after:Int){workflowRunDeltas(runId:$runId,afterRevision:$after){...on ViewerDeltaBatch{presentationRevision}}}';
+const SHORT_DELTAS =
+  'subscription D($runId:String!,$after:Int){workflowRunDeltas(runId:$runId,afterRevision:$after){...on ViewerDeltaBatch{presentationRevision}}}';
 
 /** The deltas document with the deltas included or not: `$withDeltas` is read by the selection. */
 const DELTAS_IF = /* GraphQL */ `
@@ -166,11 +167,17 @@ describe('shared execution of subscription events', () => {
 
   it("the caller's scope separates results: a read-token subscriber and a full-token one execute apart", async () => {
     const secured = await startTestServer({ token: 'full-token', readTokens: ['read-token'] });
-    const scoped = [wsClient(secured.url, { token: 'full-token' }), wsClient(secured.url, { token: 'read-token' }), wsClient(secured.url, { token: 'read-token' })];
+    const scoped = [
+      wsClient(secured.url, { token: 'full-token' }),
+      wsClient(secured.url, { token: 'read-token' }),
+      wsClient(secured.url, { token: 'read-token' }),
+    ];
     try {
       const runId = 'run-scopes';
       await reserveRun(secured, runId);
-      const streams = scoped.map((client, index) => subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, `scope${index}`).collector);
+      const streams = scoped.map(
+        (client, index) => subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, `scope${index}`).collector,
+      );
       await feedWaiters(secured.server, 3, 'all three wait on the feed');
       const revision = commitMarker(secured.store, runId, 1);
       for (const stream of streams) await untilRevision(stream, revision);

@@ -99,10 +99,7 @@ describe('slow consumer', () => {
 
     // Resume: what was already in the socket buffers, then ViewerSnapshotRequired, then live.
     tcpSocketOf(slow.ws).resume();
-    await slowEvents.until(
-      (results) => results.some((result) => result.data?.workflowRunDeltas.__typename === 'ViewerSnapshotRequired'),
-      'a snapshot',
-    );
+    await slowEvents.until((results) => results.some((result) => result.data?.workflowRunDeltas.__typename === 'ViewerSnapshotRequired'), 'a snapshot');
     commitMarker(fx.store, runId, COMMITS + 1, PAYLOAD); // 602
     await untilRevision(slowEvents, current + 1);
     for (const reader of readers) await untilRevision(reader, current + 1);

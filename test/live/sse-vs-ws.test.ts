@@ -18,15 +18,23 @@ import { claim, park } from '../helpers/server-fixture.js';
 import { serverTest as it } from '../helpers/server-test.js';
 
 describe('SSE and graphql-ws', () => {
-
   it('identical sequences (replay, snapshot, live, store transitions) for the same commits', async ({ client, fx }) => {
     const runId = 'run-sse';
     await reserveRun(fx, runId);
     for (let k = 1; k <= 3; k += 1) commitMarker(fx.store, runId, k); // 2..4
     const streams = [
-      { ws: subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, 'ws replay').collector, sse: subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, {}, 'sse replay') },
-      { ws: subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 0 }, 'ws snapshot').collector, sse: subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: 0 }, {}, 'sse snapshot') },
-      { ws: subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, 'ws live').collector, sse: subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, {}, 'sse live') },
+      {
+        ws: subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, 'ws replay').collector,
+        sse: subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, {}, 'sse replay'),
+      },
+      {
+        ws: subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: 0 }, 'ws snapshot').collector,
+        sse: subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: 0 }, {}, 'sse snapshot'),
+      },
+      {
+        ws: subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, 'ws live').collector,
+        sse: subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, {}, 'sse live'),
+      },
     ];
     try {
       for (const { sse } of streams) expect((await sse.response).status).toBe(200);

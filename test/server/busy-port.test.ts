@@ -101,7 +101,7 @@ describe('a port already in use', () => {
     expect(filesOf(existingPath)).toEqual(before);
   });
 
-  it('the demo defaults to its own port, 4100, not npm start\'s 4000', async () => {
+  it("the demo defaults to its own port, 4100, not npm start's 4000", async () => {
     expect(DEMO_PORT).toBe(4100);
     const help = await npmRun('demo', ['--help']);
     expect(help.code).toBe(0);

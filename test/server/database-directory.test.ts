@@ -42,9 +42,7 @@ describe('prepareDatabaseDirectory', () => {
       ),
     );
     expect(() => prepareDatabaseDirectory(join(cwd, 'data', 'other.db'), DEFAULT_DB_PATH, { cwd })).toThrow(/directory .*\/data does not exist/);
-    expect(() => prepareDatabaseDirectory(join(cwd, 'a', 'b', 'c.db'), DEFAULT_DB_PATH, { cwd, option: 'PI_WORKFLOWS_DB' })).toThrow(
-      /^PI_WORKFLOWS_DB /,
-    );
+    expect(() => prepareDatabaseDirectory(join(cwd, 'a', 'b', 'c.db'), DEFAULT_DB_PATH, { cwd, option: 'PI_WORKFLOWS_DB' })).toThrow(/^PI_WORKFLOWS_DB /);
     expect(readdirSync(cwd)).toEqual([]);
   });
 
@@ -76,7 +74,11 @@ describe('the server command with --db', () => {
   /** `node --import tsx src/server/main.ts …args` in `cwd`; resolves with exit code and stderr. */
   function runMain(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stderr: string; stdout: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--import', TSX_IMPORT, join(REPO_ROOT, 'src/server/main.ts'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', TSX_IMPORT, join(REPO_ROOT, 'src/server/main.ts'), ...args], {
+        cwd,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       let stdout = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));

@@ -28,7 +28,9 @@ describe('variablesReadPerEvent', () => {
   it('a variable used both as a root argument and below the root is read', () => {
     const document = parse('subscription S($runId: String!) { workflowRunUpdated(runId: $runId) { children(kind: null) { runId } rootRun { runId } } }');
     expect(variablesReadPerEvent(document, null)).toEqual([]);
-    const both = parse('subscription S($id: String!) { workflowRunUpdated(runId: $id) { ...F } } fragment F on WorkflowRun { ... @include(if: true) { runId } lineageX: lineage(after: $id) { totalCount } }');
+    const both = parse(
+      'subscription S($id: String!) { workflowRunUpdated(runId: $id) { ...F } } fragment F on WorkflowRun { ... @include(if: true) { runId } lineageX: lineage(after: $id) { totalCount } }',
+    );
     expect(variablesReadPerEvent(both, 'S')).toEqual(['id']);
   });
 

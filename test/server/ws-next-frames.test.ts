@@ -24,7 +24,10 @@ describe('ws next frames', () => {
   });
 
   it('writes errors through the formatter, in the result’s key order', () => {
-    const result: ExecutionResult = { errors: [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR', http: { status: 500 } } })], data: null };
+    const result: ExecutionResult = {
+      errors: [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR', http: { status: 500 } } })],
+      data: null,
+    };
     const json = payloadJsonOf(result, (error) => ({ message: error.message, extensions: { code: error.extensions.code } }));
     expect(json).toBe('{"errors":[{"message":"Unexpected error.","extensions":{"code":"INTERNAL_SERVER_ERROR"}}],"data":null}');
   });
@@ -37,7 +40,12 @@ describe('ws next frames', () => {
       const text = graphqlWsText(id, frames.marker(json));
       expect(frames.frame(text)).toBe(graphqlWsText(id, payload));
     }
-    for (const other of ['{"id":"1","type":"complete"}', '{"type":"pong"}', graphqlWsText('2', payload), '{"id":"3","type":"error","payload":[{"message":"x"}]}']) {
+    for (const other of [
+      '{"id":"1","type":"complete"}',
+      '{"type":"pong"}',
+      graphqlWsText('2', payload),
+      '{"id":"3","type":"error","payload":[{"message":"x"}]}',
+    ]) {
       expect(frames.frame(other)).toBe(other);
     }
   });

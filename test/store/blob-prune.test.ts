@@ -27,7 +27,9 @@ const open = (): WorkflowStore => WorkflowStore.open({ path, projectPath: dir })
 function putBlob(connection: Database.Database, text: string): Buffer {
   const bytes = Buffer.from(text, 'utf8');
   const hash = Buffer.from(sha256Hex(bytes), 'hex');
-  connection.prepare("INSERT INTO blobs(blob_hash, media_type, byte_length, content, created_at) VALUES (?, 'text/plain', ?, ?, 0)").run(hash, bytes.length, bytes);
+  connection
+    .prepare("INSERT INTO blobs(blob_hash, media_type, byte_length, content, created_at) VALUES (?, 'text/plain', ?, ?, 0)")
+    .run(hash, bytes.length, bytes);
   return hash;
 }
 

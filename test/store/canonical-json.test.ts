@@ -1,11 +1,7 @@
 import { describe, expect } from 'vitest';
 import { BlobStore } from '../../src/store/blobs.js';
 import { canonicalJson, normalizeJson, StoreError } from '../../src/store/index.js';
-import {
-  expectStoreError,
-  sha256Hex,
-  type TestStore,
-} from '../helpers/store-fixtures.js';
+import { expectStoreError, sha256Hex, type TestStore } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 import { storeInternals, connectionOf } from '../helpers/store-internals.js';
 
@@ -40,9 +36,12 @@ describe('canonical JSON (STORE.md §2.1)', () => {
   it.each([
     ['a Date', new Date(0)],
     ['a Map', new Map()],
-    ['a class instance', new (class Point {
-      x = 1;
-    })()],
+    [
+      'a class instance',
+      new (class Point {
+        x = 1;
+      })(),
+    ],
     ['a boxed string', Object('s')],
     ['a regular expression', /x/],
   ])('Only plain objects can be stored as canonical JSON (%s)', (_name, value) => {

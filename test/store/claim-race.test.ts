@@ -1,12 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
-import {
-  eventsOf,
-  leaseOf,
-  reserve,
-  type TestStore,
-} from '../helpers/store-fixtures.js';
+import { eventsOf, leaseOf, reserve, type TestStore } from '../helpers/store-fixtures.js';
 import { storeTest } from '../helpers/store-test.js';
 
 const WORKER = fileURLToPath(new URL('../helpers/claim-race-worker.ts', import.meta.url));
@@ -75,7 +70,10 @@ function expectEachRunClaimedOnce(t: TestStore, results: WorkerResult[]): void {
     const lease = leaseOf(t.store, runId);
     expect(lease.generation, runId).toBe(1);
     expect(lease.owner_id, runId).toBe(runnerId);
-    expect(eventsOf(t.store, runId).filter((event) => event.type === 'lease.claimed'), runId).toHaveLength(1);
+    expect(
+      eventsOf(t.store, runId).filter((event) => event.type === 'lease.claimed'),
+      runId,
+    ).toHaveLength(1);
   }
 }
 

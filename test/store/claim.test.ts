@@ -121,7 +121,9 @@ describe('claim core (STORE.md §6.3)', () => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'first', 1000);
     t.clock.advance(999);
-    expect(expectNoWrite(t.store, () => t.store.claimWorkflowRun({ runId: 'run-1', runnerId: 'runner-2', claimToken: 'second', leaseMs: 1000 }))).toBeUndefined();
+    expect(
+      expectNoWrite(t.store, () => t.store.claimWorkflowRun({ runId: 'run-1', runnerId: 'runner-2', claimToken: 'second', leaseMs: 1000 })),
+    ).toBeUndefined();
     t.clock.advance(1);
     const taken = claim(t.store, 'run-1', 'runner-2', 'second', 1000);
     expect(taken).toMatchObject({ runnerId: 'runner-2', claimGeneration: 2 });

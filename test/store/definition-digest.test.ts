@@ -4,13 +4,7 @@
  */
 import { describe, expect } from 'vitest';
 import { definitionDigest, StoreError } from '../../src/store/index.js';
-import {
-  DEFINITION,
-  digestHex,
-  expectStoreError,
-  reserveInput,
-  WORKFLOW_REF,
-} from '../helpers/store-fixtures.js';
+import { DEFINITION, digestHex, expectStoreError, reserveInput, WORKFLOW_REF } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 
 /** A reservation by snapshot: {@link reserveInput} without digest and source. */

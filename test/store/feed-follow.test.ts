@@ -5,13 +5,7 @@
  */
 import { afterEach, describe, expect } from 'vitest';
 import { ChangeFeed, WorkflowStore, type RunDeltaEvent, type WorkflowRunRecord } from '../../src/store/index.js';
-import {
-  claim,
-  expectStoreError,
-  openTestStore,
-  reserve,
-  type TestStore,
-} from '../helpers/store-fixtures.js';
+import { claim, expectStoreError, openTestStore, reserve, type TestStore } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 let feed: ChangeFeed;
 it.beforeEach(({ t }) => {

@@ -8,24 +8,9 @@ import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect } from 'vitest';
-import {
-  ChangeFeed,
-  MALFORMED_RUN_CHANGE_CURSOR,
-  WorkflowStore,
-  type RunChangeEvent,
-} from '../../src/store/index.js';
+import { ChangeFeed, MALFORMED_RUN_CHANGE_CURSOR, WorkflowStore, type RunChangeEvent } from '../../src/store/index.js';
 import { READ_PAGE } from '../../src/store/feed-run-changes.js';
-import {
-  claim,
-  expectStoreError,
-  openTestStore,
-  reserve,
-  reserveInput,
-  snapshotTables,
-  T0,
-  tempDir,
-  type TestStore,
-} from '../helpers/store-fixtures.js';
+import { claim, expectStoreError, openTestStore, reserve, reserveInput, snapshotTables, T0, tempDir, type TestStore } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 import { connectionOf } from '../helpers/store-internals.js';
 import { createPiWorkflowsFile } from '../helpers/pi-workflows-file.js';
@@ -49,9 +34,7 @@ async function take<T>(stream: AsyncIterator<T>, count: number): Promise<T[]> {
 
 /** What a test compares: run id, queue status, durable status, presentation revision; or the reset. */
 const label = (event: RunChangeEvent): string =>
-  event.kind === 'change'
-    ? `${event.run.runId} ${event.run.status}/${event.run.runStateStatus} r${event.run.presentationRevision}`
-    : 'reset';
+  event.kind === 'change' ? `${event.run.runId} ${event.run.status}/${event.run.runStateStatus} r${event.run.presentationRevision}` : 'reset';
 
 const decoded = (cursor: string): string => Buffer.from(cursor, 'base64url').toString('utf8');
 const databaseId = (t: TestStore): string => t.store.runChangeHead().databaseId;
@@ -198,7 +181,15 @@ describe('ChangeFeed.followRunChanges: order and cursors', () => {
   it('a malformed cursor: the exact error at the call, nothing read or written', ({ t }) => {
     reserve(t.store, 'run-1');
     const before = snapshotTables(t.store);
-    for (const cursor of ['', 'not a cursor', Buffer.from('v2:abc:1').toString('base64url'), cursorAt(t, 1).slice(0, -1) + '!', `${cursorAt(t, 1)}=`, Buffer.from('v1:abc:01').toString('base64url'), 'x'.repeat(10_000)]) {
+    for (const cursor of [
+      '',
+      'not a cursor',
+      Buffer.from('v2:abc:1').toString('base64url'),
+      cursorAt(t, 1).slice(0, -1) + '!',
+      `${cursorAt(t, 1)}=`,
+      Buffer.from('v1:abc:01').toString('base64url'),
+      'x'.repeat(10_000),
+    ]) {
       const error = expectStoreError(() => feed.followRunChanges(undefined, cursor), MALFORMED_RUN_CHANGE_CURSOR, 'validation');
       expect(error.field).toBe('after');
     }
@@ -240,14 +231,14 @@ describe('ChangeFeed.followRunChanges: filter', () => {
         t.store.markWorkflowRunRunning({ runId: 'run-a', claimToken: 'token-run-a' });
       }),
     ).toBe('run-a running/queued');
-    expect(
-      await step(() => t.store.settleWorkflowRun({ runId: 'run-a', claimToken: 'token-run-a', status: 'completed' })),
-    ).toBe('run-a done/completed'); // leaves
+    expect(await step(() => t.store.settleWorkflowRun({ runId: 'run-a', claimToken: 'token-run-a', status: 'completed' }))).toBe('run-a done/completed'); // leaves
     expect(await step(() => claim(t.store, 'run-b'))).toBe('run-b starting/queued');
     await stream.return?.();
   });
 
-  it('replay with a filter: what left the filter while away comes in its latest state; the fixed parts (session, workflow, lineage) exclude for good', async ({ t }) => {
+  it('replay with a filter: what left the filter while away comes in its latest state; the fixed parts (session, workflow, lineage) exclude for good', async ({
+    t,
+  }) => {
     reserve(t.store, 'run-a', { originSessionId: 'session-a' });
     reserve(t.store, 'run-c', { originSessionId: 'session-c' });
     const start = cursorAt(t, t.store.runChangeHead().head);
@@ -327,7 +318,9 @@ describe('the durable order: migration 0003', () => {
 });
 
 describe('a pi-workflows state file: the order it keeps (events.event_seq), read only', () => {
-  it('replay, then live from another connection; a viewer revision without an event is no position there; a foreign or too old cursor resets', async ({ t }) => {
+  it('replay, then live from another connection; a viewer revision without an event is no position there; a foreign or too old cursor resets', async ({
+    t,
+  }) => {
     const dir = tempDir('pi-feed-');
     const path = join(dir, 'state.sqlite');
     const writer = createPiWorkflowsFile(path, { line: '0.14' });

@@ -69,7 +69,10 @@ function setup(t: TestStore, options: Setup = {}): void {
     if (options.endTurn === true) storeInternals(t.store).messages.endTurn('turn-1', 'completed', 'entry-2', t.clock.t);
   }
   if (options.submission !== false) {
-    storeInternals(t.store).interactions.addValidatingSubmission({ submissionId: 'sub-1', requestId: 'request-1', idempotencyKey: 'i1', payload: { a: 1 } }, t.clock.t);
+    storeInternals(t.store).interactions.addValidatingSubmission(
+      { submissionId: 'sub-1', requestId: 'request-1', idempotencyKey: 'i1', payload: { a: 1 } },
+      t.clock.t,
+    );
   }
   if (options.pause === true) expect(t.store.pauseParkedWorkflowRun({ runId: 'run-1' })).toBe(true);
   if (options.runStatus === 'running') hostSetRunStatus(t.store, 'run-1', 'running', t.clock.t);
@@ -97,9 +100,7 @@ describe('beginWorkflowRunInteractionTimeout (STORE.md §6.9)', () => {
     });
     expect(rowOf(t.store, 'run_queue', 'run-1')).toMatchObject({ status: 'starting', error_code: null, error_hash: null, finished_at: null });
     const submission = connectionOf(t.store)
-      .prepare(
-        "SELECT s.outcome, b.content FROM interactive_submissions s JOIN blobs b ON b.blob_hash = s.receipt_hash WHERE s.submission_id = 'sub-1'",
-      )
+      .prepare("SELECT s.outcome, b.content FROM interactive_submissions s JOIN blobs b ON b.blob_hash = s.receipt_hash WHERE s.submission_id = 'sub-1'")
       .get() as { outcome: string; content: Buffer };
     expect(submission.outcome).toBe('rejected');
     expect(JSON.parse(submission.content.toString('utf8'))).toEqual({ status: 'rejected', error: 'Workflow node model-turn deadline expired' });

@@ -1,14 +1,6 @@
 import { describe, expect } from 'vitest';
 import { workflowMessageIdFor, type CreateWorkflowMessageInput, type WorkflowMessageKind } from '../../src/store/index.js';
-import {
-  expectNoWrite,
-  expectRejectedUnchanged,
-  ignoreUpdatesOf,
-  reserve,
-  sha256Hex,
-  snapshotTables,
-  type TestStore,
-} from '../helpers/store-fixtures.js';
+import { expectNoWrite, expectRejectedUnchanged, ignoreUpdatesOf, reserve, sha256Hex, snapshotTables, type TestStore } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 import { storeInternals } from '../helpers/store-internals.js';
 it.beforeEach(({ t }) => {
@@ -86,12 +78,7 @@ describe('workflow messages (STORE.md §9)', () => {
     ['no details', { ...content(true), details: undefined }],
     ['a non-boolean display', { ...content(true), display: 'yes' }],
   ])('Workflow message content is invalid (%s)', ([_name, bad], { t }) => {
-    expectRejectedUnchanged(
-      t.store,
-      () => create(t, { content: bad as never }),
-      'Workflow message content is invalid',
-      'validation',
-    );
+    expectRejectedUnchanged(t.store, () => create(t, { content: bad as never }), 'Workflow message content is invalid', 'validation');
   });
 
   it.for<[WorkflowMessageKind, boolean]>([
@@ -161,7 +148,10 @@ describe('workflow messages (STORE.md §9)', () => {
   describe('turns', () => {
     let messageId: string;
     const start = (t: TestStore, overrides: Record<string, string> = {}) =>
-      storeInternals(t.store).messages.startTurn({ workflowTurnId: 'turn-1', workflowMessageId: messageId, runId: 'run-1', targetSessionId: 'S', ...overrides }, t.clock.t);
+      storeInternals(t.store).messages.startTurn(
+        { workflowTurnId: 'turn-1', workflowMessageId: messageId, runId: 'run-1', targetSessionId: 'S', ...overrides },
+        t.clock.t,
+      );
 
     it.beforeEach(({ t }) => {
       messageId = create(t).workflowMessageId;
@@ -208,12 +198,7 @@ describe('workflow messages (STORE.md §9)', () => {
     it('Workflow message <id> already has open turn <turnId>', ({ t }) => {
       storeInternals(t.store).messages.markSent(messageId, 'S', 'entry-1', t.clock.t);
       start(t);
-      expectRejectedUnchanged(
-        t.store,
-        () => start(t, { workflowTurnId: 'turn-2' }),
-        `Workflow message ${messageId} already has open turn turn-1`,
-        'conflict',
-      );
+      expectRejectedUnchanged(t.store, () => start(t, { workflowTurnId: 'turn-2' }), `Workflow message ${messageId} already has open turn turn-1`, 'conflict');
     });
 
     it('Workflow turn end report conflicts with its saved result', ({ t }) => {
@@ -257,7 +242,11 @@ describe('workflow messages (STORE.md §9)', () => {
     create(t, { idempotencyKey: 'd', kind: 'notification', sourceId: 'n', content: content(false) });
     create(t, { idempotencyKey: 'e', kind: 'terminal', sourceId: 'terminal:run-1', content: content(false) });
     expect(storeInternals(t.store).messages.cancelPendingForRun('run-1', t.clock.t)).toBe(3);
-    expect(storeInternals(t.store).messages.listForRun('run-1').map((message) => [message.kind, message.status])).toEqual([
+    expect(
+      storeInternals(t.store)
+        .messages.listForRun('run-1')
+        .map((message) => [message.kind, message.status]),
+    ).toEqual([
       ['step', 'cancelled'],
       ['decision', 'cancelled'],
       ['followUp', 'cancelled'],

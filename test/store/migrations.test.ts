@@ -4,16 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyMigrations, loadMigrations, StateDatabase, WorkflowStore } from '../../src/store/index.js';
-import {
-  claim,
-  expectStoreError,
-  reserve,
-  reserveInput,
-  sha256Hex,
-  snapshotTables,
-  tempDir,
-  TestClock,
-} from '../helpers/store-fixtures.js';
+import { claim, expectStoreError, reserve, reserveInput, sha256Hex, snapshotTables, tempDir, TestClock } from '../helpers/store-fixtures.js';
 import { storeInternals, connectionOf } from '../helpers/store-internals.js';
 
 let dir: string;
@@ -74,9 +65,10 @@ describe('migrations (STORE.md §13.9)', () => {
       expect(connection.pragma('synchronous', { simple: true })).toBe(2);
       expect(connection.pragma('foreign_keys', { simple: true })).toBe(1);
       expect(connection.pragma('busy_timeout', { simple: true })).toBe(5000);
-      const tables = connection
-        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-        .all() as Array<{ name: string; sql: string }>;
+      const tables = connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{
+        name: string;
+        sql: string;
+      }>;
       expect(tables.map((table) => table.name)).toEqual([
         'blobs',
         'events',
@@ -148,11 +140,7 @@ describe('migrations (STORE.md §13.9)', () => {
   });
 
   it('a read-only open of a missing file or an unmigrated database is refused', () => {
-    expectStoreError(
-      () => open({ readOnly: true }),
-      `Cannot open workflow state database ${path}: unable to open database file`,
-      'integrity',
-    );
+    expectStoreError(() => open({ readOnly: true }), `Cannot open workflow state database ${path}: unable to open database file`, 'integrity');
     new Database(path).close();
     expectStoreError(
       () => open({ readOnly: true }),

@@ -41,7 +41,12 @@ describe('parkClaimedWorkflowRun', () => {
   });
 
   it('refuses a missing run with not_found', ({ t }) => {
-    expectRejectedUnchanged(t.store, () => t.store.parkClaimedWorkflowRun({ runId: 'missing', claimToken: 'tok' }), 'Workflow run not found: missing', 'not_found');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.parkClaimedWorkflowRun({ runId: 'missing', claimToken: 'tok' }),
+      'Workflow run not found: missing',
+      'not_found',
+    );
     expectRejectedUnchanged(
       t.store,
       () => t.store.parkClaimedWorkflowRun({ runId: 'missing', claimToken: 'tok', noProgressDetail: 'stuck' }),

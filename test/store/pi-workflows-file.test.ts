@@ -181,7 +181,10 @@ describe('a pi-workflows state file', () => {
       const read = store.readViewerDeltas('run-a3', 3);
       expect(read?.kind).toBe('deltas');
       expect(read?.kind === 'deltas' ? read.batches.map((batch) => batch.deltas.map((delta) => [delta.targetType, delta.targetKey])) : []).toEqual([
-        [['summary', ''], ['replay', '']],
+        [
+          ['summary', ''],
+          ['replay', ''],
+        ],
         [['timeline', 'step-1']],
         [['timeline', 'step-2']],
         [['timeline', 'step-3']],
@@ -248,7 +251,15 @@ describe('files that are refused at open, untouched', () => {
 
   it('a pi-workflows file without a column or table the read side uses (the 0.12 layout), naming them all', () => {
     // What pi-workflows 0.12.1 lacks of the read side: the lineage columns, run sources and the viewer log.
-    const missing = ['runs.root_run_id', 'runs.lineage_kind', 'runs.restart_number', 'runs.parent_terminal_fingerprint', 'run_sources', 'viewer_runs', 'viewer_deltas'];
+    const missing = [
+      'runs.root_run_id',
+      'runs.lineage_kind',
+      'runs.restart_number',
+      'runs.parent_terminal_fingerprint',
+      'run_sources',
+      'viewer_runs',
+      'viewer_deltas',
+    ];
     emptyFile({ line: '0.14', appVersion: '0.12.1', drop: missing });
     expectRefused(
       `pi-workflows state file ${path} (schema version 1, pi-workflows 0.12.1) lacks what this server reads: ` +
@@ -278,7 +289,9 @@ describe('files that are refused at open, untouched', () => {
     expectRefused(`Not a workflow state database: ${path} has a pi-workflows schema_meta but application_id 0x00000007, not 0x50495746; it was not changed`);
     for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
     emptyFile({ schemaName: 'something-else' });
-    expectRefused(`Not a workflow state database: ${path} has a schema_meta table without a pi-workflows row (schema_name "something-else"); it was not changed`);
+    expectRefused(
+      `Not a workflow state database: ${path} has a schema_meta table without a pi-workflows row (schema_name "something-else"); it was not changed`,
+    );
   });
 
   it('a pi-workflows file whose user_version disagrees with its schema_meta', () => {

@@ -43,7 +43,9 @@ describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one tr
       heartbeat_at: t.clock.t,
       expires_at: t.clock.t + 30_000,
     });
-    expect(eventsOf(t.store, 'run-1').map((event) => [event.type, event.revision, event.actorType, event.actorId, event.leaseGeneration, event.payload])).toEqual([
+    expect(
+      eventsOf(t.store, 'run-1').map((event) => [event.type, event.revision, event.actorType, event.actorId, event.leaseGeneration, event.payload]),
+    ).toEqual([
       ['run.queued', 1, 'session', 'session-run-1', null, {}],
       ['lease.claimed', 2, 'session', 'runner-1', 1, { expiresAt: t.clock.iso(30_000) }],
     ]);
@@ -69,12 +71,7 @@ describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one tr
       'Workflow run not found: ghost',
       'not_found',
     );
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.prepareOrAdoptWorkflowRun(reserveInput('bad id'), CLAIM),
-      'Invalid workflow run id: bad id',
-      'validation',
-    );
+    expectRejectedUnchanged(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('bad id'), CLAIM), 'Invalid workflow run id: bad id', 'validation');
   });
 
   it('Workflow run could not be claimed: <runId> rolls the reservation back', ({ t }) => {
@@ -111,9 +108,8 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     implicit.workflowSource = { hash: digestHex(), path: WORKFLOW_REF, kind: 'file' };
     expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(implicit, CLAIM)).state).toBe('adopted');
     expect(
-      expectNoWrite(t.store, () =>
-        t.store.prepareOrAdoptWorkflowRun({ ...explicit, workflowSource: { root: explicit.workflowSource, mounted: [] } }, CLAIM),
-      ).state,
+      expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun({ ...explicit, workflowSource: { root: explicit.workflowSource, mounted: [] } }, CLAIM))
+        .state,
     ).toBe('adopted');
   });
 
@@ -140,9 +136,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
 
   it('compares the computed restart number: a root is 0 whatever restart number is given (as the seed)', ({ t }) => {
     reserve(t.store, 'run-1');
-    expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { restartNumber: 1 }), CLAIM)).state).toBe(
-      'adopted',
-    );
+    expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { restartNumber: 1 }), CLAIM)).state).toBe('adopted');
   });
 
   it('does not compare the snapshot, the title or the affinity (not part of compatibility)', ({ t }) => {
@@ -169,9 +163,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     });
 
     it('adopts an identical restart (restart number computed or given)', ({ t }) => {
-      expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', restartOf('parent')), CLAIM)).state).toBe(
-        'adopted',
-      );
+      expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', restartOf('parent')), CLAIM)).state).toBe('adopted');
       expect(
         expectNoWrite(t.store, () =>
           t.store.prepareOrAdoptWorkflowRun(

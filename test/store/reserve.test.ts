@@ -205,12 +205,7 @@ describe('reserveWorkflowRun: checks in order, first failure wins, nothing writt
     ['other prefix', `sha1:${'a'.repeat(64)}`],
     ['not hex', 'g'.repeat(64)],
   ])('Expected a SHA-256 digest (%s)', ([_name, digest], { t }) => {
-    expectRejectedUnchanged(
-      t.store,
-      () => reserve(t.store, 'run-1', { definitionDigest: digest }),
-      'Expected a SHA-256 digest',
-      'validation',
-    );
+    expectRejectedUnchanged(t.store, () => reserve(t.store, 'run-1', { definitionDigest: digest }), 'Expected a SHA-256 digest', 'validation');
   });
 
   it('checks the run id before the timestamp, and the timestamp before the digest', ({ t }) => {
@@ -230,12 +225,7 @@ describe('reserveWorkflowRun: checks in order, first failure wins, nothing writt
   });
 
   it('A root workflow run cannot declare lineage (before the restart-metadata check)', ({ t }) => {
-    expectRejectedUnchanged(
-      t.store,
-      () => reserve(t.store, 'run-1', { lineageKind: 'continuation' }),
-      'A root workflow run cannot declare lineage',
-      'lineage',
-    );
+    expectRejectedUnchanged(t.store, () => reserve(t.store, 'run-1', { lineageKind: 'continuation' }), 'A root workflow run cannot declare lineage', 'lineage');
     expectRejectedUnchanged(
       t.store,
       () => reserve(t.store, 'run-1', { lineageKind: 'restart', restartNumber: 1, parentTerminalFingerprint: FINGERPRINT }),
@@ -248,21 +238,11 @@ describe('reserveWorkflowRun: checks in order, first failure wins, nothing writt
     ['restart number', { restartNumber: 0 }],
     ['fingerprint', { parentTerminalFingerprint: FINGERPRINT }],
   ] as const)('A root workflow run cannot declare restart metadata (%s)', ([_name, overrides], { t }) => {
-    expectRejectedUnchanged(
-      t.store,
-      () => reserve(t.store, 'run-1', overrides),
-      'A root workflow run cannot declare restart metadata',
-      'lineage',
-    );
+    expectRejectedUnchanged(t.store, () => reserve(t.store, 'run-1', overrides), 'A root workflow run cannot declare restart metadata', 'lineage');
   });
 
   it('Workflow run not found: <parentRunId>', ({ t }) => {
-    expectRejectedUnchanged(
-      t.store,
-      () => reserve(t.store, 'child', { parentRunId: 'ghost' }),
-      'Workflow run not found: ghost',
-      'not_found',
-    );
+    expectRejectedUnchanged(t.store, () => reserve(t.store, 'child', { parentRunId: 'ghost' }), 'Workflow run not found: ghost', 'not_found');
   });
 
   it('Workflow parent belongs to another Pi session (restart and continuation)', ({ t }) => {
@@ -490,12 +470,7 @@ describe('reserveWorkflowRun: continuations', () => {
     terminalRun(t, 'p-failed');
     expectRejectedUnchanged(t.store, () => reserve(t.store, 'c', input('p-failed')), 'Continuation parent queue is failed', 'lineage');
     terminalRun(t, 'p-cancelled', {}, 'cancelled');
-    expectRejectedUnchanged(
-      t.store,
-      () => reserve(t.store, 'c', input('p-cancelled')),
-      'Continuation parent queue is cancelled',
-      'lineage',
-    );
+    expectRejectedUnchanged(t.store, () => reserve(t.store, 'c', input('p-cancelled')), 'Continuation parent queue is cancelled', 'lineage');
   });
 
   it('continues a parked parent: parent queue done + run.queue_done_for_continuation + one parent viewer bump, in one go', ({ t }) => {
@@ -555,12 +530,7 @@ describe('reserveWorkflowRun: project and session slots', () => {
     const global = openTestStore({ projectPath: null });
     try {
       expect(global.store.projectId).toBeNull();
-      expectRejectedUnchanged(
-        global.store,
-        () => reserve(global.store, 'run-1'),
-        'Controller project is not registered in the state database',
-        'integrity',
-      );
+      expectRejectedUnchanged(global.store, () => reserve(global.store, 'run-1'), 'Controller project is not registered in the state database', 'integrity');
     } finally {
       global.close();
     }
@@ -575,12 +545,7 @@ describe('reserveWorkflowRun: project and session slots', () => {
 
   it('one active queue entry per origin session: a second queued run of the session is a conflict, nothing written', ({ t }) => {
     reserve(t.store, 'run-1', { originSessionId: 'S' });
-    expectRejectedUnchanged(
-      t.store,
-      () => reserve(t.store, 'run-2', { originSessionId: 'S' }),
-      'Pi session already has an active workflow run: S',
-      'conflict',
-    );
+    expectRejectedUnchanged(t.store, () => reserve(t.store, 'run-2', { originSessionId: 'S' }), 'Pi session already has an active workflow run: S', 'conflict');
   });
 
   it('a parked or finished run does not hold the session slot', ({ t }) => {
@@ -625,7 +590,8 @@ describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 
   it('an existing run id with lineageKind "bogus": Workflow run already reserved: <id>', ({ t }) => {
     reserve(t.store, 'run-1');
     refused(
-      t, () => reserve(t.store, 'run-1', { lineageKind: loose('bogus'), restartNumber: -1, executionMode: loose('sideways') }),
+      t,
+      () => reserve(t.store, 'run-1', { lineageKind: loose('bogus'), restartNumber: -1, executionMode: loose('sideways') }),
       'Workflow run already reserved: run-1',
       'conflict',
     );
@@ -650,7 +616,8 @@ describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 
   it('a continuation with restartNumber -1: Continuation lineage conflicts with restart metadata (parent untouched)', ({ t }) => {
     parkedRun(t, 'parent');
     refused(
-      t, () => reserve(t.store, 'child', { parentRunId: 'parent', originSessionId: 'session-parent', restartNumber: -1 }),
+      t,
+      () => reserve(t.store, 'child', { parentRunId: 'parent', originSessionId: 'session-parent', restartNumber: -1 }),
       'Continuation lineage conflicts with restart metadata',
       'lineage',
     );
@@ -659,7 +626,8 @@ describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 
 
   it('with a claim (prepare-or-adopt of a new run) the same order holds', ({ t }) => {
     refused(
-      t, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { restartNumber: -1 }), { runnerId: 'r', claimToken: 'c', leaseMs: 1000 }),
+      t,
+      () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { restartNumber: -1 }), { runnerId: 'r', claimToken: 'c', leaseMs: 1000 }),
       'A root workflow run cannot declare restart metadata',
       'lineage',
     );
@@ -668,7 +636,8 @@ describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 
   it('a lineage kind the seeds treat as a continuation: the seed decides while its rules fail', ({ t }) => {
     reserve(t.store, 'queued-parent', { originSessionId: 'S' });
     refused(
-      t, () => reserve(t.store, 'child', { parentRunId: 'queued-parent', originSessionId: 'S', lineageKind: loose('bogus') }),
+      t,
+      () => reserve(t.store, 'child', { parentRunId: 'queued-parent', originSessionId: 'S', lineageKind: loose('bogus') }),
       'Continuation parent queue is queued',
       'lineage',
     );
@@ -677,13 +646,10 @@ describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 
   it('what the seeds leave open gets our value checks, after theirs, and the parent is rolled back', ({ t }) => {
     parkedRun(t, 'parent');
     const continuation = { parentRunId: 'parent', originSessionId: 'session-parent' };
+    refused(t, () => reserve(t.store, 'child', { ...continuation, lineageKind: loose('bogus') }), 'lineageKind must be continuation or restart', 'validation');
     refused(
-      t, () => reserve(t.store, 'child', { ...continuation, lineageKind: loose('bogus') }),
-      'lineageKind must be continuation or restart',
-      'validation',
-    );
-    refused(
-      t, () => reserve(t.store, 'child', { ...continuation, executionMode: loose('sideways') }),
+      t,
+      () => reserve(t.store, 'child', { ...continuation, executionMode: loose('sideways') }),
       'executionMode must be interactive or headless',
       'validation',
     );
@@ -737,5 +703,4 @@ describe('the session slot is recognised by SQLite’s constraint code, not by e
       'conflict',
     );
   });
-
 });

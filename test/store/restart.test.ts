@@ -1,5 +1,11 @@
 import { describe, expect } from 'vitest';
-import { restartRunIdFor, type ReserveWorkflowRunInput, type RestartWorkflowRunInput, type StoreErrorKind, type WorkflowRunRecord } from '../../src/store/index.js';
+import {
+  restartRunIdFor,
+  type ReserveWorkflowRunInput,
+  type RestartWorkflowRunInput,
+  type StoreErrorKind,
+  type WorkflowRunRecord,
+} from '../../src/store/index.js';
 import {
   claim,
   digestHex,
@@ -25,9 +31,7 @@ function failedFingerprint(error: string): string {
 
 /** The restart run id of STORE.md §7 rule 11, recomputed from its definition. */
 function expectedRestartId(parentRunId: string, fingerprint: string): string {
-  const messageId = `workflow-message-${sha256Hex(
-    `{"idempotencyKey":"${fingerprint}","kind":"terminal","sourceId":"terminal:${parentRunId}"}`,
-  )}`;
+  const messageId = `workflow-message-${sha256Hex(`{"idempotencyKey":"${fingerprint}","kind":"terminal","sourceId":"terminal:${parentRunId}"}`)}`;
   return `restart-${sha256Hex(messageId).slice(0, 40)}`;
 }
 
@@ -171,7 +175,12 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
     expectRestartRefused(t, { runId: 'root', originSessionId: SESSION }, 'An explicitly cancelled workflow cannot be restarted', 'restart_rejected');
     reserve(t.store, 'queued-run');
     expect(t.store.cancelWorkflowRun({ runId: 'queued-run' })).toBe(true);
-    expectRestartRefused(t, { runId: 'queued-run', originSessionId: 'session-queued-run' }, 'An explicitly cancelled workflow cannot be restarted', 'restart_rejected');
+    expectRestartRefused(
+      t,
+      { runId: 'queued-run', originSessionId: 'session-queued-run' },
+      'An explicitly cancelled workflow cannot be restarted',
+      'restart_rejected',
+    );
   });
 
   it('3 before 4: a cancelled run with a restart child is rejected, not adopted', ({ t }) => {
@@ -217,13 +226,23 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
   it('7. Expected a terminal fingerprint for a malformed given fingerprint (lineage)', ({ t }) => {
     terminalRun(t, 'root');
     for (const fingerprint of ['abc', `md5:${'a'.repeat(64)}`, 'g'.repeat(64)]) {
-      expectRestartRefused(t, { runId: 'root', originSessionId: SESSION, parentTerminalFingerprint: fingerprint }, 'Expected a terminal fingerprint', 'lineage');
+      expectRestartRefused(
+        t,
+        { runId: 'root', originSessionId: SESSION, parentTerminalFingerprint: fingerprint },
+        'Expected a terminal fingerprint',
+        'lineage',
+      );
     }
   });
 
   it('8. a given fingerprint that is not the run’s own is a conflict', ({ t }) => {
     terminalRun(t, 'root');
-    expectRestartRefused(t, { runId: 'root', originSessionId: SESSION, parentTerminalFingerprint: 'cd'.repeat(32) }, 'Terminal fingerprint does not match the terminal outcome of workflow run: root', 'conflict');
+    expectRestartRefused(
+      t,
+      { runId: 'root', originSessionId: SESSION, parentTerminalFingerprint: 'cd'.repeat(32) },
+      'Terminal fingerprint does not match the terminal outcome of workflow run: root',
+      'conflict',
+    );
   });
 
   it('9. The same terminal outcome already occurred in this restart chain', ({ t }) => {
@@ -231,7 +250,12 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
     const first = t.store.restartWorkflowRun({ runId: 'root', originSessionId: SESSION, claim: CLAIM }).run;
     const failed = fail(t, first, 'boom'); // the same outcome as the root: the same fingerprint
     expect(failed.terminalFingerprint).toBe(failedFingerprint('boom'));
-    expectRestartRefused(t, { runId: first.runId, originSessionId: SESSION }, 'The same terminal outcome already occurred in this restart chain', 'restart_rejected');
+    expectRestartRefused(
+      t,
+      { runId: first.runId, originSessionId: SESSION },
+      'The same terminal outcome already occurred in this restart chain',
+      'restart_rejected',
+    );
   });
 });
 
@@ -297,7 +321,12 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
     claim(t.store, 'r1');
     t.store.settleWorkflowRun({ runId: 'r1', claimToken: 'token-r1', status: 'failed', error: 'boom' }); // as the root
     expect(own(t, 'r1')).toBe(own(t, 'root'));
-    expectPolicyRefused(t, input('r2', restartOf('r1', `sha256:${own(t, 'r1').toUpperCase()}`)), 'The same terminal outcome already occurred in this restart chain', 'restart_rejected');
+    expectPolicyRefused(
+      t,
+      input('r2', restartOf('r1', `sha256:${own(t, 'r1').toUpperCase()}`)),
+      'The same terminal outcome already occurred in this restart chain',
+      'restart_rejected',
+    );
   });
 
   it('then applies the reservation rules in their order', ({ t }) => {
@@ -307,10 +336,25 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
     expectPolicyRefused(t, input('child', restartOf('live', FP1)), 'Restart parent is not terminal', 'lineage');
     terminalRun(t, 'root', { originSessionId: SESSION });
     expectPolicyRefused(t, input('child', restartOf('root', 'nope')), 'Expected a terminal fingerprint', 'validation');
-    expectPolicyRefused(t, input('child', { parentRunId: 'root', originSessionId: SESSION, lineageKind: 'restart' }), 'Restart requires the parent terminal fingerprint', 'lineage');
-    expectPolicyRefused(t, input('child', { ...restartOf('root', FP1), originSessionId: 'intruder' }), 'Workflow parent belongs to another Pi session', 'lineage');
+    expectPolicyRefused(
+      t,
+      input('child', { parentRunId: 'root', originSessionId: SESSION, lineageKind: 'restart' }),
+      'Restart requires the parent terminal fingerprint',
+      'lineage',
+    );
+    expectPolicyRefused(
+      t,
+      input('child', { ...restartOf('root', FP1), originSessionId: 'intruder' }),
+      'Workflow parent belongs to another Pi session',
+      'lineage',
+    );
     expectPolicyRefused(t, input('child', restartOf('ghost', FP1)), 'Workflow run not found: ghost', 'not_found');
-    expectPolicyRefused(t, input('child', { ...restartOf('root', own(t, 'root')), restartNumber: 1.5 }), 'Restart number does not follow its parent', 'lineage');
+    expectPolicyRefused(
+      t,
+      input('child', { ...restartOf('root', own(t, 'root')), restartNumber: 1.5 }),
+      'Restart number does not follow its parent',
+      'lineage',
+    );
   });
 
   it('checks the seeds’ syntax rules (run id, timestamp, digest) before the policy', ({ t }) => {
@@ -323,7 +367,12 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
 
   it('a parent of another session gets the seed’s session error, not the policy (nothing about the run leaks)', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
-    expectPolicyRefused(t, input('child', { ...restartOf('root', own(t, 'root')), originSessionId: 'intruder' }), 'Workflow parent belongs to another Pi session', 'lineage');
+    expectPolicyRefused(
+      t,
+      input('child', { ...restartOf('root', own(t, 'root')), originSessionId: 'intruder' }),
+      'Workflow parent belongs to another Pi session',
+      'lineage',
+    );
   });
 
   it('leaves an existing run id to the reservation (already reserved), skipping the policy', ({ t }) => {
@@ -352,7 +401,12 @@ describe('one restart rule on both paths (issue 10 item 8)', () => {
     const root = terminalRun(t, 'root');
     const bogus = 'cd'.repeat(32);
     expect(root.terminalFingerprint).not.toBe(bogus);
-    expectPolicyRefused(t, restartInput('bogus-child', 'root', bogus), 'Terminal fingerprint does not match the terminal outcome of workflow run: root', 'conflict');
+    expectPolicyRefused(
+      t,
+      restartInput('bogus-child', 'root', bogus),
+      'Terminal fingerprint does not match the terminal outcome of workflow run: root',
+      'conflict',
+    );
     expectRejectedUnchanged(
       t.store,
       () => t.store.reserveWithPolicy(restartInput('bogus-child', 'root', bogus), CLAIM),
@@ -369,7 +423,12 @@ describe('one restart rule on both paths (issue 10 item 8)', () => {
     const headless = terminalRun(t, 'headless', { executionMode: 'headless', originSessionId: SESSION });
     const fingerprint = headless.terminalFingerprint as string;
     for (const executionMode of ['interactive', 'headless'] as const) {
-      expectPolicyRefused(t, { ...restartInput('child', 'headless', fingerprint), executionMode }, 'Only interactive workflow runs can be restarted', 'restart_rejected');
+      expectPolicyRefused(
+        t,
+        { ...restartInput('child', 'headless', fingerprint), executionMode },
+        'Only interactive workflow runs can be restarted',
+        'restart_rejected',
+      );
     }
     expectRestartRefused(t, { runId: 'headless', originSessionId: SESSION }, 'Only interactive workflow runs can be restarted', 'restart_rejected');
   });

@@ -23,7 +23,12 @@ describe('matchesFilter says what the SQL says', () => {
       const runId = `${index % 2 === 0 ? 'Run' : 'run'}_${index}-${'abc'[index % 3]}`;
       const workflowName = names[index % names.length] as string;
       const definition = { name: workflowName };
-      const overrides = { originSessionId: `session-${index}`, workflowName, definitionSnapshot: definition, definitionDigest: `sha256:${digestHex(definition)}` };
+      const overrides = {
+        originSessionId: `session-${index}`,
+        workflowName,
+        definitionSnapshot: definition,
+        definitionDigest: `sha256:${digestHex(definition)}`,
+      };
       store.prepareOrAdoptWorkflowRun(reserveInput(runId, overrides), {
         runnerId: 'runner',
         claimToken: `token-${index}`,

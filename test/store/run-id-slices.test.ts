@@ -108,7 +108,14 @@ describe('id-only slices on our own file', () => {
       t.store.listWorkflowRunIdSlice(undefined, { limit: 3, inverted: false });
       t.store.listWorkflowRunIdSlice({ search: 'a' }, { limit: 3, inverted: false, order: { field: 'updated_at', direction: 'desc' } });
       t.store.lineageIdSlice('alpha', { limit: 3, inverted: false });
-      expect(spy.mock.calls.map(([sql]) => sql.replace(/\s+/g, ' ').replace(/ WHERE.*| ORDER BY.*/, '').trim())).toEqual([
+      expect(
+        spy.mock.calls.map(([sql]) =>
+          sql
+            .replace(/\s+/g, ' ')
+            .replace(/ WHERE.*| ORDER BY.*/, '')
+            .trim(),
+        ),
+      ).toEqual([
         'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
         'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at, q.updated_at FROM runs r JOIN run_queue q ON q.run_id = r.run_id JOIN workflow_definitions d ON d.definition_digest = r.definition_digest',
         'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',

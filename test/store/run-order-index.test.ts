@@ -35,17 +35,23 @@ function buildRuns(store: WorkflowStore, clock: TestClock): string[] {
       let runId: string;
       if (parent === undefined) {
         runId = `c${String(chain).padStart(2, '0')}-root`;
-        store.prepareOrAdoptWorkflowRun(reserveInput(runId, { originSessionId: session, workflowName: chain % 3 === 0 ? 'gamma' : 'demo' }), { ...LEASE, claimToken: token });
+        store.prepareOrAdoptWorkflowRun(reserveInput(runId, { originSessionId: session, workflowName: chain % 3 === 0 ? 'gamma' : 'demo' }), {
+          ...LEASE,
+          claimToken: token,
+        });
         roots.push(runId);
       } else if (chain % 4 === 1 && step === 2) {
         store.settleWorkflowRun({ runId: parent, claimToken: parentToken, status: 'failed', error: `failure ${chain}` });
         runId = store.restartWorkflowRun({ runId: parent, originSessionId: session, claim: { ...LEASE, claimToken: token } }).run.runId;
       } else {
         runId = `c${String(chain).padStart(2, '0')}-${String.fromCharCode(122 - step)}`; // ids not in creation order
-        store.prepareOrAdoptWorkflowRun(reserveInput(runId, { originSessionId: session, parentRunId: parent, workflowName: chain % 3 === 0 ? 'gamma' : 'demo' }), {
-          ...LEASE,
-          claimToken: token,
-        });
+        store.prepareOrAdoptWorkflowRun(
+          reserveInput(runId, { originSessionId: session, parentRunId: parent, workflowName: chain % 3 === 0 ? 'gamma' : 'demo' }),
+          {
+            ...LEASE,
+            claimToken: token,
+          },
+        );
       }
       const restartNext = chain % 4 === 1 && step === 1;
       if (!restartNext) store.parkWorkflowRun({ runId, claimToken: token });
@@ -112,7 +118,9 @@ describe('the in-process run order index answers like the lineage indexes', () =
           for (const before of [undefined, cursors[3], cursors[7]]) {
             for (const limit of [0, 3, 101]) {
               const request = { inverted, limit, ...(after === undefined ? {} : { after }), ...(before === undefined ? {} : { before }) };
-              expect(slim(theirs.listWorkflowRunSlice(filter, request)), JSON.stringify({ filter, request })).toEqual(slim(ours.listWorkflowRunSlice(filter, request)));
+              expect(slim(theirs.listWorkflowRunSlice(filter, request)), JSON.stringify({ filter, request })).toEqual(
+                slim(ours.listWorkflowRunSlice(filter, request)),
+              );
               compared += 1;
             }
           }
@@ -157,7 +165,9 @@ describe('the in-process run order index answers like the lineage indexes', () =
             for (const before of [undefined, cursors[2], cursors[5]]) {
               for (const limit of [0, 1, 3, 101]) {
                 const request = { inverted, limit, order, ...(after === undefined ? {} : { after }), ...(before === undefined ? {} : { before }) };
-                expect(slim(theirs.listWorkflowRunSlice(filter, request)), JSON.stringify({ filter, request })).toEqual(slim(ours.listWorkflowRunSlice(filter, request)));
+                expect(slim(theirs.listWorkflowRunSlice(filter, request)), JSON.stringify({ filter, request })).toEqual(
+                  slim(ours.listWorkflowRunSlice(filter, request)),
+                );
                 compared += 1;
               }
             }

@@ -52,12 +52,19 @@ function seedMessages(t: TestStore, runId: string): Record<string, string> {
     ).workflowMessageId;
   }
   storeInternals(t.store).messages.markSent(ids.sentStep as string, session, 'entry-1', t.clock.t);
-  storeInternals(t.store).messages.startTurn({ workflowTurnId: `turn-${runId}`, workflowMessageId: ids.sentStep as string, runId, targetSessionId: session }, t.clock.t);
+  storeInternals(t.store).messages.startTurn(
+    { workflowTurnId: `turn-${runId}`, workflowMessageId: ids.sentStep as string, runId, targetSessionId: session },
+    t.clock.t,
+  );
   return ids;
 }
 
 function messageStatuses(t: TestStore, runId: string): Record<string, string> {
-  return Object.fromEntries(storeInternals(t.store).messages.listForRun(runId).map((message) => [message.sourceId.replace('source-', ''), message.status]));
+  return Object.fromEntries(
+    storeInternals(t.store)
+      .messages.listForRun(runId)
+      .map((message) => [message.sourceId.replace('source-', ''), message.status]),
+  );
 }
 
 const SETTLED_MESSAGES = {
@@ -161,9 +168,10 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
       status: 'cancelled',
       revision: 2,
     });
-    const submission = db
-      .prepare("SELECT s.outcome, b.content FROM interactive_submissions s JOIN blobs b ON b.blob_hash = s.receipt_hash")
-      .get() as { outcome: string; content: Buffer };
+    const submission = db.prepare('SELECT s.outcome, b.content FROM interactive_submissions s JOIN blobs b ON b.blob_hash = s.receipt_hash').get() as {
+      outcome: string;
+      content: Buffer;
+    };
     expect(submission.outcome).toBe('rejected');
     expect(JSON.parse(submission.content.toString('utf8'))).toEqual({ status: 'rejected', error: 'Workflow run cancelled' });
     expect(messageStatuses(t, 'run-1')).toEqual(SETTLED_MESSAGES);
@@ -211,19 +219,16 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
     );
   });
 
-  it.for(['completed', 'failed'] as const)(
-    'Workflow run <runId> claim changed during terminal transition (%s); nothing written',
-    (status, { t }) => {
-      runningRun(t, 'run-1');
-      ignoreUpdatesOf(t.store, 'leases');
-      expectRejectedUnchanged(
-        t.store,
-        () => t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status }),
-        'Workflow run run-1 claim changed during terminal transition',
-        'claim_lost',
-      );
-    },
-  );
+  it.for(['completed', 'failed'] as const)('Workflow run <runId> claim changed during terminal transition (%s); nothing written', (status, { t }) => {
+    runningRun(t, 'run-1');
+    ignoreUpdatesOf(t.store, 'leases');
+    expectRejectedUnchanged(
+      t.store,
+      () => t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status }),
+      'Workflow run run-1 claim changed during terminal transition',
+      'claim_lost',
+    );
+  });
 
   it('refuses an output canonical JSON cannot store, before writing', ({ t }) => {
     runningRun(t, 'run-1');
@@ -313,7 +318,7 @@ describe('failWorkflowRun and cancelWorkflowRun (STORE.md §6.10)', () => {
     });
     expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP, SUMMARY_REPLAY]);
     expect(messageStatuses(t, 'run-1')).toEqual(SETTLED_MESSAGES);
-    expect(connectionOf(t.store).prepare("SELECT status FROM interactive_requests").get()).toEqual({ status: 'cancelled' });
+    expect(connectionOf(t.store).prepare('SELECT status FROM interactive_requests').get()).toEqual({ status: 'cancelled' });
   });
 
   it('stale cancel defaults the control id to workflow-control and takes an expired lease', ({ t }) => {

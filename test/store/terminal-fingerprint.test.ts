@@ -1,12 +1,6 @@
 import { describe, expect } from 'vitest';
 import { canonicalJson, terminalFingerprint } from '../../src/store/index.js';
-import {
-  claim,
-  reserve,
-  sha256Hex,
-  terminalRun,
-  WORKFLOW_REF,
-} from '../helpers/store-fixtures.js';
+import { claim, reserve, sha256Hex, terminalRun, WORKFLOW_REF } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 
 /** SHA-256 of canonical {workflowRef, input, status, finalOutput, error, reason} (STORE.md §7.1, §13.2). */
@@ -24,9 +18,7 @@ describe('terminal fingerprint (STORE.md §7.1, §13.2)', () => {
 
   it('completed: final output, no error', ({ t }) => {
     const run = terminalRun(t, 'run-1', {}, 'completed');
-    expect(run.terminalFingerprint).toBe(
-      expected({ input: { topic: 'tests' }, status: 'completed', finalOutput: { answer: 42 }, error: null, reason: null }),
-    );
+    expect(run.terminalFingerprint).toBe(expected({ input: { topic: 'tests' }, status: 'completed', finalOutput: { answer: 42 }, error: null, reason: null }));
   });
 
   it('timed_out and cancelled: the stored error text', ({ t }) => {
@@ -45,9 +37,7 @@ describe('terminal fingerprint (STORE.md §7.1, §13.2)', () => {
     claim(t.store, 'run-1');
     const run = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1', status: 'failed', error: '{"code":7}' });
     expect(run.runError).toBe('{"code":7}');
-    expect(run.terminalFingerprint).toBe(
-      expected({ input: { topic: 'tests' }, status: 'failed', finalOutput: null, error: '{"code":7}', reason: null }),
-    );
+    expect(run.terminalFingerprint).toBe(expected({ input: { topic: 'tests' }, status: 'failed', finalOutput: null, error: '{"code":7}', reason: null }));
     expect(run.terminalFingerprint).not.toBe(
       sha256Hex(canonicalJson({ workflowRef: WORKFLOW_REF, input: { topic: 'tests' }, status: 'failed', finalOutput: null, error: { code: 7 }, reason: null })),
     );
@@ -60,9 +50,7 @@ describe('terminal fingerprint (STORE.md §7.1, §13.2)', () => {
     claim(t.store, 'run-1', 'runner-1', 'second');
     const run = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'second', status: 'completed', output: 'ok' });
     expect(run.statusDetail).toBe('stuck');
-    expect(run.terminalFingerprint).toBe(
-      expected({ input: { topic: 'tests' }, status: 'completed', finalOutput: 'ok', error: null, reason: 'stuck' }),
-    );
+    expect(run.terminalFingerprint).toBe(expected({ input: { topic: 'tests' }, status: 'completed', finalOutput: 'ok', error: null, reason: 'stuck' }));
   });
 
   it('is computed for headless runs too, with a null input', ({ t }) => {

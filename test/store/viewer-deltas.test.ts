@@ -65,15 +65,16 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
       [{ op: 'replace', path: '/presentationRevision', value: 2 }],
       [{ op: 'replace', path: '/presentationRevision', value: 2 }],
     ]);
-    expect(BUMP_TARGETS).toEqual([
-      { targetType: 'summary' },
-      { targetType: 'graph' },
-      { targetType: 'replay' },
-      { targetType: 'inspector', targetKey: 'run' },
-    ]);
+    expect(BUMP_TARGETS).toEqual([{ targetType: 'summary' }, { targetType: 'graph' }, { targetType: 'replay' }, { targetType: 'inspector', targetKey: 'run' }]);
     const revision = t.store.recordViewerDeltas('run-1', [
       { targetType: 'graph', targetKey: 'node-a', ops: [{ op: 'add', path: '/nodes/a', value: { state: 'done' } }] },
-      { targetType: 'timeline', ops: [{ op: 'append', path: '/items', value: [1, 2] }, { op: 'remove', path: '/old' }] },
+      {
+        targetType: 'timeline',
+        ops: [
+          { op: 'append', path: '/items', value: [1, 2] },
+          { op: 'remove', path: '/old' },
+        ],
+      },
     ]);
     expect(revision).toBe(3);
     const last = viewerRevisions(t.store, 'run-1').at(-1);
@@ -137,12 +138,7 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
       () => t.store.transaction(() => storeInternals(t.store).viewer.record('run-1', [], t.clock.t)),
       'Viewer change must name at least one bounded target',
     );
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.recordViewerDeltas('run-1', []),
-      'Viewer change must name at least one bounded target',
-      'validation',
-    );
+    expectRejectedUnchanged(t.store, () => t.store.recordViewerDeltas('run-1', []), 'Viewer change must name at least one bounded target', 'validation');
   });
 
   it('Viewer projection does not exist for workflow run: <runId>; the facade says Workflow run not found', ({ t }) => {
@@ -182,11 +178,7 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
   });
 
   it('rejects unknown target types and ops on the facade', ({ t }) => {
-    expectStoreError(
-      () => t.store.recordViewerDeltas('run-1', [{ targetType: 'nope' as 'summary' }]),
-      'Unknown viewer target type: nope',
-      'validation',
-    );
+    expectStoreError(() => t.store.recordViewerDeltas('run-1', [{ targetType: 'nope' as 'summary' }]), 'Unknown viewer target type: nope', 'validation');
     expectStoreError(
       () => t.store.recordViewerDeltas('run-1', [{ targetType: 'summary', ops: [{ op: 'move', path: '/a' } as never] }]),
       'Viewer patch operations must be add, replace, remove or append with a path',

@@ -7,8 +7,7 @@ type ChangeEvent = Extract<RunChangeEvent, { kind: 'change' }>;
 
 /** A run created or changed (issue 13 §1, API.md `workflowRunChanges`). */
 export const WorkflowRunChangeRef = builder.objectRef<ChangeEvent>('WorkflowRunChange').implement({
-  description:
-    'A run created or changed, in its state as committed (a run that changed several times since the cursor comes once, in its latest state).',
+  description: 'A run created or changed, in its state as committed (a run that changed several times since the cursor comes once, in its latest state).',
   isTypeOf: (value) => typeof value === 'object' && value !== null && (value as { kind?: string }).kind === 'change',
   fields: (t) => ({
     cursor: t.exposeString('cursor', {

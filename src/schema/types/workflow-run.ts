@@ -231,7 +231,10 @@ WorkflowRunRef.implement({
       // The selection is the same at every item of one path: ids only when it reads no more.
       load: async (runIds: string[], context, args, info) =>
         selectsOnly(info, RUN_LINEAGE_ID_FIELDS)
-          ? context.store.childIdsOfRuns(runIds, args.kind ?? undefined).flat().map(idOnlyRun)
+          ? context.store
+              .childIdsOfRuns(runIds, args.kind ?? undefined)
+              .flat()
+              .map(idOnlyRun)
           : context.store.childrenOfRuns(runIds, args.kind ?? undefined).flat(),
       group: parentRunIdOf,
       resolve: (run) => run.runId,

@@ -22,7 +22,13 @@ function handle(command: string, a: string, b: string | undefined): Record<strin
   return writer.transaction(() => {
     switch (command) {
       case 'delta':
-        return { revision: writer.recordViewerRevision(a, [{ targetType: 'timeline', targetKey: 'items', ops: [{ op: 'append', path: '/items', value: [{ k: Number(b) }] }] }], now) };
+        return {
+          revision: writer.recordViewerRevision(
+            a,
+            [{ targetType: 'timeline', targetKey: 'items', ops: [{ op: 'append', path: '/items', value: [{ k: Number(b) }] }] }],
+            now,
+          ),
+        };
       case 'wait':
         writer.setState(a, { status: 'waiting', queueStatus: 'parked' }, now);
         writer.release(a);

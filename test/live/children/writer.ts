@@ -33,10 +33,13 @@ input.on('line', (line) => {
     for (let index = 0; index < n; index += 1) commit(first + index);
     process.stdout.write(`${JSON.stringify({ done: n })}\n`);
   } else if (command === 'one') {
-    setTimeout(() => {
-      commit(Number(a));
-      process.stdout.write(`${JSON.stringify({ done: 1 })}\n`);
-    }, Number(b ?? 0));
+    setTimeout(
+      () => {
+        commit(Number(a));
+        process.stdout.write(`${JSON.stringify({ done: 1 })}\n`);
+      },
+      Number(b ?? 0),
+    );
   } else if (command === 'exit') {
     input.close();
   }
