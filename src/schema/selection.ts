@@ -11,22 +11,7 @@ import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
  * @returns true when any of the field's nodes selects `name`
  */
 export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
-  const seen = new Set<string>();
-  const visit = (selectionSet: SelectionSetNode | undefined): boolean => {
-    if (selectionSet === undefined) return false;
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (selection.name.value === name) return true;
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (visit(selection.selectionSet)) return true;
-      } else if (!seen.has(selection.name.value)) {
-        seen.add(selection.name.value);
-        if (visit(info.fragments[selection.name.value]?.selectionSet)) return true;
-      }
-    }
-    return false;
-  };
-  return info.fieldNodes.some((node) => visit(node.selectionSet));
+  return selectedFieldsAt(info, []).has(name);
 }
 
 /**
