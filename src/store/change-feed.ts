@@ -191,26 +191,12 @@ export class ChangeFeed {
 
   /**
    * A follow stream that reports the lag of each event delivered after a wake-up to
-   * {@link onDelivery}'s listeners: an observer attached to the stream itself (no wrapper, issue
-   * 15 item 3), or a wrapper for a stream that is not a `pullStream`.
+   * {@link onDelivery}'s listeners, through an observer attached to the stream itself (no
+   * wrapper, issue 15 item 3). Every follow stream is a `pullStream` (feed-follow.ts `stream`).
    */
   private measured<T>(source: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
-    if (observe(source, this.deliveryObserver)) return source;
-    const measuredStream: AsyncIterableIterator<T> = {
-      [Symbol.asyncIterator]: () => measuredStream,
-      next: async () => {
-        const mark = this.deliveryObserver.mark();
-        const item = await source.next();
-        if (item.done !== true) this.deliveryObserver.taken(mark);
-        return item;
-      },
-      return: async (value?: unknown) => (source.return === undefined ? { done: true, value: value as T } : source.return(value)),
-      throw: async (error?: unknown) => {
-        if (source.throw === undefined) throw error;
-        return source.throw(error);
-      },
-    };
-    return measuredStream;
+    observe(source, this.deliveryObserver);
+    return source;
   }
 
   /** `mark`: the wake-ups processed when the consumer asked; `taken`: reports the lag when one happened since. */

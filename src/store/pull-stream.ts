@@ -177,10 +177,9 @@ export function pullStream<T>(signal: AbortSignal | undefined, loop: PullLoop<T>
  * Attaches `observer` to a stream made by {@link pullStream} (replacing any other), so
  * measuring its deliveries costs no wrapper around it.
  *
- * @returns true when attached; false when `stream` is not a {@link pullStream} (the caller wraps it instead)
+ * @throws TypeError when `stream` was not made by {@link pullStream} (a programming error)
  */
-export function observe(stream: AsyncIterableIterator<unknown>, observer: PullObserver): boolean {
-  if (!(stream instanceof PullStream)) return false;
+export function observe(stream: AsyncIterableIterator<unknown>, observer: PullObserver): void {
+  if (!(stream instanceof PullStream)) throw new TypeError('observe() takes a stream made by pullStream()');
   stream.observer = observer;
-  return true;
 }
