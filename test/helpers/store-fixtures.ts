@@ -387,3 +387,18 @@ export function ignoreUpdatesOf(store: WorkflowStore, table: string, when = '1')
   connectionOf(store).exec(`CREATE TEMP TRIGGER ${name} BEFORE UPDATE ON main.${table} WHEN ${when} BEGIN SELECT RAISE(IGNORE); END`);
   return () => connectionOf(store).exec(`DROP TRIGGER ${name}`);
 }
+
+/**
+ * Reads the next `count` values of a feed stream, in order.
+ *
+ * @throws Error `stream ended after <n> events` when the stream finishes first.
+ */
+export async function take<T>(stream: AsyncIterator<T>, count: number): Promise<T[]> {
+  const values: T[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const item = await stream.next();
+    if (item.done === true) throw new Error(`stream ended after ${index} events`);
+    values.push(item.value);
+  }
+  return values;
+}

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect } from 'vitest';
 import { ChangeFeed, WorkflowStore, type RunDeltaEvent, type WorkflowRunRecord } from '../../src/store/index.js';
-import { claim, expectStoreError, openTestStore, reserve, type TestStore } from '../helpers/store-fixtures.js';
+import { claim, expectStoreError, openTestStore, reserve, type TestStore, take } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 let feed: ChangeFeed;
 it.beforeEach(({ t }) => {
@@ -21,16 +21,6 @@ const timeline = (t: TestStore): number => t.store.recordViewerDeltas('run-1', [
 
 const label = (event: RunDeltaEvent): number | string =>
   'deltas' in event ? event.presentationRevision : `snapshot@${event.currentRevision}/${event.retainedFromRevision}`;
-
-async function take<T>(stream: AsyncIterator<T>, count: number): Promise<T[]> {
-  const values: T[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const item = await stream.next();
-    if (item.done === true) throw new Error(`stream ended after ${index} events`);
-    values.push(item.value);
-  }
-  return values;
-}
 
 /**
  * Lets the stream run until it waits: the store is synchronous, so once the microtasks queued

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect } from 'vitest';
 import { ChangeFeed, MALFORMED_RUN_CHANGE_CURSOR, WorkflowStore, type RunChangeEvent } from '../../src/store/index.js';
 import { READ_PAGE } from '../../src/store/feed-run-changes.js';
-import { claim, expectStoreError, openTestStore, reserve, reserveInput, snapshotTables, T0, tempDir, type TestStore } from '../helpers/store-fixtures.js';
+import { claim, expectStoreError, openTestStore, reserve, reserveInput, snapshotTables, T0, tempDir, type TestStore, take } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 import { connectionOf } from '../helpers/store-internals.js';
 import { createPiWorkflowsFile } from '../helpers/pi-workflows-file.js';
@@ -21,16 +21,6 @@ it.beforeEach(({ t }) => {
 afterEach(() => {
   feed.close();
 });
-
-async function take<T>(stream: AsyncIterator<T>, count: number): Promise<T[]> {
-  const values: T[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const item = await stream.next();
-    if (item.done === true) throw new Error(`stream ended after ${index} events`);
-    values.push(item.value);
-  }
-  return values;
-}
 
 /** What a test compares: run id, queue status, durable status, presentation revision; or the reset. */
 const label = (event: RunChangeEvent): string =>

@@ -6,16 +6,14 @@
  * stdin: `reserve <runId>` (a root run in session `session-<runId>`), `exit`
  * stdout: `{"ready":true}`, then `{"reserved":"<runId>"}` per command
  */
-import { createInterface } from 'node:readline';
 import { WorkflowStore } from '../../../src/store/index.js';
+import { serveStoreCommands } from './store-commands.js';
 
 const [dbPath, projectPath] = process.argv.slice(2);
 if (dbPath === undefined || projectPath === undefined) throw new Error('usage: run-reserver.ts <dbPath> <projectPath>');
 const store = WorkflowStore.open({ path: dbPath, projectPath });
 
-const input = createInterface({ input: process.stdin });
-input.on('line', (line) => {
-  const [command, runId] = line.trim().split(/\s+/);
+serveStoreCommands(store, (command, [runId]) => {
   if (command === 'reserve' && runId !== undefined) {
     // (Not the test fixtures: they import vitest, which a child process cannot load.)
     store.reserveFromDefinition({
@@ -26,12 +24,5 @@ input.on('line', (line) => {
       originSessionId: `session-${runId}`,
     });
     process.stdout.write(`${JSON.stringify({ reserved: runId })}\n`);
-  } else if (command === 'exit') {
-    input.close();
   }
 });
-input.on('close', () => {
-  store.close();
-  process.exit(0);
-});
-process.stdout.write(`${JSON.stringify({ ready: true })}\n`);

@@ -8,9 +8,9 @@
  *   delayMs: spreads commits over the server's poll phase for latency samples), `exit`
  * stdout: `{"ready":true}`, then `{"revision":R,"k":k,"at":ms}` per commit, `{"done":n}` per command
  */
-import { createInterface } from 'node:readline';
 import { WorkflowStore } from '../../../src/store/index.js';
 import { commitMarker } from '../../helpers/live-markers.js';
+import { serveStoreCommands } from './store-commands.js';
 
 const [dbPath, projectPath, runId] = process.argv.slice(2);
 if (dbPath === undefined || projectPath === undefined || runId === undefined) {
@@ -24,9 +24,7 @@ function commit(k: number): void {
   process.stdout.write(`${JSON.stringify({ revision, k, at })}\n`);
 }
 
-const input = createInterface({ input: process.stdin });
-input.on('line', (line) => {
-  const [command, a, b] = line.trim().split(/\s+/);
+serveStoreCommands(store, (command, [a, b]) => {
   if (command === 'burst') {
     const n = Number(a);
     const first = Number(b);
@@ -40,12 +38,5 @@ input.on('line', (line) => {
       },
       Number(b ?? 0),
     );
-  } else if (command === 'exit') {
-    input.close();
   }
 });
-input.on('close', () => {
-  store.close();
-  process.exit(0);
-});
-process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
