@@ -11,7 +11,7 @@
  */
 import WebSocket from 'ws';
 import { emit, serveRequests } from './ipc.js';
-import { IntHistogram } from './stats.js';
+import { WsClientProcess } from './ws-client-process.js';
 
 const SUBSCRIPTION = `subscription Follow($runId: String!) {
   workflowRunDeltas(runId: $runId) {
@@ -26,34 +26,17 @@ interface Subscription {
   last: number;
 }
 
-const sockets: WebSocket[] = [];
 const subscriptions = new Map<string, Subscription>();
-/** revision → receipt times (ms) of every subscription of this process. */
-const receipts = new Map<number, number[]>();
-let errors: string[] = [];
 let outOfOrder = 0;
 let duplicates = 0;
 let snapshots = 0;
 
-function record(revision: number, at: number): void {
-  let list = receipts.get(revision);
-  if (list === undefined) {
-    list = [];
-    receipts.set(revision, list);
-  }
-  list.push(at);
-  if (list.length === subscriptions.size) emit('got', { revision });
-}
-
-function onMessage(socket: WebSocket, raw: WebSocket.RawData): void {
-  const at = Date.now();
-  const message = JSON.parse(raw.toString()) as { type: string; id?: string; payload?: unknown };
-  if (message.type === 'next' && message.id !== undefined) {
-    const subscription = subscriptions.get(message.id);
-    const payload = message.payload as { data?: { workflowRunDeltas?: { __typename: string; presentationRevision?: number } }; errors?: unknown };
-    const event = payload.data?.workflowRunDeltas;
+const client: WsClientProcess = new WsClientProcess(
+  (id, payload, at, message) => {
+    const subscription = subscriptions.get(id);
+    const event = payload.data?.workflowRunDeltas as { __typename: string; presentationRevision?: number } | undefined;
     if (subscription === undefined || event === undefined) {
-      errors.push(`unexpected next: ${JSON.stringify(message).slice(0, 200)}`);
+      client.errors.push(`unexpected next: ${JSON.stringify(message).slice(0, 200)}`);
       return;
     }
     if (event.__typename !== 'ViewerDeltaBatch' || event.presentationRevision === undefined) {
@@ -64,34 +47,10 @@ function onMessage(socket: WebSocket, raw: WebSocket.RawData): void {
     if (revision <= subscription.last) duplicates += 1;
     else if (revision !== subscription.last + 1) outOfOrder += 1;
     subscription.last = revision;
-    record(revision, at);
-  } else if (message.type === 'ping') {
-    socket.send(JSON.stringify({ type: 'pong' }));
-  } else if (message.type === 'error' || message.type === 'complete') {
-    errors.push(`${message.type}: ${JSON.stringify(message).slice(0, 300)}`);
-  }
-}
-
-function connect(url: string): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, 'graphql-transport-ws', { perMessageDeflate: false });
-    socket.once('error', reject);
-    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
-    const onAck = (raw: WebSocket.RawData): void => {
-      const message = JSON.parse(raw.toString()) as { type: string };
-      if (message.type !== 'connection_ack') return;
-      socket.off('message', onAck);
-      socket.off('error', reject);
-      socket.on('message', (data) => onMessage(socket, data));
-      socket.on('error', (error) => errors.push(`socket error: ${error.message}`));
-      socket.on('close', (code) => {
-        if (code !== 1000) errors.push(`socket closed ${code}`);
-      });
-      resolve(socket);
-    };
-    socket.on('message', onAck);
-  });
-}
+    client.record(revision, at);
+  },
+  () => subscriptions.size,
+);
 
 serveRequests({
   /**
@@ -100,22 +59,15 @@ serveRequests({
    * subscribe message was sent.
    */
   async subscribe(message) {
-    const url = String(message.url).replace(/^http/, 'ws');
     const runId = String(message.runId);
-    const count = Number(message.count);
-    const perSocket = Number(message.perSocket);
     const prefix = String(message.prefix ?? 's');
     const currentRevision = Number(message.currentRevision ?? 1);
-    for (let first = 0; first < count; first += perSocket) {
-      const socket = await connect(url);
-      sockets.push(socket);
-      for (let index = first; index < Math.min(count, first + perSocket); index += 1) {
-        const id = `${prefix}${index}`;
-        subscriptions.set(id, { last: currentRevision });
-        socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { runId } } }));
-      }
-    }
-    return { sockets: sockets.length, subscriptions: subscriptions.size };
+    await client.openAll(String(message.url), Number(message.count), Number(message.perSocket), (socket, index) => {
+      const id = `${prefix}${index}`;
+      subscriptions.set(id, { last: currentRevision });
+      socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { runId } } }));
+    });
+    return { sockets: client.sockets.length, subscriptions: subscriptions.size };
   },
 
   /**
@@ -125,32 +77,19 @@ serveRequests({
    * @param message.commits `{revision: commitTimeMs}`
    */
   report(message) {
-    const commits = message.commits as Record<string, number>;
-    const histogram = new IntHistogram();
-    let received = 0;
-    let missing = 0;
-    for (const [key, at] of Object.entries(commits)) {
-      const list = receipts.get(Number(key)) ?? [];
-      received += list.length;
-      missing += subscriptions.size - list.length;
-      for (const time of list) histogram.add(time - at);
-    }
     return {
-      histogram: histogram.compact(),
-      received,
-      missing,
+      ...client.latencies(message.commits as Record<string, number>),
       outOfOrder,
       duplicates,
       snapshots,
-      errors: errors.slice(0, 5),
-      errorCount: errors.length,
+      errors: client.errors.slice(0, 5),
+      errorCount: client.errors.length,
     };
   },
 
   /** Forgets receipts and checks (between phases). */
   reset() {
-    receipts.clear();
-    errors = [];
+    client.reset();
     outOfOrder = 0;
     duplicates = 0;
     snapshots = 0;
@@ -159,7 +98,7 @@ serveRequests({
 
   /** Completes every subscription and closes the connections. */
   async close() {
-    for (const socket of sockets) {
+    for (const socket of client.sockets) {
       if (socket.readyState === WebSocket.OPEN) socket.close(1000);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -167,8 +106,7 @@ serveRequests({
   },
 
   stop() {
-    for (const socket of sockets) socket.terminate();
-    setImmediate(() => process.exit(0));
+    client.stop();
     return null;
   },
 });

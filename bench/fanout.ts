@@ -20,7 +20,7 @@
  */
 import { join } from 'node:path';
 import { sleep, type BenchContext } from './bench-context.js';
-import { startChild, type Child } from './ipc.js';
+import { callEvenly, startChild, type Child } from './ipc.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { IntHistogram, type Figure } from './stats.js';
 import { meets, type TargetKey } from './targets.js';
@@ -99,15 +99,7 @@ export class DeliveryTracker {
 
 /** Subscribes `count` clients over `clients`, evenly; resolves when all subscribe messages were sent. */
 export async function subscribeAll(clients: readonly Child[], url: string, runId: string, count: number, currentRevision: number): Promise<void> {
-  const share = Math.ceil(count / clients.length);
-  await Promise.all(
-    clients.map((client, index) => {
-      const mine = Math.max(0, Math.min(share, count - index * share));
-      return mine === 0
-        ? Promise.resolve()
-        : client.call('subscribe', { url, runId, count: mine, perSocket: PER_SOCKET, prefix: `p${index}s`, currentRevision });
-    }),
-  );
+  await callEvenly(clients, count, 'subscribe', (mine, index) => ({ url, runId, count: mine, perSocket: PER_SOCKET, prefix: `p${index}s`, currentRevision }));
 }
 
 /** Waits until the server's change feed holds `count` waiters (every subscription is live). */

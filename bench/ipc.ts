@@ -157,3 +157,23 @@ export async function startChild(file: string, args: string[] = [], nodeOptions:
   await Promise.race([ready, child.exit.then((code) => Promise.reject(new Error(`${file} exited early (${String(code)})`)))]);
   return child;
 }
+
+/**
+ * Shares `count` items out over `clients` evenly (⌈count / clients⌉ each, the last ones fewer,
+ * none skipped) and calls `command` on every client that got some, with `body(mine, index)`;
+ * resolves with all the calls.
+ */
+export async function callEvenly(
+  clients: readonly Child[],
+  count: number,
+  command: string,
+  body: (mine: number, index: number) => Record<string, unknown>,
+): Promise<void> {
+  const share = Math.ceil(count / clients.length);
+  await Promise.all(
+    clients.map((client, index) => {
+      const mine = Math.max(0, Math.min(share, count - index * share));
+      return mine === 0 ? Promise.resolve() : client.call(command, body(mine, index));
+    }),
+  );
+}

@@ -18,7 +18,7 @@
 import { join } from 'node:path';
 import { sleep, type BenchContext } from './bench-context.js';
 import { DeliveryTracker } from './fanout.js';
-import { startChild, type Child } from './ipc.js';
+import { callEvenly, startChild, type Child } from './ipc.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { IntHistogram, type Figure } from './stats.js';
 import { tempDir } from './store-inputs.js';
@@ -39,15 +39,7 @@ interface LiveStats {
 
 /** Starts `count` live queries of `runId` over `clients`, evenly. */
 async function subscribeAll(clients: readonly Child[], url: string, runId: string, count: number, list = false): Promise<void> {
-  const share = Math.ceil(count / clients.length);
-  await Promise.all(
-    clients.map((client, index) => {
-      const mine = Math.max(0, Math.min(share, count - index * share));
-      return mine === 0
-        ? Promise.resolve()
-        : client.call('subscribe', { url, runId, count: mine, perSocket: list ? 1 : PER_SOCKET, prefix: `c${index}q`, list });
-    }),
-  );
+  await callEvenly(clients, count, 'subscribe', (mine, index) => ({ url, runId, count: mine, perSocket: list ? 1 : PER_SOCKET, prefix: `c${index}q`, list }));
 }
 
 async function waitForActive(server: ServerProcess, count: number, timeoutMs: number): Promise<void> {
