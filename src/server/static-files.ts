@@ -1,8 +1,9 @@
 /**
  * Static files of the live lineage page (`src/server/public/`): `GET /` answers
  * `index.html`, `GET /app/<file>` the page's scripts and styles,
- * `GET /app/operations/<file>.graphql` the client operation documents of `schema/operations/`
- * (the page loads its own, `live-page.graphql`, as text; issue 13 §4), and
+ * `GET /app/operations/<file>.graphql` the client operation documents of `schema/operations/`,
+ * `GET /app/operations/<file>.json` the same split per operation, each with exactly the
+ * fragments it uses (./page-operations.ts; the page loads `live-page.json`, issue 13 §4), and
  * `GET /app/vendor/graphql-ws/<file>` the browser build of the `graphql-ws` client, read from
  * its installed package (no CDN, no bundler; issue 11 item 7). Nothing else is served from
  * disk; names are checked against a strict pattern so no path can leave its directory.
@@ -13,11 +14,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { separatedOperationsJson } from './page-operations.js';
 
 /** The directory holding the page. */
 export const PUBLIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'public');
 
-/** URL prefix of the client operation documents; the page loads `${OPERATIONS_PREFIX}live-page.graphql`. */
+/**
+ * URL prefix of the client operation documents: `<name>.graphql` as written, `<name>.json` as
+ * `{ [operationName]: text }`; the page loads `${OPERATIONS_PREFIX}live-page.json`.
+ */
 export const OPERATIONS_PREFIX = '/app/operations/';
 
 /**
@@ -57,6 +62,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.ico': 'image/x-icon',
   '.graphql': 'application/graphql; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
 };
 
 /** Same-origin only: the page talks to this server's /graphql over fetch and WebSocket. */
@@ -64,7 +70,7 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*\.[a-z]{2,4}$/;
-const OPERATIONS_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*\.graphql$/;
+const OPERATIONS_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*\.(graphql|json)$/;
 
 /**
  * The file answering a page path: undefined when the path is not a page path, '' for a page
@@ -88,11 +94,31 @@ function fileFor(path: string): string | undefined {
 }
 
 /**
- * Answers `GET`/`HEAD` of `/`, `/index.html` and `/app/*` from {@link PUBLIC_DIR}, of
- * `/app/operations/*.graphql` from {@link OPERATIONS_DIR}, and of `/app/vendor/graphql-ws/*`
- * from the installed graphql-ws package.
+ * The body of a servable file: for `<name>.json` in {@link OPERATIONS_DIR}, the operations of
+ * `<name>.graphql` as JSON (./page-operations.ts); else the file's bytes.
  *
- * @returns true when the request was answered (200 or 404), false when it is not a page path
+ * @returns undefined when the file (or its `.graphql` source) cannot be read
+ * @throws GraphQLError when an operation document is not valid GraphQL
+ */
+function readBody(file: string): Buffer | undefined {
+  if (dirname(file) === OPERATIONS_DIR && extname(file) === '.json') {
+    const json = separatedOperationsJson(file.slice(0, -'.json'.length) + '.graphql');
+    return json === undefined ? undefined : Buffer.from(json);
+  }
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Answers `GET`/`HEAD` of `/`, `/index.html` and `/app/*` from {@link PUBLIC_DIR}, of
+ * `/app/operations/*.graphql` and `*.json` from {@link OPERATIONS_DIR}, and of
+ * `/app/vendor/graphql-ws/*` from the installed graphql-ws package.
+ *
+ * @returns true when the request was answered (200, 404, or 500 for an operation document
+ *   that does not parse), false when it is not a page path
  */
 export function serveStaticFile(request: IncomingMessage, response: ServerResponse): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
@@ -103,9 +129,11 @@ export function serveStaticFile(request: IncomingMessage, response: ServerRespon
   let body: Buffer | undefined;
   if (file !== '' && type !== undefined) {
     try {
-      body = readFileSync(file);
-    } catch {
-      body = undefined;
+      body = readBody(file);
+    } catch (error) {
+      response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end(`Cannot split ${path}: ${(error as Error).message}\n`);
+      return true;
     }
   }
   if (body === undefined) {

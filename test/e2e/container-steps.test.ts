@@ -290,6 +290,7 @@ describe('the production image (deploy/Dockerfile), its steps run here', () => {
     expect((await fetch(`${base}/app/vendor/graphql-ws/client.js`)).status).toBe(200);
     // The page's operations, copied into dist by the build.
     expect((await fetch(`${base}/app/operations/live-page.graphql`)).status).toBe(200);
+    expect(Object.keys(await (await fetch(`${base}/app/operations/live-page.json`)).json())).toContain('LivePageRuns');
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', database: { path: dbPath, readOnly: false, quickCheck: 'ok' } });

@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse, print, separateOperations } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
@@ -101,14 +102,26 @@ describe('the client operation documents at /app/operations/ (issue 13 §4)', ()
     expect(response.status).toBe(200);
     expect(response.type).toBe('application/graphql; charset=utf-8');
     expect(response.body).toBe(readFileSync(join(root, 'schema', 'operations', 'live-page.graphql'), 'utf8'));
+  });
+
+  it('live-page.json is live-page.graphql split per operation (graphql-js separateOperations); the page loads it', async () => {
+    const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+    const response = await rawGet(base, '/app/operations/live-page.json');
+    expect(response.status).toBe(200);
+    expect(response.type).toBe('application/json; charset=utf-8');
+    const document = parse(readFileSync(join(root, 'schema', 'operations', 'live-page.graphql'), 'utf8'));
+    expect(JSON.parse(response.body)).toEqual(Object.fromEntries(Object.entries(separateOperations(document)).map(([name, doc]) => [name, print(doc)])));
     const app = readFileSync(join(root, 'src', 'server', 'public', 'app.js'), 'utf8');
-    expect(app).toContain("'/app/operations/live-page.graphql'");
+    expect(app).toContain("'/app/operations/live-page.json'");
   });
 
   it.each([
     '/app/operations/../schema.graphql',
     '/app/operations/..%2Fschema.graphql',
     '/app/operations/missing.graphql',
+    '/app/operations/missing.json',
+    '/app/operations/../package.json',
+    '/app/operations/sub/live-page.json',
     '/app/operations/live-page.js',
     '/app/operations/',
     '/app/operations/sub/live-page.graphql',

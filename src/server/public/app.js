@@ -1,7 +1,7 @@
 // The live lineage page: plain browser JavaScript, no framework, no CDN, no build step.
 //
-// - Operations: schema/operations/live-page.graphql, loaded as text and split by
-//   /app/operations.js (validated and linted with the other client operations).
+// - Operations: schema/operations/live-page.graphql (validated and linted with the other
+//   client operations), split per operation by the server and loaded by /app/operations.js.
 // - Chains: pages of `workflowRuns` ("load more" reaches every run), filtered, grouped by
 //   chain, kept fresh by the run-list change feed `workflowRunChanges` (merged by
 //   /app/run-list.js); no polling.
@@ -39,7 +39,7 @@ if (params.has('token')) {
 const TOKEN = sessionStorage.getItem('pi-workflows-token') || null;
 const HTTP_URL = `${location.origin}/graphql`;
 const WS_URL = `${location.origin.replace(/^http/, 'ws')}/graphql`;
-const OPERATIONS_URL = '/app/operations/live-page.graphql';
+const OPERATIONS_URL = '/app/operations/live-page.json';
 /** Runs per page of the chain list (the server allows 0 … 100). */
 const PAGE_SIZE = 50;
 const FEED_LIMIT = 300;
@@ -59,7 +59,7 @@ function showError(message) {
 let OPS = {};
 try {
   OPS = await loadOperations(async (url) => {
-    const response = await fetch(url, { headers: { accept: 'application/graphql' } });
+    const response = await fetch(url, { headers: { accept: 'application/json' } });
     if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
     return response.text();
   }, OPERATIONS_URL);
