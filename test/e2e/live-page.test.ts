@@ -28,6 +28,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawnHost } from '../../demo/spawn-host.js';
 import { startServer, type RunningServer } from '../../src/server/app.js';
+import { testServerConfig } from '../helpers/server-config.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAS_CHROMIUM = existsSync(CHROMIUM);
@@ -102,21 +103,7 @@ describe('live lineage page (browser)', () => {
     if (!HAS_CHROMIUM) return;
     dir = mkdtempSync(join(tmpdir(), 'live-page-'));
     const dbPath = join(dir, 'state.db');
-    server = await startServer(
-      {
-        dbPath,
-        port: 0,
-        host: '127.0.0.1',
-        readOnly: false,
-        token: null,
-        projectPath: dir,
-        pollIntervalMs: 25,
-        keepAliveMs: 12_000,
-        maxBodyBytes: 2_097_152,
-        logLevel: 'silent',
-      },
-      { logger: pino({ level: 'silent' }) },
-    );
+    server = await startServer(testServerConfig(dbPath, dir), { logger: pino({ level: 'silent' }) });
     server.httpServer.on('upgrade', (_request, socket: Socket) => {
       upgraded.add(socket);
       socket.once('close', () => upgraded.delete(socket));

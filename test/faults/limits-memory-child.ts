@@ -19,24 +19,11 @@ import { startServer } from '../../src/server/app.js';
 import { QUERY_LIMITS } from '../../src/server/query-limits.js';
 import { settledHeap } from '../helpers/settled-heap.js';
 import { ALIASES_10K, COSTLY, deepLiteral, MAX_BODY_BYTES, nested } from './limits-bodies.js';
+import { testServerConfig } from '../helpers/server-config.js';
 
 const ROUNDS = 15;
 const dir = mkdtempSync(join(tmpdir(), 'pi-workflows-limits-memory-'));
-const server = await startServer(
-  {
-    dbPath: join(dir, 'state.db'),
-    port: 0,
-    host: '127.0.0.1',
-    readOnly: false,
-    token: null,
-    projectPath: dir,
-    pollIntervalMs: 25,
-    keepAliveMs: 12_000,
-    maxBodyBytes: MAX_BODY_BYTES,
-    logLevel: 'silent',
-  },
-  { logger: pino({ level: 'silent' }) },
-);
+const server = await startServer(testServerConfig(join(dir, 'state.db'), dir, { maxBodyBytes: MAX_BODY_BYTES }), { logger: pino({ level: 'silent' }) });
 
 const fiftyMegabytes = JSON.stringify({
   query: 'mutation Big($input: ReserveWorkflowRunInput!) { reserveWorkflowRun(input: $input) { __typename } }',

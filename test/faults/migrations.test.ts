@@ -19,6 +19,7 @@ import { startServer } from '../../src/server/app.js';
 import type { ServerConfig } from '../../src/server/config.js';
 import { applyMigrations, canonicalJson, loadMigrations, type StateDatabase, WorkflowStore } from '../../src/store/index.js';
 import { contentDigest, faultTempDir, postGraphQL, spawnTsx } from '../helpers/fault-fixtures.js';
+import { testServerConfig } from '../helpers/server-config.js';
 
 const MIGRATIONS = loadMigrations();
 
@@ -27,19 +28,7 @@ function fileHash(path: string): string {
 }
 
 function config(dir: string, dbPath: string, overrides: Partial<ServerConfig> = {}): ServerConfig {
-  return {
-    dbPath,
-    port: 0,
-    host: '127.0.0.1',
-    readOnly: false,
-    token: null,
-    projectPath: dir,
-    pollIntervalMs: 25,
-    keepAliveMs: 12_000,
-    maxBodyBytes: 2_097_152,
-    logLevel: 'silent',
-    ...overrides,
-  };
+  return testServerConfig(dbPath, dir, overrides);
 }
 
 /** The StateDatabase surface `applyMigrations` uses, over a plain connection (no migration at open). */

@@ -23,6 +23,7 @@ import { startServer } from '../../src/server/app.js';
 import { commitMarker } from '../helpers/live-markers.js';
 import { streamsWaiting } from '../helpers/server-signals.js';
 import { settledHeap } from '../helpers/settled-heap.js';
+import { testServerConfig } from '../helpers/server-config.js';
 
 const [dir, runsArg, cyclesArg, concurrencyArg] = process.argv.slice(2);
 if (dir === undefined || runsArg === undefined || cyclesArg === undefined || concurrencyArg === undefined) {
@@ -42,21 +43,7 @@ const RESERVE = /* GraphQL */ `
   mutation Reserve($input: ReserveWorkflowRunInput!) { reserveWorkflowRun(input: $input) { __typename } }
 `;
 
-const server = await startServer(
-  {
-    dbPath: join(dir, 'state.db'),
-    port: 0,
-    host: '127.0.0.1',
-    readOnly: false,
-    token: null,
-    projectPath: dir,
-    pollIntervalMs: 25,
-    keepAliveMs: 12_000,
-    maxBodyBytes: 2_097_152,
-    logLevel: 'silent',
-  },
-  { logger: pino({ level: 'silent' }) },
-);
+const server = await startServer(testServerConfig(join(dir, 'state.db'), dir), { logger: pino({ level: 'silent' }) });
 const runs = Array.from({ length: Number(runsArg) }, (_, index) => `run-memory-${index}`);
 const heads = new Map<string, number>();
 const markers = new Map<string, number>();

@@ -499,19 +499,7 @@ export async function startLiveServer(overrides: Partial<ServerConfig> = {}): Pr
   const dir = mkdtempSync(join(tmpdir(), 'pi-workflows-live-'));
   const dbPath = join(dir, 'state.db');
   const clock = new ManualClock();
-  const config: ServerConfig = {
-    dbPath,
-    port: 0,
-    host: '127.0.0.1',
-    readOnly: false,
-    token: null,
-    projectPath: dir,
-    pollIntervalMs: 25,
-    keepAliveMs: 12_000,
-    maxBodyBytes: 2_097_152,
-    logLevel: 'silent',
-    ...overrides,
-  };
+  const config: ServerConfig = testServerConfig(dbPath, dir, overrides);
   const server = await startServer(config, { logger: pino({ level: 'silent' }), clock: clock.now });
   return {
     url: server.url,
@@ -566,6 +554,7 @@ export {
   type ApiPatchOperation,
   type DeltaEvent,
 } from './live-markers.js';
+import { testServerConfig } from './server-config.js';
 
 /** `workflowRunDeltas` with every field of both event types. */
 export const DELTAS_SUBSCRIPTION = /* GraphQL */ `

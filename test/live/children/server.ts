@@ -9,24 +9,11 @@
 import { createInterface } from 'node:readline';
 import { pino } from 'pino';
 import { startServer } from '../../../src/server/app.js';
+import { testServerConfig } from '../../helpers/server-config.js';
 
 const [dbPath, projectPath] = process.argv.slice(2);
 if (dbPath === undefined || projectPath === undefined) throw new Error('usage: server.ts <dbPath> <projectPath>');
-const server = await startServer(
-  {
-    dbPath,
-    port: 0,
-    host: '127.0.0.1',
-    readOnly: false,
-    token: null,
-    projectPath,
-    pollIntervalMs: 25,
-    keepAliveMs: 12_000,
-    maxBodyBytes: 2_097_152,
-    logLevel: 'silent',
-  },
-  { logger: pino({ level: 'silent' }) },
-);
+const server = await startServer(testServerConfig(dbPath, projectPath), { logger: pino({ level: 'silent' }) });
 const print = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 };
