@@ -13,8 +13,9 @@
  *
  * The machine may be shared, so the figures run in many short segments, round-robin, and each
  * rate is the median of its segments. Two more decompositions help read the result (no
- * target): against the store time measured inside the server on the very calls the resolver
- * made (same fsync conditions as the HTTP requests, unlike a tight loop), and in server CPU
+ * target): against the store time measured inside the server on the very writes the resolvers
+ * made (`store.writeGroups`: each write's share of its grouped transaction, COMMIT and fsync
+ * included, under the same conditions as the HTTP requests, unlike a tight loop), and in server CPU
  * time per operation (`process.cpuUsage()` of the server process around each segment).
  *
  * Issue 15 item 1's targets (bench/targets.ts) against the fsync-bound commit rate of the same
@@ -38,8 +39,10 @@ interface Segment {
   rate: number;
   /** Server CPU per operation, µs. */
   cpuPerOp: number;
-  /** Wall time per operation inside `store.reserveWithPolicy` as the resolver called it, µs. */
+  /** Wall time per mutation inside the store's grouped write transactions (`store.writeGroups`), µs. */
   storePerOp: number;
+  /** Mutations per COMMIT (writes per group of `store.writeAsync`); 0 when none. */
+  writesPerCommit: number;
   latencies: number[];
 }
 
@@ -73,11 +76,12 @@ export async function measureMutationOverhead(context: BenchContext): Promise<Fi
     const cpuBefore = await server.child.call<number>('cpuNow');
     const result = await closedLoop({ concurrency, durationMs: segmentMs, send });
     const cpuUs = (await server.child.call<number>('cpuNow')) - cpuBefore;
-    const store = await server.child.call<{ count: number; ms: number }>('storeTime');
+    const store = await server.child.call<{ count: number; ms: number; commits: number }>('storeTime');
     return {
       rate: result.rate,
       cpuPerOp: cpuUs / result.count,
       storePerOp: store.count === 0 ? 0 : (store.ms * 1000) / store.count,
+      writesPerCommit: store.commits === 0 ? 0 : store.count / store.commits,
       latencies: result.latencies,
     };
   };
@@ -85,12 +89,18 @@ export async function measureMutationOverhead(context: BenchContext): Promise<Fi
   const rawSegment = async (count: number): Promise<Segment> => {
     rawSequence += 1;
     const result = await server.child.call<{ ms: number; count: number; cpuUs: number }>('rawReserve', { count, prefix: `raw-${rawSequence}` });
-    return { rate: (result.count * 1000) / result.ms, cpuPerOp: result.cpuUs / result.count, storePerOp: (result.ms * 1000) / result.count, latencies: [] };
+    return {
+      rate: (result.count * 1000) / result.ms,
+      cpuPerOp: result.cpuUs / result.count,
+      storePerOp: (result.ms * 1000) / result.count,
+      writesPerCommit: 1,
+      latencies: [],
+    };
   };
 
   const commitSegment = async (count: number): Promise<Segment> => {
     const result = await server.child.call<{ ms: number; count: number; cpuUs: number }>('rawCommit', { count });
-    return { rate: (result.count * 1000) / result.ms, cpuPerOp: result.cpuUs / result.count, storePerOp: 0, latencies: [] };
+    return { rate: (result.count * 1000) / result.ms, cpuPerOp: result.cpuUs / result.count, storePerOp: 0, writesPerCommit: 1, latencies: [] };
   };
 
   try {
@@ -162,6 +172,7 @@ export async function measureMutationOverhead(context: BenchContext): Promise<Fi
       const cpuBasis = typenameCpu + rawCpu;
       const cpuOverhead = reserveCpu - cpuBasis;
       const inPathStore = median(reserveSegments.map((segment) => segment.storePerOp));
+      const writesPerCommit = median(reserveSegments.map((segment) => segment.writesPerCommit));
       const inPathBasis = 1e6 / typenameRate + inPathStore;
       const inPathOverhead = perOp - inPathBasis;
       figures.push(
@@ -231,8 +242,8 @@ export async function measureMutationOverhead(context: BenchContext): Promise<Fi
           baseline: '__typename + store time in the resolver',
           ratio: perOp / inPathBasis,
           note:
-            `the store call timed inside the server during the HTTP segments took ${inPathStore.toFixed(0)} µs per op ` +
-            `(tight loop: ${(1e6 / rawRate).toFixed(0)} µs); overhead ${((inPathOverhead / inPathBasis) * 100).toFixed(0)} % of __typename + that (no target)`,
+            `the grouped write transactions inside the server during the HTTP segments took ${inPathStore.toFixed(0)} µs per op ` +
+            `(tight loop: ${(1e6 / rawRate).toFixed(0)} µs), ${writesPerCommit.toFixed(1)} mutations per COMMIT; overhead ${((inPathOverhead / inPathBasis) * 100).toFixed(0)} % of __typename + that (no target)`,
         },
         {
           bench: BENCH,

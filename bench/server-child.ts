@@ -38,28 +38,8 @@ function timelineDraft(index: number) {
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
-/** Calls and wall time of `store.reserveWithPolicy` made through the server (not by `rawReserve`). */
-const reserveTime = { count: 0, ms: 0 };
-let rawCalls = false;
-
-/**
- * Wraps the server store's `reserveWithPolicy` to time the calls the GraphQL resolver makes,
- * so the mutation's own store time is known under the very same conditions (fsync included).
- */
-function timeStoreReservations(current: RunningServer): void {
-  const store = current.store;
-  const original = store.reserveWithPolicy.bind(store);
-  store.reserveWithPolicy = (...args: Parameters<typeof original>) => {
-    if (rawCalls) return original(...args);
-    const started = performance.now();
-    try {
-      return original(...args);
-    } finally {
-      reserveTime.count += 1;
-      reserveTime.ms += performance.now() - started;
-    }
-  };
-}
+/** The server store's grouped-commit counters at the last `storeTime` call. */
+let groupsAtLastLook = { commits: 0, writes: 0, failed: 0, ms: 0 };
 
 serveRequests({
   async start(message) {
@@ -78,15 +58,21 @@ serveRequests({
       ...(message.maxLiveQueries === undefined ? {} : { maxLiveQueriesPerConnection: Number(message.maxLiveQueries) }),
     };
     server = await startServer(config);
-    timeStoreReservations(server);
+    groupsAtLastLook = { ...server.store.writeGroups };
     return { url: server.url, port: server.port, pid: process.pid };
   },
 
-  /** Time spent in `store.reserveWithPolicy` by the server's resolvers since the last call, then reset. */
+  /**
+   * The store time of the server's mutations since the last call: the writes of
+   * `store.writeAsync` (every mutation resolver's store call) and the wall time (ms) of their
+   * grouped transactions — each write's store work, its savepoint and its share of the COMMIT
+   * (fsync included), under the very conditions of the HTTP requests; and the COMMITs.
+   */
   storeTime() {
-    const result = { ...reserveTime };
-    reserveTime.count = 0;
-    reserveTime.ms = 0;
+    const now = running().store.writeGroups;
+    const last = groupsAtLastLook;
+    const result = { count: now.writes + now.failed - last.writes - last.failed, ms: now.ms - last.ms, commits: now.commits - last.commits };
+    groupsAtLastLook = { ...now };
     return result;
   },
 
@@ -97,14 +83,9 @@ serveRequests({
     const prefix = String(message.prefix);
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
-    rawCalls = true;
-    try {
-      for (let index = 0; index < count; index += 1) {
-        const result = store.reserveWithPolicy(reservation(`${prefix}-${index}`, `${prefix}-session-${index}`), claim(`${prefix}-token-${index}`));
-        if (result.state !== 'claimed') throw new Error(`unexpected ${result.state}`);
-      }
-    } finally {
-      rawCalls = false;
+    for (let index = 0; index < count; index += 1) {
+      const result = store.reserveWithPolicy(reservation(`${prefix}-${index}`, `${prefix}-session-${index}`), claim(`${prefix}-token-${index}`));
+      if (result.state !== 'claimed') throw new Error(`unexpected ${result.state}`);
     }
     const ms = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);

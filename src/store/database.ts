@@ -17,6 +17,13 @@ export const BEGIN_ATTEMPTS = 3;
  */
 export const LOCK_RETRY_MAX_DELAY_MS = 8;
 
+/**
+ * Most writes of {@link StateDatabase.transactionAsync} committed together in one group (one
+ * `BEGIN IMMEDIATE … COMMIT`, issue 15 item 1): bounds how long the first write of a group
+ * waits for the others' work before its answer.
+ */
+export const MAX_GROUP_WRITES = 64;
+
 function isBusyError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
@@ -51,12 +58,30 @@ function busyTimeoutOf(options: StateDatabaseOptions): number {
   return Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
 }
 
-/** A write of {@link StateDatabase.transactionAsync} waiting for the write lock. */
-interface LockWaiter {
-  run: () => void;
-  fail: (error: Error) => void;
+/** A write of {@link StateDatabase.transactionAsync} waiting for its group (and the write lock). */
+interface PendingWrite {
+  fn: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
   /** `performance.now()` after which it gives up with `SQLITE_BUSY`. */
   deadline: number;
+  /** True once a `BEGIN IMMEDIATE` for it found the lock taken (counted once in `beginRetries`). */
+  waited: boolean;
+}
+
+/** How one write of a group ended inside the shared transaction. */
+type WriteOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** Counters of the grouped commits of {@link StateDatabase.transactionAsync} since open. */
+export interface WriteGroupStats {
+  /** Groups committed (one `COMMIT` each). */
+  commits: number;
+  /** Writes those groups committed (each write whose function returned). */
+  writes: number;
+  /** Writes whose function threw, rolled back alone to their savepoint (or with their group). */
+  failed: number;
+  /** Wall time inside the groups, ms: every function, savepoint and `COMMIT` (fsync included). */
+  ms: number;
 }
 
 /**
@@ -107,10 +132,13 @@ export class StateDatabase {
   readonly busyTimeoutMs: number;
   private readonly cache = new Map<string, Statement>();
   private readonly commitListeners = new Set<() => void>();
-  /** Writes of {@link transactionAsync} waiting for the write lock, oldest first. */
-  private readonly lockQueue: LockWaiter[] = [];
-  /** Pending timer of the next asynchronous `BEGIN IMMEDIATE` attempt. */
-  private lockTimer: NodeJS.Timeout | undefined;
+  /** Writes of {@link transactionAsync} waiting for their group (and the write lock), oldest first. */
+  private readonly writeQueue: PendingWrite[] = [];
+  /** The next group's start on the next turn of the event loop (the lock was free at the last attempt). */
+  private groupImmediate: NodeJS.Immediate | undefined;
+  /** Pending timer of the next `BEGIN IMMEDIATE` attempt after `SQLITE_BUSY`. */
+  private groupTimer: NodeJS.Timeout | undefined;
+  private readonly groupStats: WriteGroupStats = { commits: 0, writes: 0, failed: 0, ms: 0 };
   /** Failed attempts since the last one that took the lock (the backoff exponent). */
   private lockFailures = 0;
   /** The last `SQLITE_BUSY` an asynchronous `BEGIN IMMEDIATE` got (its code and message are what a timed-out write throws). */
@@ -289,31 +317,50 @@ export class StateDatabase {
   }
 
   /**
-   * {@link transaction} without ever waiting synchronously for the write lock (issue 15 item 4):
-   * a server calls this, so a write lock held by another process (a workflow host, a second
-   * server) never stops its event loop — queries, subscriptions and keep-alives go on, only the
-   * writes wait.
+   * {@link transaction} without ever waiting synchronously for the write lock (issue 15 item 4),
+   * with concurrent writes committed together (issue 15 item 1). A server calls this, so a write
+   * lock held by another process (a workflow host, a second server) never stops its event loop
+   * — queries, subscriptions and keep-alives go on, only the writes wait — and concurrent
+   * mutations share one `COMMIT` (one fsync) instead of paying one each.
    *
-   * `BEGIN IMMEDIATE` is tried with the busy timeout set to 0. When another connection holds
-   * the lock, the write joins a FIFO queue of this connection and `BEGIN IMMEDIATE` alone is
-   * retried from a timer, with growing jittered pauses (0.25 ms doubling up to
-   * {@link LOCK_RETRY_MAX_DELAY_MS}, each × 0.5–1.5); nothing of `fn` has run, so retrying is
-   * safe. Once `BEGIN IMMEDIATE` succeeds, `fn` and `COMMIT` run in that same tick (no other
-   * code of this process can see or join the open transaction), then the {@link onCommit}
-   * listeners. Waiting writes are served oldest first; after each commit the next one tries on
-   * the following turn of the event loop, so I/O (and the other process) get a turn.
+   * Grouping: the write joins this connection's FIFO queue of writes; on the next turn of the
+   * event loop (`setImmediate`, so every write that arrived in the same turn, or while the
+   * previous group ran, is there) up to {@link MAX_GROUP_WRITES} of the oldest run in ONE
+   * `BEGIN IMMEDIATE … COMMIT`, each `fn` in its own `SAVEPOINT` (a group of one needs none).
+   * A throwing `fn` is rolled back to its savepoint alone (`ROLLBACK TO` + `RELEASE`: no row,
+   * event, blob or delta of it remains) and its promise rejects with its own error; the others
+   * go on. Every promise settles only after the shared `COMMIT` succeeded, so a write is
+   * answered only once another connection can read it; when `COMMIT` fails (a deferred
+   * constraint, an I/O error) the whole group is rolled back and every write rejects (the ones
+   * whose `fn` returned with the `COMMIT` error), nothing of any of them visible. When SQLite
+   * itself abandons the transaction inside an `fn` (an I/O error, `SQLITE_FULL`,
+   * `RAISE(ROLLBACK)`), the writes of the group that ran before reject with that error, and the
+   * ones not run yet go back to the front of the queue. A group whose writes all failed is
+   * rolled back, not committed. The {@link onCommit} listeners run once per committed group,
+   * before its promises settle. `BEGIN IMMEDIATE`, every `fn` and `COMMIT` of a group run in
+   * one tick: no other code of this process can see or join the open transaction. The writes
+   * of a group see each other's changes in queue order, exactly as if they ran one after the
+   * other (their positions in the run change log follow that order too).
    *
-   * The overall deadline is the synchronous path's: {@link BEGIN_ATTEMPTS} × the busy timeout
-   * from the call. When it passes, the promise rejects with SQLite's error as the synchronous
-   * path reports it: a better-sqlite3 `SqliteError` with code `SQLITE_BUSY` and message
-   * `database is locked`; nothing was written. {@link beginRetries} counts one per write that
-   * had to wait.
+   * Lock waits: `BEGIN IMMEDIATE` is tried with the busy timeout set to 0. When another
+   * connection holds the lock, `BEGIN IMMEDIATE` alone is retried from a timer, with growing
+   * jittered pauses (0.25 ms doubling up to {@link LOCK_RETRY_MAX_DELAY_MS}, each × 0.5–1.5);
+   * nothing of any `fn` has run, so retrying is safe. After each commit the next group starts
+   * on the following turn of the event loop, so I/O (and the other process) get a turn.
    *
-   * Called inside an open transaction (from `fn` of another transaction), `fn` joins it.
+   * The overall deadline of each write is the synchronous path's: {@link BEGIN_ATTEMPTS} × the
+   * busy timeout from the call. When it passes before its group took the lock, the promise
+   * rejects with SQLite's error as the synchronous path reports it: a better-sqlite3
+   * `SqliteError` with code `SQLITE_BUSY` and message `database is locked`; nothing was written.
+   * {@link beginRetries} counts one per write that had to wait for the lock.
    *
-   * @returns a promise of what `fn` returns
-   * @throws (rejects) whatever `fn` throws, everything it wrote rolled back; `SQLITE_BUSY` at
-   *   the deadline
+   * Called inside an open transaction (from `fn` of another transaction), `fn` joins it at once
+   * (inside the caller's savepoint, so it is rolled back with the caller).
+   *
+   * @returns a promise of what `fn` returns, settled after the commit
+   * @throws (rejects) whatever `fn` throws, everything it wrote rolled back; the `COMMIT` error
+   *   of its group; `SQLITE_BUSY` at the deadline; `The database connection is not open` when
+   *   closed before its group ran
    */
   transactionAsync<T>(fn: () => T): Promise<T> {
     if (this.connection.inTransaction) {
@@ -323,45 +370,37 @@ export class StateDatabase {
         return Promise.reject(error as Error);
       }
     }
-    if (this.lockQueue.length === 0) {
-      let begun: boolean;
-      try {
-        begun = this.tryBeginImmediate();
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-      if (begun) {
-        try {
-          return Promise.resolve(this.runBegun(fn));
-        } catch (error) {
-          return Promise.reject(error as Error);
-        }
-      }
-    }
-    this.beginRetries += 1;
     return new Promise<T>((resolve, reject) => {
-      this.lockQueue.push({
-        run: () => resolve(this.runBegun(fn)),
-        fail: reject,
+      this.writeQueue.push({
+        fn,
+        resolve: resolve as (value: unknown) => void,
+        reject,
         deadline: performance.now() + BEGIN_ATTEMPTS * this.busyTimeoutMs,
+        waited: false,
       });
-      this.scheduleLockAttempt();
+      this.scheduleGroup();
     });
   }
 
-  /** Writes of {@link transactionAsync} waiting for the write lock now. */
+  /** Writes of {@link transactionAsync} waiting for their group (and the write lock) now. */
   get lockWaiters(): number {
-    return this.lockQueue.length;
+    return this.writeQueue.length;
+  }
+
+  /** Counters of the grouped commits of {@link transactionAsync} since open (tests, benchmarks). */
+  get writeGroups(): Readonly<WriteGroupStats> {
+    return this.groupStats;
   }
 
   /**
-   * One `BEGIN IMMEDIATE` with the busy timeout at 0 (restored after).
+   * One `BEGIN IMMEDIATE` with the busy timeout at 0 (restored after), through cached
+   * statements.
    *
    * @returns true when the transaction is open, false when another connection holds the lock
    * @throws any error but `SQLITE_BUSY`
    */
   private tryBeginImmediate(): boolean {
-    this.connection.pragma('busy_timeout = 0');
+    this.statement('PRAGMA busy_timeout = 0').get();
     try {
       this.statement('BEGIN IMMEDIATE').run();
       this.lockFailures = 0;
@@ -372,71 +411,151 @@ export class StateDatabase {
       this.lockFailures += 1;
       return false;
     } finally {
-      this.connection.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+      this.statement(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`).get();
     }
   }
 
-  /** Runs `fn` in the transaction {@link tryBeginImmediate} opened, commits, notifies; rolls back on a throw. */
-  private runBegun<T>(fn: () => T): T {
-    let result: T;
-    try {
-      result = fn();
-      this.statement('COMMIT').run();
-    } catch (error) {
-      if (this.connection.inTransaction) this.statement('ROLLBACK').run();
-      throw error;
+  /**
+   * Starts the next group: on the next turn of the event loop when the lock was free at the last
+   * attempt (writes of this turn join it), else after the backoff pause. No-op while one is due.
+   */
+  private scheduleGroup(): void {
+    if (this.groupTimer !== undefined || this.groupImmediate !== undefined || this.writeQueue.length === 0) return;
+    if (this.lockFailures === 0) {
+      this.groupImmediate = setImmediate(() => {
+        this.groupImmediate = undefined;
+        this.serveWrites();
+      });
+      return;
     }
-    this.notifyCommit();
-    return result;
-  }
-
-  private scheduleLockAttempt(): void {
-    if (this.lockTimer !== undefined || this.lockQueue.length === 0) return;
     const base = Math.min(LOCK_RETRY_MAX_DELAY_MS, 0.25 * 2 ** Math.max(0, this.lockFailures - 1));
-    const delay = this.lockFailures === 0 ? 0 : base * (0.5 + Math.random());
-    this.lockTimer = setTimeout(() => {
-      this.lockTimer = undefined;
-      this.serveLockQueue();
-    }, delay);
+    this.groupTimer = setTimeout(
+      () => {
+        this.groupTimer = undefined;
+        this.serveWrites();
+      },
+      base * (0.5 + Math.random()),
+    );
   }
 
-  /** Fails the waiters past their deadline, then gives the lock to the oldest one if it is free. */
-  private serveLockQueue(): void {
+  /** Fails the writes past their deadline, then runs the oldest ones as a group if the lock is free. */
+  private serveWrites(): void {
     const now = performance.now();
-    for (let index = 0; index < this.lockQueue.length;) {
-      const waiter = this.lockQueue[index] as LockWaiter;
-      if (waiter.deadline > now) {
+    for (let index = 0; index < this.writeQueue.length;) {
+      const write = this.writeQueue[index] as PendingWrite;
+      if (write.deadline > now) {
         index += 1;
         continue;
       }
-      this.lockQueue.splice(index, 1);
-      waiter.fail(new Database.SqliteError(this.lastBusy.message, this.lastBusy.code));
+      this.writeQueue.splice(index, 1);
+      write.reject(new Database.SqliteError(this.lastBusy.message, this.lastBusy.code));
     }
-    const head = this.lockQueue[0];
+    const head = this.writeQueue[0];
     if (head === undefined) return;
     if (!this.connection.open) {
-      this.lockQueue.splice(0);
-      head.fail(new TypeError('The database connection is not open'));
+      for (const write of this.writeQueue.splice(0)) write.reject(new TypeError('The database connection is not open'));
       return;
     }
     let begun: boolean;
     try {
       begun = this.connection.inTransaction ? false : this.tryBeginImmediate();
     } catch (error) {
-      this.lockQueue.shift();
-      head.fail(error as Error);
-      this.scheduleLockAttempt();
+      this.writeQueue.shift();
+      head.reject(error as Error);
+      this.scheduleGroup();
       return;
     }
-    if (begun) {
-      this.lockQueue.shift();
+    if (!begun) {
+      for (const write of this.writeQueue) {
+        if (write.waited) continue;
+        write.waited = true;
+        this.beginRetries += 1;
+      }
+    } else {
+      this.runGroup(this.writeQueue.splice(0, MAX_GROUP_WRITES));
+    }
+    this.scheduleGroup();
+  }
+
+  /**
+   * Runs `group` in the transaction {@link tryBeginImmediate} opened, each write in its own
+   * savepoint, commits once, notifies the commit listeners, then settles every promise (see
+   * {@link transactionAsync}).
+   */
+  private runGroup(group: PendingWrite[]): void {
+    const started = performance.now();
+    const savepoints = group.length > 1;
+    const outcomes: WriteOutcome[] = [];
+    let committed = 0;
+    for (const [index, write] of group.entries()) {
       try {
-        head.run();
+        if (savepoints) this.statement('SAVEPOINT group_write').run();
+        const value = write.fn();
+        if (savepoints) this.statement('RELEASE group_write').run();
+        outcomes.push({ ok: true, value });
+        committed += 1;
       } catch (error) {
-        head.fail(error as Error);
+        outcomes.push({ ok: false, error });
+        if (!this.undoWrite(savepoints)) {
+          // SQLite abandoned the whole transaction: what ran before is gone; the rest waits for the next group.
+          this.writeQueue.unshift(...group.slice(index + 1));
+          this.groupStats.failed += outcomes.length;
+          this.groupStats.ms += performance.now() - started;
+          outcomes.forEach((outcome, at) => group[at]?.reject((outcome.ok ? error : outcome.error) as Error));
+          return;
+        }
       }
     }
-    this.scheduleLockAttempt();
+    if (committed === 0) {
+      // Nothing to commit (every write failed, or a group of one): no COMMIT, no commit listener.
+      if (this.connection.inTransaction) this.statement('ROLLBACK').run();
+      this.groupStats.failed += group.length;
+      this.groupStats.ms += performance.now() - started;
+      outcomes.forEach((outcome, at) => group[at]?.reject((outcome.ok ? undefined : outcome.error) as Error));
+      return;
+    }
+    try {
+      this.statement('COMMIT').run();
+    } catch (error) {
+      if (this.connection.inTransaction) this.statement('ROLLBACK').run();
+      this.groupStats.failed += group.length;
+      this.groupStats.ms += performance.now() - started;
+      outcomes.forEach((outcome, at) => group[at]?.reject((outcome.ok ? error : outcome.error) as Error));
+      return;
+    }
+    this.groupStats.commits += 1;
+    this.groupStats.writes += committed;
+    this.groupStats.failed += group.length - committed;
+    this.groupStats.ms += performance.now() - started;
+    this.notifyCommit();
+    outcomes.forEach((outcome, at) => {
+      const write = group[at] as PendingWrite;
+      if (outcome.ok) write.resolve(outcome.value);
+      else write.reject(outcome.error as Error);
+    });
+  }
+
+  /**
+   * Undoes the write that just threw: back to its savepoint (then released), or the whole
+   * transaction for a group of one.
+   *
+   * @returns false when the transaction is gone (SQLite rolled it back, or undoing failed and
+   *   it was rolled back here): every write of the group that ran is lost
+   */
+  private undoWrite(savepoints: boolean): boolean {
+    if (!this.connection.inTransaction) return false;
+    if (!savepoints) {
+      this.statement('ROLLBACK').run();
+      return true;
+    }
+    try {
+      this.statement('ROLLBACK TO group_write').run();
+      this.statement('RELEASE group_write').run();
+      return true;
+    } catch {
+      if (this.connection.inTransaction) this.statement('ROLLBACK').run();
+      return false;
+    }
   }
 
   /**
@@ -467,9 +586,11 @@ export class StateDatabase {
    * in {@link transactionAsync} reject with `The database connection is not open`.
    */
   close(): void {
-    if (this.lockTimer !== undefined) clearTimeout(this.lockTimer);
-    this.lockTimer = undefined;
-    for (const waiter of this.lockQueue.splice(0)) waiter.fail(new TypeError('The database connection is not open'));
+    if (this.groupTimer !== undefined) clearTimeout(this.groupTimer);
+    this.groupTimer = undefined;
+    if (this.groupImmediate !== undefined) clearImmediate(this.groupImmediate);
+    this.groupImmediate = undefined;
+    for (const write of this.writeQueue.splice(0)) write.reject(new TypeError('The database connection is not open'));
     if (this.connection.open) this.connection.close();
   }
 }

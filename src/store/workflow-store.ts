@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BlobStore } from './blobs.js';
-import { StateDatabase } from './database.js';
+import { StateDatabase, type WriteGroupStats } from './database.js';
 import { reservationOf, type DefinitionReservation } from './definition-digest.js';
 import { StoreError } from './errors.js';
 import {
@@ -226,6 +226,16 @@ export class WorkflowStore {
    */
   get busyRetries(): number {
     return this.database.beginRetries;
+  }
+
+  /**
+   * Counters of the grouped commits of {@link writeAsync} since open (issue 15 item 1; see
+   * `StateDatabase.transactionAsync`): groups committed, writes they committed, writes rolled
+   * back, and the wall time (ms) inside the groups — every write's function, the savepoints and
+   * the COMMIT, fsync included. For benchmarks and tests.
+   */
+  get writeGroups(): Readonly<WriteGroupStats> {
+    return this.database.writeGroups;
   }
 
   /**
