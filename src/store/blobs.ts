@@ -43,7 +43,7 @@ export class BlobStore {
 
   private put(bytes: Buffer, mediaType: string, now: number): Buffer {
     const hash = sha256(bytes);
-    this.database.run(
+    const inserted = this.database.run(
       'INSERT OR IGNORE INTO blobs(blob_hash, media_type, byte_length, content, created_at) VALUES (?, ?, ?, ?, ?)',
       hash,
       mediaType,
@@ -51,6 +51,9 @@ export class BlobStore {
       bytes,
       now,
     );
+    // A row this statement inserted holds exactly these bytes: only an existing row is re-read
+    // and compared (STORE.md §2.2), so a new blob costs one statement.
+    if (inserted.changes === 1) return hash;
     const row = this.database.get<BlobRow>('SELECT media_type, byte_length, content FROM blobs WHERE blob_hash = ?', hash);
     if (row === undefined || row.media_type !== mediaType || row.byte_length !== bytes.length || !row.content.equals(bytes)) {
       throw new StoreError('integrity', 'Content-addressed blob conflict');

@@ -94,13 +94,13 @@ export class ViewerDeltaLog {
    * @throws StoreError(integrity) `Viewer projection could not be initialized for workflow run: <runId>`
    */
   initialize(runId: string, now: number): void {
-    this.database.run(
+    const inserted = this.database.run(
       `INSERT INTO viewer_runs(run_id, presentation_revision, retained_from_revision, updated_at)
        VALUES (?, 1, 1, ?) ON CONFLICT(run_id) DO NOTHING`,
       runId,
       now,
     );
-    if (this.database.get('SELECT 1 FROM viewer_runs WHERE run_id = ?', runId) === undefined) {
+    if (inserted.changes !== 1 && this.database.get('SELECT 1 FROM viewer_runs WHERE run_id = ?', runId) === undefined) {
       throw new StoreError('integrity', `Viewer projection could not be initialized for workflow run: ${runId}`);
     }
   }
