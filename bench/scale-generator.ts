@@ -24,7 +24,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { WorkflowStore } from '../src/store/index.js';
+import { loadMigrations, WorkflowStore } from '../src/store/index.js';
 import { resourceIdFor } from '../src/store/values.js';
 import { buildChain } from './chains.js';
 import { steppingClock } from './store-inputs.js';
@@ -71,6 +71,8 @@ export interface GeneratedFile {
   cached: boolean;
   /** Build time, ms (0 when cached). */
   buildMs: number;
+  /** Time the read-write open took that migrated a cached file to this code's schema, ms (0 when it was up to date or new). */
+  migrateMs: number;
   /** Root run id of a chain in the newest block and its runs in lineage order. */
   sampleChain: { rootRunId: string; runIds: string[] };
 }
@@ -102,7 +104,10 @@ export function generateStoreFile(runs: number, progress: (text: string) => void
   const templatePath = join(dir, 'template.db');
   const templateChain = buildTemplate(templatePath, projectPath);
   const sampleChain = sampleChainOf(templateChain, blocks);
-  if (existsSync(path)) return { path, projectPath, runs, cached: true, buildMs: 0, sampleChain };
+  if (existsSync(path)) {
+    const migrateMs = migrateInPlace(path, projectPath, progress);
+    return { path, projectPath, runs, cached: true, buildMs: 0, migrateMs, sampleChain };
+  }
 
   const started = performance.now();
   const building = `${path}.building`;
@@ -181,7 +186,34 @@ export function generateStoreFile(runs: number, progress: (text: string) => void
   verify(building, projectPath, runs, sampleChain);
   for (const suffix of ['-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
   renameSync(building, path);
-  return { path, projectPath, runs, cached: false, buildMs: performance.now() - started, sampleChain };
+  return { path, projectPath, runs, cached: false, buildMs: performance.now() - started, migrateMs: 0, sampleChain };
+}
+
+/**
+ * Brings a cached file to this code's schema: when it lacks a migration this code has (a file
+ * generated before the migration was added; the generator's output is the same either way, so
+ * {@link GENERATOR_VERSION} stays), one read-write `WorkflowStore.open` applies the pending
+ * migrations in place. Read-only opens (the template's, the bench servers' readers) need a fully
+ * migrated file.
+ *
+ * @returns the time of that open, ms; 0 when the file was up to date
+ */
+function migrateInPlace(path: string, projectPath: string, progress: (text: string) => void): number {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  let applied: number;
+  try {
+    applied = (db.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+  const pending = loadMigrations().slice(applied);
+  if (pending.length === 0) return 0;
+  progress(`migrating cached ${path} in place: ${pending.map((migration) => migration.name).join(', ')}`);
+  const started = performance.now();
+  WorkflowStore.open({ path, projectPath }).close();
+  const ms = performance.now() - started;
+  progress(`migrated ${path} in ${(ms / 1000).toFixed(1)} s`);
+  return ms;
 }
 
 /** Builds (or reuses) the template block through the store; returns its first chain's run ids in lineage order. */
@@ -199,6 +231,8 @@ function buildTemplate(path: string, projectPath: string): string[] {
       store.close();
     }
     renameSync(building, path);
+  } else {
+    migrateInPlace(path, projectPath, () => undefined);
   }
   const store = WorkflowStore.open({ path, projectPath, readOnly: true });
   try {
