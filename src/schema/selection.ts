@@ -1,4 +1,4 @@
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 
 /**
  * Whether the field being resolved selects the sub-field `name` directly (through inline
@@ -23,9 +23,31 @@ export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
  *
  * @param info the resolver's info
  * @param path field names leading from the resolved field to the selection of interest
- * @returns the field names selected there (empty when the path itself is not selected)
+ * @returns the field names selected there (empty when the path itself is not selected); the
+ *   same set for every item of a list (do not change it)
  */
-export function selectedFieldsAt(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
+export function selectedFieldsAt(info: GraphQLResolveInfo, path: readonly string[]): ReadonlySet<string> {
+  // graphql-js passes the same fieldNodes array to the field at every item of a list (its
+  // collectSubfields is memoized per execution): the walk is done once per field and path.
+  let byPath = selections.get(info.fieldNodes);
+  if (byPath === undefined) {
+    byPath = new Map();
+    selections.set(info.fieldNodes, byPath);
+  }
+  const pathKey = path.join('.');
+  let names = byPath.get(pathKey);
+  if (names === undefined) {
+    names = walkSelection(info, path);
+    byPath.set(pathKey, names);
+  }
+  return names;
+}
+
+/** {@link selectedFieldsAt} by the field nodes it was asked for, then by path. */
+const selections = new WeakMap<readonly FieldNode[], Map<string, ReadonlySet<string>>>();
+
+/** The walk behind {@link selectedFieldsAt}. */
+function walkSelection(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
   const names = new Set<string>();
   const visit = (selectionSet: SelectionSetNode | undefined, depth: number, seen: ReadonlySet<string>): void => {
     if (selectionSet === undefined) return;

@@ -121,3 +121,94 @@ describe('DataLoader batching', () => {
     expect(counts['10 runs, first: 5']).toBe(counts['100 runs, first: 50']);
   });
 });
+
+/** The SQL statements one request costs, and its data. */
+async function counted<T>(server: TestServer, query: string): Promise<{ statements: number; data: T }> {
+  server.store.resetStatementCount();
+  const data = await server.data<T, never>(query);
+  return { statements: server.store.statementCount, data };
+}
+
+interface LinkedRun {
+  runId: string;
+  workflowName?: string;
+  continuation?: LinkedRun | null;
+  restart?: LinkedRun | null;
+  children?: LinkedRun[];
+  latestRun?: LinkedRun;
+}
+
+/** The expected links of a run built by {@link buildRuns}. */
+function linksOf(runId: string) {
+  const chain = /^(chain-\d+)-(root|cont|restart)$/.exec(runId);
+  const [prefix, role] = chain === null ? [runId, 'single'] : [chain[1] as string, chain[2] as string];
+  return {
+    continuation: role === 'root' ? `${prefix}-cont` : null,
+    restart: role === 'cont' ? `${prefix}-restart` : null,
+    child: role === 'root' ? `${prefix}-cont` : role === 'cont' ? `${prefix}-restart` : null,
+    latest: chain === null ? runId : `${prefix}-restart`,
+  };
+}
+
+describe('lineage fields of the runs of one page', () => {
+  it('read for the whole page at once: one statement per field and reading, ids only where only ids are selected', async () => {
+    fx = await startTestServer();
+    await buildRuns(fx, 30);
+    const { statements, data } = await counted<{ workflowRuns: { edges: Array<{ node: LinkedRun }> } }>(
+      fx,
+      `query Links { workflowRuns(first: 30) { edges { node {
+        runId
+        continuation { runId children { runId } }
+        restart { runId }
+        children { runId workflowName }
+        latestRun { runId }
+      } } } }`,
+    );
+    // The page, the continuations (ids), their children (ids), the restarts (ids), the children
+    // (whole records: workflowName), the latest runs; no batch of runs that are not on the page.
+    expect(statements).toBe(6);
+    expect(data.workflowRuns.edges).toHaveLength(30);
+    for (const { node } of data.workflowRuns.edges) {
+      const links = linksOf(node.runId);
+      expect(node).toEqual({
+        runId: node.runId,
+        continuation: links.continuation === null ? null : { runId: links.continuation, children: [{ runId: linksOf(links.continuation).child }] },
+        restart: links.restart === null ? null : { runId: links.restart },
+        children: links.child === null ? [] : [{ runId: links.child, workflowName: 'demo' }],
+        latestRun: { runId: links.latest },
+      });
+    }
+  });
+
+  it('on pages under a list (a lineage page per run) batch across those pages through the DataLoaders', async () => {
+    fx = await startTestServer();
+    await buildRuns(fx, 30);
+    const query = (first: number) => `query PerRunLineage { workflowRuns(first: ${first}) { edges { node { runId lineage(first: 5) { edges { node {
+      runId children { runId } continuation { runId } restart { runId } latestRun { runId }
+    } } } } } } }`;
+    for (const first of [5, 15]) {
+      const { statements, data } = await counted<{
+        workflowRuns: { edges: Array<{ node: { runId: string; lineage: { edges: Array<{ node: LinkedRun }> } } }> };
+      }>(fx, query(first));
+      // The page, one lineage page per run (its root, then the rest), then one statement for
+      // each lineage field over every lineage page.
+      expect(statements).toBe(1 + 2 * first + 4);
+      for (const { node } of data.workflowRuns.edges) {
+        const root = node.runId.replace(/-(cont|restart)$/, '-root');
+        const chain = root.startsWith('chain-') ? [root, root.replace(/-root$/, '-cont'), root.replace(/-root$/, '-restart')] : [root];
+        expect(node.lineage.edges.map((edge) => edge.node)).toEqual(
+          chain.map((runId) => {
+            const links = linksOf(runId);
+            return {
+              runId,
+              children: links.child === null ? [] : [{ runId: links.child }],
+              continuation: links.continuation === null ? null : { runId: links.continuation },
+              restart: links.restart === null ? null : { runId: links.restart },
+              latestRun: { runId: links.latest },
+            };
+          }),
+        );
+      }
+    }
+  });
+});

@@ -5,11 +5,12 @@ import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { planKeysetPage, type RunPage } from '../connections.js';
 import { LINEAGE_CURSORS, runCursors } from '../cursors.js';
+import { idOnlyRuns, RunBatch, underList } from '../id-only-runs.js';
 import { chainResourceExtensions } from '../live-resources.js';
 import { selectsField } from '../selection.js';
 import { storeFilter, WorkflowRunFilterRef } from './workflow-run-filter.js';
 import { storeOrder, WorkflowRunOrderRef } from './workflow-run-order.js';
-import { idOnlyRuns, RUN_LINEAGE_ID_FIELDS, selectsOnly, WorkflowRunRef } from './workflow-run.js';
+import { RUN_LINEAGE_ID_FIELDS, selectsOnly, WorkflowRunRef } from './workflow-run.js';
 
 /**
  * Shape behind `WorkflowRunConnection`: the relay connection plus a lazy total count and the
@@ -68,6 +69,15 @@ function selectsIdsOnly(info: GraphQLResolveInfo): boolean {
   return selectsOnly(info, RUN_LINEAGE_ID_FIELDS, ['edges', 'node']);
 }
 
+/**
+ * The batch the runs of an id-only page form (their lineage fields read for the whole page at
+ * once, see `RunBatch`), or none for a page under a list: there one page is read per item, and
+ * the lineage fields of all those pages batch through the DataLoaders instead.
+ */
+function pageBatch(context: GraphQLContext, info: GraphQLResolveInfo): RunBatch | undefined {
+  return underList(info) ? undefined : new RunBatch(context.store);
+}
+
 /** Primes the run loader with the rows of a page, so lineage fields of runs on it read no more. */
 function primeRuns(context: GraphQLContext, rows: ReadonlyArray<KeyedRun<unknown>>): void {
   const loader = WorkflowRunRef.getDataloader(context);
@@ -94,7 +104,7 @@ builder.queryField('workflowRuns', (t) =>
         const changeCursor = selectsField(info, 'changeCursor') ? context.store.runChangeCursor() : null;
         const request = { ...plan.request, order };
         if (selectsIdsOnly(info)) {
-          const ids = idOnlyRuns(context.store.listWorkflowRunIdSlice(filter, request));
+          const ids = idOnlyRuns(context.store.listWorkflowRunIdSlice(filter, request), pageBatch(context, info));
           return { ...plan.page(ids), totalCount: () => context.store.countWorkflowRuns(filter), changeCursor };
         }
         const rows = context.store.listWorkflowRunSlice(filter, request);
@@ -133,7 +143,7 @@ builder.objectField(WorkflowRunRef, 'lineage', (t) =>
         if (page === undefined) {
           if (wantsHead) head();
           if (idsOnly) {
-            page = plan.page(idOnlyRuns(context.store.lineageIdSlice(run.rootRunId, plan.request)));
+            page = plan.page(idOnlyRuns(context.store.lineageIdSlice(run.rootRunId, plan.request), pageBatch(context, info)));
           } else {
             const rows = context.store.lineageSlice(run.rootRunId, plan.request);
             primeRuns(context, rows);

@@ -1,9 +1,10 @@
-import { dataloaderGetter } from '@pothos/plugin-dataloader';
+import { dataloaderGetter, pathDataloaderGetter } from '@pothos/plugin-dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { LineageKind, RunIdOnly, WorkflowRunRecord } from '../../store/index.js';
+import type { LineageKind, WorkflowRunRecord, WorkflowStore } from '../../store/index.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { follow, freshLoaders } from '../follow.js';
+import { isIdOnly, RunBatch, runIdOnly } from '../id-only-runs.js';
 import { chainResourceExtensions } from '../live-resources.js';
 import { selectedFieldsAt } from '../selection.js';
 import { ExecutionModeEnum } from './execution-mode.js';
@@ -38,14 +39,14 @@ export const RUN_LINEAGE_ID_FIELDS: ReadonlySet<string> = new Set([
 
 /**
  * Whether the selection at `path` below the resolved field reads only fields of `allowed`
- * (through fragments; see `selectedFieldsAt`).
+ * (through fragments; see `selectedFieldsAt`). Answered once per field of a request (not per item of a list).
  */
 export function selectsOnly(info: GraphQLResolveInfo, allowed: ReadonlySet<string>, path: readonly string[] = []): boolean {
-  return [...selectedFieldsAt(info, path)].every((name) => allowed.has(name));
+  for (const name of selectedFieldsAt(info, path)) {
+    if (!allowed.has(name)) return false;
+  }
+  return true;
 }
-
-/** The id-only runs made by {@link idOnlyRuns} (records that are not whole). */
-const idOnly = new WeakSet<object>();
 
 /**
  * The loader cache key every id-only run is primed under when a field returns it (the
@@ -53,34 +54,6 @@ const idOnly = new WeakSet<object>();
  * partial record never answers a load of its run id (the first one primed sits there unread).
  */
 const ID_ONLY_CACHE_KEY = Symbol('id-only WorkflowRun, never loaded') as unknown as string;
-
-/**
- * Runs of an id-only page as `WorkflowRun` sources (issue 15 item 2). Only the ids are set
- * (run, root, parent): they may be returned only where the selection reads nothing but
- * {@link RUN_LINEAGE_ID_FIELDS}, and they
- * never enter the run loader's cache under their run id (see {@link ID_ONLY_CACHE_KEY}), so a
- * later field or query of the request loads the whole record.
- *
- * @returns the same list, each run typed as a record (only `runId` may be read)
- */
-export function idOnlyRuns<Key>(rows: ReadonlyArray<{ run: RunIdOnly; key: Key }>): Array<{ run: WorkflowRunRecord; key: Key }> {
-  return rows.map(({ run, key }) => ({ run: idOnlyRun(run), key }));
-}
-
-/**
- * One id-only run (see {@link idOnlyRuns}): with root and parent ids it may answer
- * {@link RUN_LINEAGE_ID_FIELDS}; with its run id alone only {@link RUN_ID_FIELDS}.
- */
-export function idOnlyRun(run: RunIdOnly | { runId: string }): WorkflowRunRecord {
-  const partial = { ...run };
-  idOnly.add(partial);
-  return partial as WorkflowRunRecord;
-}
-
-/** Whether a `WorkflowRun` source is an id-only run rather than a whole record. */
-function isIdOnly(run: WorkflowRunRecord): boolean {
-  return idOnly.has(run);
-}
 
 /**
  * The GraphQL object of a run; its shape is the store's run record. A loadable node
@@ -94,7 +67,8 @@ function isIdOnly(run: WorkflowRunRecord): boolean {
  * that type's file, so that imports run one way (the other files import this one). A lineage
  * id that points at a missing run (the store's foreign keys forbid it) reads as null, except
  * where the field selects only ids (issue 15 item 2: answered from the id, without a load).
- * Id-only runs ({@link idOnlyRuns}) are primed under a key no load asks for.
+ * Id-only runs (`IdOnlyRun`, src/schema/id-only-runs.ts) are primed under a key no load asks
+ * for; the lineage fields of those read together as a batch resolve from the batch (`RunBatch`).
  */
 export const WorkflowRunRef = builder.loadableNodeRef('WorkflowRun', {
   id: { resolve: (run: WorkflowRunRecord) => run.runId, description: 'Relay global id: base64 of "WorkflowRun:<runId>"; resolve it with node(id).' },
@@ -102,13 +76,13 @@ export const WorkflowRunRef = builder.loadableNodeRef('WorkflowRun', {
   // Results are matched to ids by runId (unknown ids load as null), and cached by it.
   sort: (run: WorkflowRunRecord) => run.runId,
   // Every run a field returns is cached by its run id, except id-only runs (never loaded).
-  cacheResolved: (run: WorkflowRunRecord) => (idOnly.has(run) ? ID_ONLY_CACHE_KEY : run.runId),
+  cacheResolved: (run: WorkflowRunRecord) => (isIdOnly(run) ? ID_ONLY_CACHE_KEY : run.runId),
 });
 
 /**
- * The newest run id of each chain, by root run id (`latestRun`): one statement per batch; the
- * field then loads the runs through the run loader (those of the page are primed), unless it
- * selects only ids.
+ * The newest run id of each chain, by root run id (`latestRun` of runs without a batch): one
+ * statement per batch; the field then loads the runs through the run loader (those of the page
+ * are primed), unless it selects only ids.
  */
 const latestRunIds = dataloaderGetter<string, string, string>(
   undefined,
@@ -119,20 +93,68 @@ const latestRunIds = dataloaderGetter<string, string, string>(
 
 /** What a field returning the run `runId` resolves to: an id-only run when it selects only ids, else the id (loaded). */
 function runOrId(runId: string, info: GraphQLResolveInfo): WorkflowRunRecord | string {
-  return selectsOnly(info, RUN_ID_FIELDS) ? idOnlyRun({ runId }) : runId;
+  return selectsOnly(info, RUN_ID_FIELDS) ? runIdOnly(runId) : runId;
 }
 
 /**
- * The parent run id of a loaded child (groups children by parent). The plugin types a loaded
- * value as what a `WorkflowRun` field may return, a run or its id; loads only yield runs.
+ * The children of each parent run id, oldest first: ids only (one {@link RunBatch}) when the
+ * selection on them reads only {@link RUN_LINEAGE_ID_FIELDS}, else whole records. One statement.
  */
-function parentRunIdOf(child: WorkflowRunRecord | string): string {
-  return typeof child === 'string' ? child : (child.parentRunId ?? '');
+function readChildren(store: WorkflowStore, parentRunIds: string[], kind: LineageKind | undefined, idsOnly: boolean): WorkflowRunRecord[][] {
+  if (!idsOnly) return store.childrenOfRuns(parentRunIds, kind);
+  const batch = new RunBatch(store);
+  return store.childIdsOfRuns(parentRunIds, kind).map((children) => children.map((child) => batch.add(child) as unknown as WorkflowRunRecord));
 }
 
-/** The only child of a kind of each run, by run id (`continuation`, `restart`): one statement. */
-function onlyChildren(kind: LineageKind) {
-  return async (runIds: string[], context: GraphQLContext) => context.store.childrenOfRuns(runIds, kind).flat();
+type ChildrenArgs = { kind?: LineageKind | null };
+
+/**
+ * The children loader of a field, for runs without a batch (whole records, runs of a page under
+ * a list): one DataLoader per response path, so each `children(kind:)` selection batches with
+ * its own kind and selection (the same at every item of one path); one statement per batch.
+ *
+ * @param kindOf the lineage kind the field reads (from its arguments, or fixed)
+ */
+function childrenLoader(kindOf: (args: ChildrenArgs) => LineageKind | undefined) {
+  return pathDataloaderGetter<string, WorkflowRunRecord[], string, ChildrenArgs>(
+    undefined,
+    async (runIds, context, args, info) => readChildren((context as GraphQLContext).store, runIds, kindOf(args), selectsOnly(info, RUN_LINEAGE_ID_FIELDS)),
+    undefined,
+    false,
+    true,
+  );
+}
+
+const childrenOfAnyKind = childrenLoader((args) => args.kind ?? undefined);
+const continuations = childrenLoader(() => 'continuation');
+const restarts = childrenLoader(() => 'restart');
+
+/**
+ * The children of `run` of a kind: from its batch, synchronously, when it has one (see
+ * {@link RunBatch}), else through `loader`.
+ */
+function childrenOf(
+  run: WorkflowRunRecord,
+  kind: LineageKind | undefined,
+  loader: ReturnType<typeof childrenLoader>,
+  args: ChildrenArgs,
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+): WorkflowRunRecord[] | Promise<WorkflowRunRecord[]> {
+  if (isIdOnly(run) && run.batch !== undefined) return run.batch.childrenOf(run.runId, kind, selectsOnly(info, RUN_LINEAGE_ID_FIELDS));
+  return loader(args, context, info).load(run.runId);
+}
+
+/** The only child of `run` of a kind (`continuation`, `restart`: at most one), or null. */
+function onlyChild(
+  run: WorkflowRunRecord,
+  kind: LineageKind,
+  loader: ReturnType<typeof childrenLoader>,
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+): WorkflowRunRecord | null | Promise<WorkflowRunRecord | null> {
+  const children = childrenOf(run, kind, loader, {}, context, info);
+  return Array.isArray(children) ? (children[0] ?? null) : children.then((list) => list[0] ?? null);
 }
 
 WorkflowRunRef.implement({
@@ -221,47 +243,37 @@ WorkflowRunRef.implement({
       description: 'The first run of the chain; itself for a root run.',
       resolve: (run, _args, _context, info) => (run.rootRunId === run.runId && !isIdOnly(run) ? run : runOrId(run.rootRunId, info)),
     }),
-    children: t.loadableGroup({
+    children: t.field({
       extensions: chainResourceExtensions,
-      type: WorkflowRunRef,
+      type: [WorkflowRunRef],
       description: 'Direct children, oldest first; optionally only of one lineage kind.',
       args: { kind: t.arg({ type: LineageKindEnum, required: false, description: 'Only children of this lineage kind; all when null.' }) },
-      // One loader per selection path, so each `children(kind:)` selection batches with its own kind.
-      byPath: true,
-      // The selection is the same at every item of one path: ids only when it reads no more.
-      load: async (runIds: string[], context, args, info) =>
-        selectsOnly(info, RUN_LINEAGE_ID_FIELDS)
-          ? context.store
-              .childIdsOfRuns(runIds, args.kind ?? undefined)
-              .flat()
-              .map(idOnlyRun)
-          : context.store.childrenOfRuns(runIds, args.kind ?? undefined).flat(),
-      group: parentRunIdOf,
-      resolve: (run) => run.runId,
+      resolve: (run, args, context, info) => childrenOf(run, args.kind ?? undefined, childrenOfAnyKind, args, context, info),
     }),
-    continuation: t.loadable({
+    continuation: t.field({
       extensions: chainResourceExtensions,
       type: WorkflowRunRef,
       nullable: true,
       description: 'The run that continues this one (at most one).',
-      load: onlyChildren('continuation'),
-      sort: parentRunIdOf,
-      resolve: (run) => run.runId,
+      resolve: (run, _args, context, info) => onlyChild(run, 'continuation', continuations, context, info),
     }),
-    restart: t.loadable({
+    restart: t.field({
       extensions: chainResourceExtensions,
       type: WorkflowRunRef,
       nullable: true,
       description: 'The run that restarts this one (at most one).',
-      load: onlyChildren('restart'),
-      sort: parentRunIdOf,
-      resolve: (run) => run.runId,
+      resolve: (run, _args, context, info) => onlyChild(run, 'restart', restarts, context, info),
     }),
     latestRun: t.field({
       extensions: chainResourceExtensions,
       type: WorkflowRunRef,
       description: "The newest run of this run's chain (same rootRunId).",
-      resolve: async (run, _args, context, info) => runOrId(await latestRunIds(context).load(run.rootRunId), info),
+      resolve: (run, _args, context, info) =>
+        isIdOnly(run) && run.batch !== undefined
+          ? runOrId(run.batch.latestRunIdOf(run.rootRunId), info)
+          : latestRunIds(context)
+              .load(run.rootRunId)
+              .then((runId) => runOrId(runId, info)),
     }),
   }),
 });
