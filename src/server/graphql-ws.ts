@@ -8,6 +8,7 @@ import type { GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import type { PersistedOperations } from './persisted-operations.js';
+import { DIRECT_NEXT_KEY, type DirectNext } from './shared-event-execution.js';
 import { NextFrames, payloadJsonOf } from './ws-next-frames.js';
 import { OperationIdGate } from './ws-operation-ids.js';
 
@@ -17,6 +18,8 @@ export interface GraphQLWsExtra {
   request: IncomingMessage;
   /** The connection's pending pre-serialised `next` payloads (ws-next-frames.ts). */
   frames: NextFrames;
+  /** Call before each write to the socket: groups the writes of one turn (see `writeBatcher`). */
+  batch: () => void;
 }
 
 /** The graphql-ws (graphql-transport-ws) endpoint attached to the HTTP server. */
@@ -101,7 +104,7 @@ export function attachGraphQLWs(
     onNext: (ctx, _id, _payload, _args, result) => ctx.extra.frames.marker(payloadJsonOf(result, formatError)),
     onError: (_ctx, _id, _payload, errors) => errors.map(formatError),
     subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
-    onSubscribe: async (ctx, _id, params) => {
+    onSubscribe: async (ctx, id, params) => {
       const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
         ...ctx,
         req: ctx.extra.request,
@@ -122,12 +125,14 @@ export function attachGraphQLWs(
       const errors = validate(schema, document);
       if (errors.length > 0) return errors;
       const root: EnvelopedRoot = { execute, subscribe };
+      const contextValue = await contextFactory();
+      (contextValue as unknown as Record<string, unknown>)[DIRECT_NEXT_KEY] = directNext(ctx.extra, id, () => id in ctx.subscriptions);
       return {
         schema,
         operationName: params.operationName ?? null,
         document,
         variableValues: params.variables ?? null,
-        contextValue: await contextFactory(),
+        contextValue,
         rootValue: root,
       };
     },
@@ -171,7 +176,7 @@ export function attachGraphQLWs(
           socket.on('message', (data: Buffer) => gate.receive(String(data)));
         },
       },
-      { socket, request, frames },
+      { socket, request, frames, batch },
     );
     socket.once('close', (code, reason) => {
       stopKeepAlive();
@@ -195,6 +200,34 @@ export function attachGraphQLWs(
         }
       })();
       return closing;
+    },
+  };
+}
+
+/**
+ * The {@link DirectNext} of subscription `id` (shared-event-execution.ts, issue 15 item 3):
+ * writes its `next` frames straight to the socket, the same bytes graphql-ws writes
+ * (`{"id":…,"type":"next","payload":…}`, the payload from {@link payloadJsonOf}), grouped with
+ * the turn's other writes. Ready only while the socket is open, graphql-ws still holds the
+ * operation (`complete` and close remove it) and the previous direct frame was flushed: at most
+ * one frame of the subscription waits in Node, as when graphql-ws awaits each send.
+ *
+ * @param active whether graphql-ws still holds the operation
+ */
+function directNext(extra: GraphQLWsExtra, id: string, active: () => boolean): DirectNext {
+  const { socket, batch } = extra;
+  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  let unflushed = false;
+  const flushed = (error?: Error): void => {
+    // After a failed write the socket closes (graphql-ws ends the operation); stay not ready.
+    if (error == null) unflushed = false;
+  };
+  return {
+    ready: () => !unflushed && socket.readyState === socket.OPEN && active(),
+    write(result) {
+      unflushed = true;
+      batch();
+      socket.send(`${prefix}${payloadJsonOf(result, formatError)}}`, flushed);
     },
   };
 }

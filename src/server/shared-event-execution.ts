@@ -1,5 +1,6 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult, type subscribe } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { attachSink } from '../store/pull-stream.js';
 import { eventResultKey } from './event-result-key.js';
 
 /**
@@ -22,7 +23,33 @@ import { eventResultKey } from './event-result-key.js';
  *
  * Results depend on the event, the store's committed state and the key only, never on one
  * subscriber's context: the execution runs with the context of the subscriber that asked first.
+ *
+ * Direct delivery (issue 15 item 3): a subscriber whose context carries a {@link DirectNext}
+ * (graphql-ws, graphql-ws.ts) and whose source is a feed stream gets each event's result
+ * inside the feed's wake-up, synchronously (pull-stream.ts `offer`): the shared result is
+ * executed once (synchronously) and written to the socket at once, with no async-iterator
+ * step, promise or envelop wrapper per subscriber and event. Only when that subscriber's
+ * consumer (graphql-ws) waits for its next result and its previous frame was flushed (the
+ * bound graphql-ws keeps by awaiting each send), and only for results without `errors`: the
+ * only per-result envelop hook of a subscription is error masking (`useMaskedErrors`), which
+ * leaves such a result as it is; a result with errors, an execution that is not synchronous, a
+ * consumer that is busy or a socket that has not flushed take the ordinary path (next() through
+ * envelop and graphql-ws), which then carries on from the same cursor, in order.
  */
+
+/**
+ * A subscriber's direct `next` writer (see the module comment), on its context under
+ * {@link DIRECT_NEXT_KEY}.
+ */
+export interface DirectNext {
+  /** True when a frame may be written now: socket open, operation active, previous frame flushed. */
+  ready(): boolean;
+  /** Writes the `next` message of `result` (no `errors`) to the socket; only after {@link ready}, in the same turn. */
+  write(result: ExecutionResult): void;
+}
+
+/** The context property that carries a subscriber's {@link DirectNext}. */
+export const DIRECT_NEXT_KEY = 'directNext';
 
 /** Options of {@link createSharedEventExecution}. */
 export interface SharedEventExecutionOptions<TContext> {
@@ -74,8 +101,12 @@ export interface SharedEventExecution {
 
 interface SharedResult {
   result: Promise<ExecutionResult>;
+  /** The result, when the execution returned it synchronously. */
+  value: ExecutionResult | undefined;
   /** Members that took it. */
   takers: Set<number>;
+  /** The member whose execution produced it (it does not count as sharing it). */
+  executor: number;
 }
 
 interface Group {
@@ -88,11 +119,24 @@ interface Group {
 interface Membership {
   /** The result of `event`, shared when the group has it, else `run()` (then kept for the others). */
   resultOf(event: unknown, run: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult>;
+  /**
+   * The result of `event` when it is at hand synchronously: shared, or `run()` returned it
+   * without a promise (then kept for the others). Undefined otherwise (an asynchronous
+   * execution is kept for {@link resultOf}). The member does not count as having taken it
+   * until {@link taken}.
+   */
+  syncResultOf(event: object, run: () => ExecutionResult | Promise<ExecutionResult>): ExecutionResult | undefined;
+  /** The member took the result of `event` through {@link syncResultOf}. */
+  taken(event: object): void;
   /** Leaves the group. Idempotent. */
   leave(): void;
 }
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+function isPromiseLike(value: unknown): value is PromiseLike<ExecutionResult> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
 
 /** Per result stream of {@link eventResults}: adds a listener called once when it ends. */
 const endHooks = new WeakMap<object, (listener: () => void) => void>();
@@ -141,6 +185,14 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
     joined.members.add(member);
     subscribersChanged();
     let left = false;
+    const keep = (event: object, shared: SharedResult): void => {
+      joined.results.set(event, shared);
+      if (joined.results.size > maxResults) joined.results.delete(joined.results.keys().next().value as object);
+    };
+    const take = (event: object, shared: SharedResult): void => {
+      shared.takers.add(member);
+      if (shared.takers.size >= joined.members.size) joined.results.delete(event);
+    };
     return {
       resultOf(event, run) {
         if (left || typeof event !== 'object' || event === null) {
@@ -150,15 +202,48 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
         let shared = joined.results.get(event);
         if (shared === undefined) {
           counters.executed += 1;
-          shared = { result: new Promise((resolve) => resolve(run())), takers: new Set() };
-          joined.results.set(event, shared);
-          if (joined.results.size > maxResults) joined.results.delete(joined.results.keys().next().value as object);
-        } else {
+          const created: SharedResult = { result: new Promise((resolve) => resolve(run())), value: undefined, takers: new Set(), executor: member };
+          // Once resolved, members still to take it may take it directly (syncResultOf).
+          created.result.then(
+            (value) => {
+              created.value = value;
+            },
+            () => undefined,
+          );
+          shared = created;
+          keep(event, shared);
+        } else if (shared.executor !== member) {
           counters.shared += 1;
         }
-        shared.takers.add(member);
-        if (shared.takers.size >= joined.members.size) joined.results.delete(event);
+        take(event, shared);
         return shared.result;
+      },
+      syncResultOf(event, run) {
+        if (left) return undefined;
+        const shared = joined.results.get(event);
+        if (shared !== undefined) return shared.value;
+        counters.executed += 1;
+        let value: ExecutionResult | Promise<ExecutionResult>;
+        try {
+          value = run();
+        } catch (error) {
+          value = Promise.reject(error);
+        }
+        if (isPromiseLike(value)) {
+          // Left for resultOf(); a member may leave before it awaits it.
+          const result = Promise.resolve(value);
+          result.catch(() => undefined);
+          keep(event, { result, value: undefined, takers: new Set(), executor: member });
+          return undefined;
+        }
+        keep(event, { result: Promise.resolve(value), value, takers: new Set(), executor: member });
+        return value;
+      },
+      taken(event) {
+        const shared = joined.results.get(event);
+        if (shared === undefined) return;
+        if (shared.executor !== member) counters.shared += 1;
+        take(event, shared);
       },
       leave() {
         if (left) return;
@@ -182,7 +267,8 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
     if (!(Symbol.asyncIterator in source)) return source;
     const scope = options.scopeOf(args.contextValue as TContext);
     const membership = join(eventResultKey(args.document, args.operationName, args.variableValues, scope));
-    return eventResults(source, args, membership);
+    const direct = (args.contextValue as Record<string, unknown> | null | undefined)?.[DIRECT_NEXT_KEY] as DirectNext | undefined;
+    return eventResults(source, args, membership, direct);
   }
 
   const plugin: Plugin = {
@@ -225,9 +311,29 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
  * group and yields nothing more: an event that arrives while `return` is under way is dropped,
  * so nothing is sent for an operation after the client completed it (issue 10 item 4).
  */
-function eventResults(source: AsyncIterable<unknown>, args: ExecutionArgs, membership: Membership): AsyncIterableIterator<ExecutionResult> {
+function eventResults(
+  source: AsyncIterable<unknown>,
+  args: ExecutionArgs,
+  membership: Membership,
+  direct: DirectNext | undefined,
+): AsyncIterableIterator<ExecutionResult> {
   const events = source[Symbol.asyncIterator]();
   let ended = false;
+  /** The consumer waits in next() for the source's next event: a direct write may stand in for it. */
+  let consumerWaiting = false;
+  const run = (event: unknown) => (): ExecutionResult | Promise<ExecutionResult> =>
+    execute({ ...args, rootValue: event }) as ExecutionResult | Promise<ExecutionResult>;
+  if (direct !== undefined) {
+    // The direct path (see the module comment): true = delivered, in order, as the next result.
+    attachSink(events, (event: unknown): boolean => {
+      if (ended || !consumerWaiting || typeof event !== 'object' || event === null || !direct.ready()) return false;
+      const value = membership.syncResultOf(event, run(event));
+      if (value === undefined || value.errors !== undefined) return false;
+      membership.taken(event);
+      direct.write(value);
+      return true;
+    });
+  }
   let endListeners: Array<() => void> | undefined;
   const end = (): void => {
     if (ended) return;
@@ -244,11 +350,14 @@ function eventResults(source: AsyncIterable<unknown>, args: ExecutionArgs, membe
     async next() {
       if (ended) return DONE;
       let item: IteratorResult<unknown>;
+      consumerWaiting = true;
       try {
         item = await events.next();
       } catch (error) {
         end();
         throw error;
+      } finally {
+        consumerWaiting = false;
       }
       if (item.done === true) {
         end();
@@ -258,7 +367,7 @@ function eventResults(source: AsyncIterable<unknown>, args: ExecutionArgs, membe
       const event = item.value;
       let value: ExecutionResult;
       try {
-        value = await membership.resultOf(event, () => execute({ ...args, rootValue: event }) as ExecutionResult | Promise<ExecutionResult>);
+        value = await membership.resultOf(event, run(event));
       } catch (error) {
         end();
         throw error;

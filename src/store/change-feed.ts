@@ -39,7 +39,12 @@ interface AbortHook {
 }
 
 interface RevisionWaiter extends AbortHook {
+  runId: string;
   after: number;
+  /** See `ChangeFeed.waitForRevision`'s `take`. */
+  take: ((head: number) => number | undefined) | undefined;
+  /** The wait's promise was resolved (a later wake-up or abort is a no-op). */
+  settled: boolean;
   resolve: (head: number | undefined) => void;
 }
 
@@ -238,8 +243,15 @@ export class ChangeFeed {
    * registration happen in one synchronous step, so no commit can slip between them.
    *
    * @param after a presentation revision the caller has already seen
+   * @param take called synchronously by a wake-up in which the run's revision passed `after`,
+   *   instead of resolving (issue 15 item 3: a fan-out delivers a revision to every follower in
+   *   one synchronous loop, no promise per follower): the caller may consume the revisions up
+   *   to `head` at once and return its new cursor, to go on waiting after it; or return
+   *   undefined (or throw) to have the promise resolve with `head` as without `take`. A cursor
+   *   below `head`, or one returned after a later wake-up already ran, resolves too, so no
+   *   commit is missed.
    */
-  waitForRevision(runId: string, after: number, signal?: AbortSignal): Promise<number | undefined> {
+  waitForRevision(runId: string, after: number, signal?: AbortSignal, take?: (head: number) => number | undefined): Promise<number | undefined> {
     if (this.closed || signal?.aborted === true) return Promise.resolve(undefined);
     // A head read since the last commit was noticed is as good as a fresh read: any commit
     // after that read schedules a wake-up (commit hook, or the data_version watcher, which
@@ -258,8 +270,12 @@ export class ChangeFeed {
         this.revisionWaiters.set(runId, waiters);
       }
       const waiter: RevisionWaiter = {
+        runId,
         after,
+        take,
+        settled: false,
         resolve: (value) => {
+          waiter.settled = true;
           if (signal !== undefined) this.unhookAbort(signal, waiter);
           resolve(value);
         },
@@ -397,7 +413,7 @@ export class ChangeFeed {
         }
         if (waiters.size === 0) this.revisionWaiters.delete(runId);
       }
-      this.wake(due, dueHeads, 0);
+      this.wake(due, dueHeads, 0, this.ticks);
     }
     const changeWaiters = this.changeWaiters;
     this.changeWaiters = [];
@@ -412,12 +428,55 @@ export class ChangeFeed {
    * not hold the loop for the whole fan-out (each resolved waiter reads, executes and sends in
    * the microtasks after it), so sockets, keep-alives and queries get turns in between (issue
    * 15 item 3). The waiters already left the waiting sets: one that aborts meanwhile resolves
-   * with undefined at once, and its later resolve is a no-op.
+   * with undefined at once, and its later resolve is a no-op. A waiter with `take` consumes
+   * its revisions synchronously here and goes on waiting ({@link retake}).
+   *
+   * @param tick the wake-up (`ticks`) whose heads `heads` are
    */
-  private wake(due: RevisionWaiter[], heads: number[], from: number): void {
+  private wake(due: RevisionWaiter[], heads: number[], from: number, tick: number): void {
     const end = Math.min(due.length, from + WAKE_CHUNK);
-    for (let index = from; index < end; index += 1) due[index]?.resolve(heads[index]);
-    if (end < due.length) setImmediate(() => this.wake(due, heads, end));
+    let waiting = false;
+    for (let index = from; index < end; index += 1) {
+      const waiter = due[index] as RevisionWaiter;
+      if (waiter.settled) continue;
+      const head = heads[index] as number;
+      if (this.closed) {
+        waiter.resolve(undefined);
+      } else if (waiter.take !== undefined && this.retake(waiter, head, tick)) {
+        waiting = true;
+      } else {
+        waiter.resolve(head);
+      }
+    }
+    if (waiting) {
+      this.startWatching();
+      this.waitersChanged();
+    }
+    if (end < due.length) setImmediate(() => this.wake(due, heads, end, tick));
+  }
+
+  /**
+   * Lets `waiter` consume the revisions up to `head` through its `take` and registers it again
+   * after the cursor `take` returns. False (the caller resolves the wait) when `take` declines
+   * or throws, when the cursor is below `head`, or when a later wake-up already ran: that one
+   * did not see this waiter, which then reads on by itself (its next wait checks the head).
+   */
+  private retake(waiter: RevisionWaiter, head: number, tick: number): boolean {
+    let after: number | undefined;
+    try {
+      after = waiter.take?.(head);
+    } catch {
+      return false;
+    }
+    if (after === undefined || after < head || this.ticks !== tick || waiter.settled) return false;
+    waiter.after = after;
+    let waiters = this.revisionWaiters.get(waiter.runId);
+    if (waiters === undefined) {
+      waiters = new Set();
+      this.revisionWaiters.set(waiter.runId, waiters);
+    }
+    waiters.add(waiter);
+    return true;
   }
 
   /**

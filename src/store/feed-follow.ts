@@ -60,7 +60,7 @@ function notFound(runId: string): StoreError {
  */
 export function stream<T>(
   signal: AbortSignal | undefined,
-  loop: (push: (value: T) => Promise<unknown>, aborted: AbortSignal) => Promise<void>,
+  loop: (push: (value: T) => Promise<unknown>, aborted: AbortSignal, offer: (value: T) => boolean) => Promise<void>,
 ): AsyncIterableIterator<T> {
   return pullStream<T>(signal, loop);
 }
@@ -90,13 +90,26 @@ export function followRunDeltas(
   }
   const head = store.viewerHead(runId);
   if (head === undefined) throw notFound(runId);
-  return stream<RunDeltaEvent>(options.signal, async (push, aborted) => {
+  return stream<RunDeltaEvent>(options.signal, async (push, aborted, offer) => {
     let cursor = afterRevision ?? head.currentRevision;
     let readNow = afterRevision !== null;
+    // While waiting live: a wake-up hands this stream's new revisions to its consumer at once
+    // when the consumer takes them synchronously (pull-stream.ts `offer`; issue 15 item 3),
+    // the same batches from the same read as below, in order; anything else (a snapshot, a
+    // full page, a consumer that is not ready) ends the wait and the loop below reads on.
+    const take = (knownHead: number): number | undefined => {
+      const read = feed.readDeltas(runId, cursor, READ_PAGE, knownHead);
+      if (read === undefined || read.kind === 'snapshot_required' || read.batches.length === READ_PAGE) return undefined;
+      for (const batch of read.batches) {
+        if (aborted.aborted || !offer(batch)) return undefined;
+        cursor = batch.presentationRevision;
+      }
+      return cursor;
+    };
     while (!aborted.aborted) {
       let knownHead: number | undefined;
       if (!readNow) {
-        knownHead = await feed.waitForRevision(runId, cursor, aborted);
+        knownHead = await feed.waitForRevision(runId, cursor, aborted, take);
         if (knownHead === undefined) return;
       }
       readNow = false;

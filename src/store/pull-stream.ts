@@ -15,10 +15,27 @@
  *   `return()`/`throw()`, or when the caller's signal aborts. The loop's `aborted` signal fires
  *   in each case, so a loop waiting on the feed leaves at once; every pending `push` resolves.
  *   A value pushed but not taken when the stream ends is dropped.
+ * - Offered, synchronously (issue 15 item 3): a consumer may attach a sink ({@link attachSink});
+ *   the loop's `offer(value)` hands a value to it at once, without a promise, and tells whether
+ *   the sink took it. A value the sink refuses is not taken: the loop pushes it (or reads it
+ *   again later). Offers are refused while a pushed value waits to be taken, so offered and
+ *   pushed values keep one order, each value once. A fan-out delivers each revision to every
+ *   subscriber through `offer` inside one synchronous loop of the feed's wake-up.
  */
 
-/** The producer of a {@link pullStream}: must return once `aborted` fires. */
-export type PullLoop<T> = (push: (value: T) => Promise<void>, aborted: AbortSignal) => Promise<void>;
+/**
+ * The producer of a {@link pullStream}: must return once `aborted` fires. `offer` hands a
+ * value to the consumer's sink synchronously: true when it was taken (as if pushed and taken),
+ * false when not (no sink, the sink refused, a pushed value not yet taken, the stream ended).
+ */
+export type PullLoop<T> = (push: (value: T) => Promise<void>, aborted: AbortSignal, offer: (value: T) => boolean) => Promise<void>;
+
+/**
+ * A consumer's synchronous receiver of offered values ({@link attachSink}): returns true when
+ * it took `value` (it must then have delivered it, in order), false to leave it to `push`.
+ * Must not throw.
+ */
+export type PullSink<T> = (value: T) => boolean;
 
 /**
  * Told when a value reaches its consumer (ChangeFeed's delivery lag, issue 14 item 4):
@@ -56,8 +73,10 @@ class PullStream<T> implements AsyncIterableIterator<T> {
   /** Settles once the loop returned or threw (undefined before it starts). */
   private running: Promise<void> | undefined;
   observer: PullObserver | undefined;
+  sink: PullSink<T> | undefined;
   private readonly onAbort = (): void => this.finish();
   private readonly pushValue = (value: T): Promise<void> => this.push(value);
+  private readonly offerValue = (value: T): boolean => this.offer(value);
 
   constructor(signal: AbortSignal | undefined, loop: PullLoop<T>) {
     this.signal = signal;
@@ -128,11 +147,19 @@ class PullStream<T> implements AsyncIterableIterator<T> {
     });
   }
 
+  private offer(value: T): boolean {
+    const sink = this.sink;
+    if (sink === undefined || this.finished || this.held !== undefined || this.resume !== undefined) return false;
+    if (!sink(value)) return false;
+    if (this.observer !== undefined) this.observer.taken(this.nexts[0]?.mark ?? this.observer.mark());
+    return true;
+  }
+
   private start(): void {
     this.started = true;
     let loopRun: Promise<void>;
     try {
-      loopRun = this.loop(this.pushValue, this.abort.signal);
+      loopRun = this.loop(this.pushValue, this.abort.signal, this.offerValue);
     } catch (error) {
       loopRun = Promise.reject(error);
     }
@@ -182,4 +209,17 @@ export function pullStream<T>(signal: AbortSignal | undefined, loop: PullLoop<T>
 export function observe(stream: AsyncIterableIterator<unknown>, observer: PullObserver): void {
   if (!(stream instanceof PullStream)) throw new TypeError('observe() takes a stream made by pullStream()');
   stream.observer = observer;
+}
+
+/**
+ * Attaches `sink` to a stream made by {@link pullStream} (replacing any other; undefined
+ * detaches): the stream's loop may then hand it values synchronously (see the module comment).
+ *
+ * @returns false when `stream` was not made by {@link pullStream} (nothing attached: every
+ *   value comes through `next()`)
+ */
+export function attachSink<T>(stream: AsyncIterator<T>, sink: PullSink<T> | undefined): boolean {
+  if (!(stream instanceof PullStream)) return false;
+  (stream as PullStream<T>).sink = sink;
+  return true;
 }
