@@ -77,6 +77,8 @@ export interface SharedEventExecutionStats {
   readonly executed: number;
   /** Events answered with a result another subscriber's execution produced. */
   readonly shared: number;
+  /** Results written straight to a subscriber's socket by the direct path (see the module comment). */
+  readonly direct: number;
   /** Subscriptions currently registered (streams not yet ended). */
   readonly subscribers: number;
   /** Groups (distinct keys) with at least one subscriber. */
@@ -165,7 +167,7 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
   const maxResults = options.maxResultsPerGroup ?? DEFAULT_MAX_RESULTS_PER_GROUP;
   const groups = new Map<string, Group>();
   let nextMember = 1;
-  const counters = { executed: 0, shared: 0 };
+  const counters = { executed: 0, shared: 0, direct: 0 };
   const subscriberListeners = new Set<(subscribers: number) => void>();
   const subscribersChanged = (): void => {
     if (subscriberListeners.size === 0) return;
@@ -268,7 +270,7 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
     const scope = options.scopeOf(args.contextValue as TContext);
     const membership = join(eventResultKey(args.document, args.operationName, args.variableValues, scope));
     const direct = (args.contextValue as Record<string, unknown> | null | undefined)?.[DIRECT_NEXT_KEY] as DirectNext | undefined;
-    return eventResults(source, args, membership, direct);
+    return eventResults(source, args, membership, direct, counters);
   }
 
   const plugin: Plugin = {
@@ -283,6 +285,9 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
     },
     get shared() {
       return counters.shared;
+    },
+    get direct() {
+      return counters.direct;
     },
     get subscribers() {
       let count = 0;
@@ -316,6 +321,7 @@ function eventResults(
   args: ExecutionArgs,
   membership: Membership,
   direct: DirectNext | undefined,
+  counters: { direct: number },
 ): AsyncIterableIterator<ExecutionResult> {
   const events = source[Symbol.asyncIterator]();
   let ended = false;
@@ -331,6 +337,7 @@ function eventResults(
       if (value === undefined || value.errors !== undefined) return false;
       membership.taken(event);
       direct.write(value);
+      counters.direct += 1;
       return true;
     });
   }

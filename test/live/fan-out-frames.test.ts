@@ -3,7 +3,8 @@
  * server serialises a shared result once and splices each subscriber's id into it
  * (src/server/ws-next-frames.ts). Read as raw text from the socket, every subscriber's frame is
  * the same bytes once its id is cut out, and each frame is exactly what `JSON.stringify` of
- * the graphql-transport-ws message writes.
+ * the graphql-transport-ws message writes — on the direct path of the fan-out and on graphql-ws's
+ * own alike.
  */
 import { afterAll, describe, expect } from 'vitest';
 import {
@@ -23,7 +24,9 @@ import { serverTest as it } from '../helpers/server-test.js';
 
 /** Ids of every shape a client may pick, including ones JSON must escape. */
 const IDS = ['1', 'a-much-longer-subscription-id-0123456789', 'quote"and\\backslash', 'ünïcödé ✓', 'x'];
-const REVISIONS = [3, 4, 5];
+/** Committed one wake-up per group: 3, then 4 and 5 together (5 takes the ordinary path), then 6. */
+const COMMIT_GROUPS = [[3], [4, 5], [6]];
+const REVISIONS = COMMIT_GROUPS.flat();
 
 describe('fan-out frames', () => {
   const sockets: RawWs[] = [];
@@ -46,9 +49,14 @@ describe('fan-out frames', () => {
       await raw.initAndAck();
       for (const id of IDS) collectors.push(raw.subscribe<DeltasData>(id, DELTAS_SUBSCRIPTION, { runId, afterRevision: 2 }));
     }
-    await feedWaiters(fx.server, IDS.length * 2, 'every subscription waits on the feed');
-    for (const [index] of REVISIONS.entries()) commitMarker(fx.store, runId, index + 2);
-    for (const collector of collectors) await untilRevision(collector, REVISIONS.at(-1) as number);
+    const directBefore = fx.server.sharedExecution.direct;
+    for (const group of COMMIT_GROUPS) {
+      await feedWaiters(fx.server, IDS.length * 2, 'every subscription waits on the feed');
+      for (const revision of group) commitMarker(fx.store, runId, revision - 1);
+      for (const collector of collectors) await untilRevision(collector, group.at(-1) as number);
+    }
+    // Both paths wrote frames: the direct one (shared-event-execution.ts) for 3, 4 and 6, graphql-ws's for 5.
+    expect(fx.server.sharedExecution.direct - directBefore).toBe(IDS.length * 2 * 3);
 
     const nexts = texts.flat().filter((text) => (JSON.parse(text) as { type: string }).type === 'next');
     expect(nexts).toHaveLength(IDS.length * 2 * REVISIONS.length);

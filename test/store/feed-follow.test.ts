@@ -6,6 +6,7 @@
 import { afterEach, describe, expect } from 'vitest';
 import { ChangeFeed, WorkflowStore, type RunDeltaEvent, type WorkflowRunRecord } from '../../src/store/index.js';
 import { claim, expectStoreError, openTestStore, reserve, type TestStore, take } from '../helpers/store-fixtures.js';
+import { attachSink } from '../../src/store/pull-stream.js';
 import { storeTest as it } from '../helpers/store-test.js';
 let feed: ChangeFeed;
 it.beforeEach(({ t }) => {
@@ -106,6 +107,44 @@ describe('ChangeFeed.followRunDeltas', () => {
     abort.abort();
     const stream = feed.followRunDeltas('run-1', 1, { signal: abort.signal });
     expect(await stream.next()).toEqual({ done: true, value: undefined });
+    expect(feed.waiterCount).toBe(0);
+  });
+
+  it('a consumer that takes offered revisions gets them inside the wake-up, in order, while the stream keeps waiting; a refused one comes through next()', async ({
+    t,
+  }) => {
+    const stream = feed.followRunDeltas('run-1', 1);
+    const sunk: Array<number | string> = [];
+    let budget = Number.POSITIVE_INFINITY;
+    attachSink(stream, (event) => {
+      if (budget <= 0) return false;
+      budget -= 1;
+      sunk.push(label(event));
+      return true;
+    });
+    let resolved = false;
+    const next = stream.next().then((result) => {
+      resolved = true;
+      return result;
+    });
+    await settle();
+    expect(feed.waiterCount).toBe(1);
+    timeline(t); // 2
+    await settle();
+    expect(sunk).toEqual([2]);
+    timeline(t); // 3
+    timeline(t); // 4: one wake-up, two revisions
+    await settle();
+    expect(sunk).toEqual([2, 3, 4]);
+    // The stream never left its wait: no next() answered, the same single waiter.
+    expect(resolved).toBe(false);
+    expect(feed.waiterCount).toBe(1);
+    budget = 1;
+    timeline(t); // 5: taken
+    timeline(t); // 6: refused, so the wait ends and the loop pushes it
+    expect(label((await next).value as RunDeltaEvent)).toBe(6);
+    expect(sunk).toEqual([2, 3, 4, 5]);
+    await stream.return?.();
     expect(feed.waiterCount).toBe(0);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pullStream } from '../../src/store/pull-stream.js';
+import { attachSink, pullStream } from '../../src/store/pull-stream.js';
 
 /** Resolves once `aborted` fires. */
 function abortedPromise(aborted: AbortSignal): Promise<void> {
@@ -101,5 +101,47 @@ describe('pullStream (the iterator under every follow stream, issue 15 item 3)',
     const laterError = pullStream<number>(undefined, () => Promise.reject(new Error('at once')));
     await expect(laterError.next()).rejects.toThrow('at once');
     expect(await laterError.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('offer: an attached sink takes values synchronously, in one order with pushed values; a refused value is left to push', async () => {
+    const sunk: number[] = [];
+    let budget = 0;
+    const offered: Array<[number, boolean]> = [];
+    let offerOutside: ((value: number) => boolean) | undefined;
+    const stream = pullStream<number>(undefined, async (push, _aborted, offer) => {
+      offerOutside = offer;
+      const deliver = async (value: number): Promise<void> => {
+        const taken = offer(value);
+        offered.push([value, taken]);
+        if (!taken) await push(value);
+      };
+      for (let value = 1; value <= 5; value += 1) await deliver(value);
+    });
+    expect(attachSink(stream, (value) => (budget > 0 ? (sunk.push(value), (budget -= 1), true) : false))).toBe(true);
+    expect(await stream.next()).toEqual({ done: false, value: 1 }); // refused (no budget): pushed
+    // While value 1 is out and the loop waits for the next ask, offers are refused: one order.
+    budget = 2;
+    expect(offerOutside?.(99)).toBe(false);
+    expect(sunk).toEqual([]);
+    // The next ask resumes the loop: 2 and 3 go to the sink at once, 4 is refused and pushed.
+    expect(await stream.next()).toEqual({ done: false, value: 4 });
+    expect(sunk).toEqual([2, 3]);
+    budget = 1;
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+    expect(sunk).toEqual([2, 3, 5]);
+    expect(offered).toEqual([
+      [1, false],
+      [2, true],
+      [3, true],
+      [4, false],
+      [5, true],
+    ]);
+    // Ended: nothing is offered any more.
+    expect(offerOutside?.(6)).toBe(false);
+  });
+
+  it('attachSink refuses a stream that pullStream did not make', () => {
+    const other: AsyncIterator<number> = { next: () => Promise.resolve({ done: true, value: undefined }) };
+    expect(attachSink(other, () => true)).toBe(false);
   });
 });
