@@ -33,18 +33,55 @@ export function limitedText(max = MAX_TEXT_LENGTH) {
 }
 
 /**
+ * Most UTF-8 bytes one UTF-16 code unit of a string can take in JSON text: a control character
+ * escaped as `\u001f`; every other unit takes at most 3 (a surrogate pair, 2 units, takes 4).
+ */
+const MAX_BYTES_PER_CODE_UNIT = 6;
+/** Most characters `JSON.stringify` writes for a number (`-1.2345678901234567e-308`), a boolean or null. */
+const MAX_SCALAR_BYTES = 24;
+
+/**
  * What is wrong with a JSON input value, or null: nested deeper than {@link MAX_JSON_DEPTH} or
  * larger than {@link MAX_JSON_BYTES}. Iterative, so a hostile depth cannot overflow the stack.
+ *
+ * The walk that checks the depth also adds up a bound on the size of the value's JSON text
+ * (strings and keys at {@link MAX_BYTES_PER_CODE_UNIT} bytes per code unit, numbers at
+ * {@link MAX_SCALAR_BYTES}, brackets, colons and commas); only a value whose bound passes the
+ * limit is serialised to measure it exactly (issue 15 item 1: the common small value is not
+ * serialised a second time before the store does).
  */
 function jsonProblem(value: unknown): string | null {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop() as [unknown, number];
-    if (typeof item !== 'object' || item === null) continue;
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  let bound = 0;
+  while (values.length > 0) {
+    const item = values.pop();
+    const depth = depths.pop() as number;
+    if (typeof item === 'string') {
+      bound += 2 + MAX_BYTES_PER_CODE_UNIT * item.length;
+      continue;
+    }
+    if (typeof item !== 'object' || item === null) {
+      bound += MAX_SCALAR_BYTES;
+      continue;
+    }
     if (depth > MAX_JSON_DEPTH) return `is nested deeper than ${MAX_JSON_DEPTH} levels`;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+    bound += 2;
+    if (Array.isArray(item)) {
+      for (const child of item) {
+        bound += 1;
+        values.push(child);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    for (const key of Object.keys(item)) {
+      bound += 4 + MAX_BYTES_PER_CODE_UNIT * key.length;
+      values.push((item as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
+    }
   }
-  if (Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') > MAX_JSON_BYTES) return `is larger than ${MAX_JSON_BYTES} bytes`;
+  if (bound > MAX_JSON_BYTES && Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') > MAX_JSON_BYTES) return `is larger than ${MAX_JSON_BYTES} bytes`;
   return null;
 }
 

@@ -60,41 +60,46 @@ function failureOf(result: unknown): Failure | undefined {
  * @param scopeOf the scope recorded for a request's server context (null when none was)
  */
 export function requestLogPlugin(logger: Logger, scopeOf: (serverContext: Record<string, unknown>) => string | null = () => null): Plugin {
-  const started = new WeakMap<Request, number>();
-  const operations = new WeakMap<Request, string | null>();
-  const failures = new WeakMap<Request, Failure>();
+  // What each request needs for its line, kept only while `info` is enabled (issue 15 item 1:
+  // a server at level warn or silent does no per-request bookkeeping).
+  const requests = new WeakMap<Request, { start: number; path: string; operationName: string | null; failure?: Failure }>();
   return {
-    onRequest({ request }) {
-      started.set(request, performance.now());
+    onRequest({ request, url }) {
+      if (logger.isLevelEnabled('info')) requests.set(request, { start: performance.now(), path: url.pathname, operationName: null });
     },
     onParams({ params, request }) {
-      operations.set(request, params.operationName ?? null);
+      const entry = requests.get(request);
+      if (entry !== undefined) entry.operationName = params.operationName ?? null;
     },
     onParse({ context }) {
       const request = (context as { request?: Request }).request;
+      const entry = request === undefined ? undefined : requests.get(request);
+      if (entry === undefined) return undefined;
       return ({ result }) => {
-        if (request === undefined || typeof result !== 'object' || result === null || (result as DocumentNode).kind !== 'Document') return;
-        const explicit = operations.get(request) ?? null;
-        const name = getOperationAST(result as DocumentNode, explicit)?.name?.value;
-        if (name !== undefined) operations.set(request, name);
+        if (typeof result !== 'object' || result === null || (result as DocumentNode).kind !== 'Document') return;
+        const name = getOperationAST(result as DocumentNode, entry.operationName)?.name?.value;
+        if (name !== undefined) entry.operationName = name;
       };
     },
     onResultProcess({ request, result }) {
+      const entry = requests.get(request);
+      if (entry === undefined) return;
       const failure = failureOf(result);
-      if (failure !== undefined) failures.set(request, failure);
+      if (failure !== undefined) entry.failure = failure;
     },
     onResponse({ request, response, serverContext }) {
-      const start = started.get(request);
-      const url = new URL(request.url);
+      if (!logger.isLevelEnabled('info')) return;
+      // A request another plugin answered before this one's onRequest ran still gets its line.
+      const entry = requests.get(request);
       logger.info(
         {
           method: request.method,
-          path: url.pathname,
-          operationName: operations.get(request) ?? null,
+          path: entry?.path ?? new URL(request.url).pathname,
+          operationName: entry?.operationName ?? null,
           scope: scopeOf(serverContext as Record<string, unknown>),
           status: response.status,
-          durationMs: start === undefined ? null : Math.round((performance.now() - start) * 1000) / 1000,
-          ...failures.get(request),
+          durationMs: entry === undefined ? null : Math.round((performance.now() - entry.start) * 1000) / 1000,
+          ...entry?.failure,
         },
         'request',
       );

@@ -160,6 +160,7 @@ export function createMetrics(store: WorkflowStore, feed: ChangeFeed): ServerMet
     registry,
     trackLive,
     plugin() {
+      // Start times of the GraphQL requests (path ending in /graphql), the only ones counted.
       const started = new WeakMap<Request, number>();
       const operations = new WeakMap<Request, { name: string; type: string }>();
       const remember = (request: Request | undefined, document: DocumentNode, operationName: string | null | undefined): void => {
@@ -168,8 +169,8 @@ export function createMetrics(store: WorkflowStore, feed: ChangeFeed): ServerMet
         operations.set(request, { name: operation?.name?.value ?? '(anonymous)', type: operation?.operation ?? '(none)' });
       };
       return {
-        onRequest({ request }) {
-          started.set(request, performance.now());
+        onRequest({ request, url }) {
+          if (url.pathname.endsWith('/graphql')) started.set(request, performance.now());
         },
         onExecute({ args }) {
           remember((args.contextValue as { request?: Request }).request, args.document, args.operationName);
@@ -192,7 +193,7 @@ export function createMetrics(store: WorkflowStore, feed: ChangeFeed): ServerMet
         },
         onResponse({ request, response }) {
           const start = started.get(request);
-          if (start === undefined || !new URL(request.url).pathname.endsWith('/graphql')) return;
+          if (start === undefined) return;
           const operation = operations.get(request) ?? { name: '(none)', type: '(none)' };
           const labels = { operation: operationLabel(operation.name), type: operation.type };
           requests.inc({ ...labels, status: String(response.status) });

@@ -39,23 +39,58 @@ export function normalizeJson(value: unknown): JsonValue {
 /**
  * Serialises a value as canonical JSON (STORE.md §2.1): normalised, no whitespace.
  *
+ * One pass that checks and writes at once (issue 15 item 1: the reservation path serialises
+ * its definition, input and options on every call), equal to serialising
+ * {@link normalizeJson}'s result: object keys in code-unit order (`JSON.stringify` alone would
+ * put integer-like keys such as "2" and "10" first), `undefined` members dropped, -0 written
+ * as 0, and the same error for the same first offending value in that order.
+ *
  * @param value any JavaScript value accepted by {@link normalizeJson}
  * @returns the canonical JSON text
  * @throws StoreError(validation) as {@link normalizeJson}
  */
 export function canonicalJson(value: unknown): string {
-  return serialize(normalizeJson(value));
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) throw new StoreError('validation', 'JSON numbers must be finite');
+      return JSON.stringify(value);
+    case 'object':
+      return Array.isArray(value) ? canonicalArray(value) : canonicalObject(value);
+    default:
+      throw new StoreError('validation', `Unsupported JSON value type: ${typeof value}`);
+  }
 }
 
-/**
- * Writes a normalised value with object keys in code-unit order. `JSON.stringify` alone would
- * put integer-like keys ("2", "10") first, whatever the sort, so objects are written by hand.
- */
-function serialize(value: JsonValue): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(serialize).join(',')}]`;
-  const keys = Object.keys(value).sort(compareCodeUnits);
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${serialize(value[key] as JsonValue)}`).join(',')}}`;
+/** `[…]` of the elements' canonical JSON (a hole, which `map` skips, writes nothing between its commas). */
+function canonicalArray(value: readonly unknown[]): string {
+  let text = '[';
+  for (let index = 0; index < value.length; index += 1) {
+    if (index > 0) text += ',';
+    if (index in value) text += canonicalJson(value[index]);
+  }
+  return `${text}]`;
+}
+
+/** `{…}` of a plain object's defined members, keys in code-unit order. */
+function canonicalObject(value: object): string {
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) {
+    throw new StoreError('validation', 'Only plain objects can be stored as canonical JSON');
+  }
+  const record = value as Record<string, unknown>;
+  let text = '{';
+  for (const key of Object.keys(record).sort(compareCodeUnits)) {
+    const entry = record[key];
+    if (entry === undefined) continue;
+    const member = canonicalJson(entry);
+    text += `${text.length === 1 ? '' : ','}${JSON.stringify(key)}:${member}`;
+  }
+  return `${text}}`;
 }
 
 /** Plain code-unit string order, as `Array.prototype.sort` without a comparator. */

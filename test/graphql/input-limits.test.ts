@@ -67,4 +67,20 @@ describe('input limits', () => {
     const output = { runId: 'root-1', claimToken: 'token-1', status: 'COMPLETED' as const, output: deep };
     expect(await refused(fx, () => fx.data(SettleWorkflowRunDocument, { input: output }))).toEqual(invalid('output', 'output is nested deeper than 64 levels'));
   });
+
+  it('reserveWorkflowRun: a JSON value is measured by the UTF-8 bytes of its JSON text, escapes included', async ({ fx }) => {
+    // 1,048,574 characters: exactly 1,048,576 bytes with the quotes, the largest accepted.
+    const largest = reserveInput('root-2', { originSessionId: 'session-2', launchOptions: 'x'.repeat(1_048_574) });
+    expect((await fx.data(ReserveWorkflowRunDocument, { input: largest })).reserveWorkflowRun.__typename).toBe('ReserveWorkflowRunSuccess');
+    const over = reserveInput('root-3', { originSessionId: 'session-3', launchOptions: 'x'.repeat(1_048_575) });
+    expect(await refused(fx, () => fx.data(ReserveWorkflowRunDocument, { input: over }))).toEqual(
+      invalid('launchOptions', 'launchOptions is larger than 1048576 bytes'),
+    );
+    // 180,000 control characters are 1,080,002 bytes of JSON (each written \u0001).
+    const escaped = reserveInput('root-3', { originSessionId: 'session-3', input: { text: '\u0001'.repeat(180_000) } });
+    expect(await refused(fx, () => fx.data(ReserveWorkflowRunDocument, { input: escaped }))).toEqual(invalid('input', 'input is larger than 1048576 bytes'));
+    // 300,000 newlines are 600,002 bytes (each written \n): accepted.
+    const newlines = reserveInput('root-3', { originSessionId: 'session-3', input: { text: '\n'.repeat(300_000) } });
+    expect((await fx.data(ReserveWorkflowRunDocument, { input: newlines })).reserveWorkflowRun.__typename).toBe('ReserveWorkflowRunSuccess');
+  });
 });
