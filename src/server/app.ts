@@ -126,6 +126,11 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     graphiql: { title: GRAPHIQL_TITLE, subscriptionsProtocol: 'WS', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
     renderGraphiQL,
     logging: false,
+    // The gate in `handle` caps every body at config.maxBodyBytes before yoga gets the request
+    // (a declared Content-Length over it, or a chunked body crossing it, is answered 413), so
+    // yoga's own 25 MB limit, which pipes every POST body through a counting TransformStream,
+    // is off: one limit, the configured one, and no per-request stream (issue 15 item 1).
+    maxRequestBodySize: false,
     maskedErrors: maskedErrorsOptions(logger),
     // Only allowed origins reach yoga (the gate in `handle` refuses the others); this sets their headers.
     cors: (request) => policy.corsOptions(request),
