@@ -201,7 +201,12 @@ export function childIdsOfRuns(context: StoreContext, parentRunIds: readonly str
   return childrenIn(context, parentRunIds, kind, RUN_ID_COLUMNS);
 }
 
-/** Children of many runs in the given columns (see {@link childrenOfRuns}). */
+/**
+ * Children of many runs in the given columns (see {@link childrenOfRuns}). The statement does
+ * not sort: a parent has few children, and sorting each parent's few here costs less than the
+ * temporary B-tree an ORDER BY over the whole batch takes (a quarter of the statement's time
+ * for a page of 100 parents, issue 15 item 2).
+ */
 function childrenIn<Run extends { parentRunId: string | null }>(
   context: StoreContext,
   parentRunIds: readonly string[],
@@ -210,19 +215,29 @@ function childrenIn<Run extends { parentRunId: string | null }>(
 ): Array<Run[]> {
   if (parentRunIds.length === 0) return [];
   const rows = context.database.all<KeyColumns>(
-    `${columns.select([])} WHERE r.parent_run_id IN (SELECT value FROM json_each(?))
-       ${kind === undefined ? '' : 'AND r.lineage_kind = ?'}
-     ORDER BY r.parent_run_id, r.created_at, r.run_id`,
+    `${columns.select([])} WHERE r.parent_run_id IN (SELECT value FROM json_each(?))${kind === undefined ? '' : ' AND r.lineage_kind = ?'}`,
     JSON.stringify(parentRunIds),
     ...(kind === undefined ? [] : [kind]),
   );
-  const byParent = new Map<string, Run[]>();
-  for (const run of columns.toRuns(context, rows)) {
-    const list = byParent.get(run.parentRunId as string) ?? [];
-    list.push(run);
-    byParent.set(run.parentRunId as string, list);
-  }
-  return parentRunIds.map((id) => byParent.get(id) ?? []);
+  const runs = columns.toRuns(context, rows);
+  // Row indexes by parent, then each parent's children oldest first (created_at, then run id).
+  const byParent = new Map<string, number[]>();
+  runs.forEach((run, index) => {
+    const list = byParent.get(run.parentRunId as string);
+    if (list === undefined) byParent.set(run.parentRunId as string, [index]);
+    else list.push(index);
+  });
+  const byCreation = (a: number, b: number): number => {
+    const left = rows[a] as KeyColumns;
+    const right = rows[b] as KeyColumns;
+    return left.run_created_at - right.run_created_at || (left.run_id < right.run_id ? -1 : left.run_id > right.run_id ? 1 : 0);
+  };
+  return parentRunIds.map((id) => {
+    const indexes = byParent.get(id);
+    if (indexes === undefined) return [];
+    if (indexes.length > 1) indexes.sort(byCreation);
+    return indexes.map((index) => runs[index] as Run);
+  });
 }
 
 /**
