@@ -9,7 +9,7 @@ import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import type { PersistedOperations } from './persisted-operations.js';
 import { DIRECT_NEXT_KEY, type DirectNext } from './shared-event-execution.js';
-import { NextFrames, payloadJsonOf } from './ws-next-frames.js';
+import { DirectFrames, NextFrames, payloadJsonOf } from './ws-next-frames.js';
 import { OperationIdGate } from './ws-operation-ids.js';
 
 /** What graphql-ws hands to the hooks as `ctx.extra`: the socket and its upgrade request. */
@@ -20,6 +20,8 @@ export interface GraphQLWsExtra {
   frames: NextFrames;
   /** Call before each write to the socket: groups the writes of one turn (see `writeBatcher`). */
   batch: () => void;
+  /** The fan-out's direct frames, one write per turn (ws-next-frames.ts). */
+  direct: DirectFrames;
 }
 
 /** The graphql-ws (graphql-transport-ws) endpoint attached to the HTTP server. */
@@ -176,7 +178,7 @@ export function attachGraphQLWs(
           socket.on('message', (data: Buffer) => gate.receive(String(data)));
         },
       },
-      { socket, request, frames, batch },
+      { socket, request, frames, batch, direct: new DirectFrames(socket, request.socket) },
     );
     socket.once('close', (code, reason) => {
       stopKeepAlive();
@@ -207,27 +209,36 @@ export function attachGraphQLWs(
 /**
  * The {@link DirectNext} of subscription `id` (shared-event-execution.ts, issue 15 item 3):
  * writes its `next` frames straight to the socket, the same bytes graphql-ws writes
- * (`{"id":…,"type":"next","payload":…}`, the payload from {@link payloadJsonOf}), grouped with
- * the turn's other writes. Ready only while the socket is open, graphql-ws still holds the
+ * (`{"id":…,"type":"next","payload":…}`, the payload from {@link payloadJsonOf}), the
+ * connection's frames of one fan-out in one write ({@link DirectFrames}; through `ws`'s `send`
+ * when an extension is negotiated). Ready only while the socket is open, graphql-ws still holds the
  * operation (`complete` and close remove it) and the previous direct frame was flushed: at most
  * one frame of the subscription waits in Node, as when graphql-ws awaits each send.
  *
  * @param active whether graphql-ws still holds the operation
  */
 function directNext(extra: GraphQLWsExtra, id: string, active: () => boolean): DirectNext {
-  const { socket, batch } = extra;
+  const { socket, batch, direct } = extra;
   const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
   let unflushed = false;
-  const flushed = (error?: Error): void => {
-    // After a failed write the socket closes (graphql-ws ends the operation); stay not ready.
+  // After a failed write the socket closes (graphql-ws ends the operation): stay not ready.
+  const flushed = (error?: Error | null): void => {
     if (error == null) unflushed = false;
+  };
+  const directFlushed = (): void => {
+    unflushed = false;
   };
   return {
     ready: () => !unflushed && socket.readyState === socket.OPEN && active(),
     write(result) {
       unflushed = true;
-      batch();
-      socket.send(`${prefix}${payloadJsonOf(result, formatError)}}`, flushed);
+      const text = `${prefix}${payloadJsonOf(result, formatError)}}`;
+      if (direct.usable) {
+        direct.add(text, directFlushed);
+      } else {
+        batch();
+        socket.send(text, flushed);
+      }
     },
   };
 }

@@ -20,6 +20,12 @@ interface RunCache {
  */
 export class DeltaReadCache {
   private readonly runs = new Map<string, RunCache>();
+  /**
+   * The last answer served from cache: the next reader at the same cursor (every follower of a
+   * fan-out, issue 15 item 3) gets the same object, without building it again. Valid while the
+   * run's cached head is the one it was built at (answers are never mutated by their readers).
+   */
+  private lastHit: { runId: string; afterRevision: number; upTo: number; answer: ViewerDeltaRead & { kind: 'deltas' } } | undefined;
 
   /**
    * @param readLog reads the durable log like `WorkflowStore.readViewerDeltas` (a miss goes there)
@@ -39,6 +45,17 @@ export class DeltaReadCache {
       const head = Math.max(cached.currentRevision, knownHead ?? 0);
       if (head === cached.currentRevision && afterRevision <= head) {
         const upTo = Math.min(head, afterRevision + limit);
+        const last = this.lastHit;
+        if (
+          last !== undefined &&
+          last.runId === runId &&
+          last.afterRevision === afterRevision &&
+          last.upTo === upTo &&
+          last.answer.currentRevision === cached.currentRevision &&
+          last.answer.retainedFromRevision === cached.retainedFromRevision
+        ) {
+          return last.answer;
+        }
         const batches: ViewerDeltaBatch[] = [];
         for (let revision = afterRevision + 1; revision <= upTo; revision += 1) {
           const batch = cached.batches.get(revision);
@@ -46,13 +63,15 @@ export class DeltaReadCache {
           batches.push(batch);
         }
         if (batches.length === upTo - afterRevision) {
-          return {
-            kind: 'deltas',
+          const answer = {
+            kind: 'deltas' as const,
             runId,
             currentRevision: cached.currentRevision,
             retainedFromRevision: cached.retainedFromRevision,
             batches,
           };
+          this.lastHit = { runId, afterRevision, upTo, answer };
+          return answer;
         }
       }
     }

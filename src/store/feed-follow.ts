@@ -100,8 +100,9 @@ export function followRunDeltas(
     const take = (knownHead: number): number | undefined => {
       const read = feed.readDeltas(runId, cursor, READ_PAGE, knownHead);
       if (read === undefined || read.kind === 'snapshot_required' || read.batches.length === READ_PAGE) return undefined;
+      // `offer` refuses once the stream ended (an aborted stream has).
       for (const batch of read.batches) {
-        if (aborted.aborted || !offer(batch)) return undefined;
+        if (!offer(batch)) return undefined;
         cursor = batch.presentationRevision;
       }
       return cursor;

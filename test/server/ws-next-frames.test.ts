@@ -1,7 +1,7 @@
 /** ws-next-frames.ts: a shared result is serialised once; each frame is graphql-ws's message with its id. */
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { NextFrames, payloadJsonOf } from '../../src/server/ws-next-frames.js';
+import { DirectFrames, NextFrames, payloadJsonOf } from '../../src/server/ws-next-frames.js';
 
 /** What graphql-ws writes for a `next` message whose payload is `payload`. */
 function graphqlWsText(id: string, payload: unknown): string {
@@ -48,5 +48,53 @@ describe('ws next frames', () => {
     ]) {
       expect(frames.frame(other)).toBe(other);
     }
+  });
+
+  it('direct frames: the messages of one turn leave in one write, each a whole unmasked text frame (RFC 6455 §5.2)', async () => {
+    const writes: Buffer[] = [];
+    const state = { readyState: 1, OPEN: 1, extensions: '' };
+    const direct = new DirectFrames(state, {
+      write(data, callback) {
+        writes.push(data);
+        callback();
+        return true;
+      },
+    });
+    expect(direct.usable).toBe(true);
+    const texts = ['{"id":"1","type":"next","payload":{}}', `{"x":"${'é'.repeat(100)}"}`, `{"big":"${'✓'.repeat(30_000)}"}`];
+    const flushed: number[] = [];
+    texts.forEach((text, index) => direct.add(text, () => flushed.push(index)));
+    expect(writes).toEqual([]); // written from a microtask, after the synchronous fan-out
+    await Promise.resolve();
+    expect(writes).toHaveLength(1);
+    expect(flushed).toEqual([0, 1, 2]);
+    // Decode: FIN + text opcode, no mask bit, 7/16/64-bit lengths.
+    const decoded: string[] = [];
+    const data = writes[0] as Buffer;
+    let at = 0;
+    while (at < data.length) {
+      expect(data[at]).toBe(0x81);
+      let length = (data[at + 1] as number) & 0x7f;
+      expect((data[at + 1] as number) & 0x80).toBe(0);
+      at += 2;
+      if (length === 126) {
+        length = data.readUInt16BE(at);
+        at += 2;
+      } else if (length === 127) {
+        length = Number(data.readBigUInt64BE(at));
+        at += 8;
+      }
+      decoded.push(data.subarray(at, at + length).toString('utf8'));
+      at += length;
+    }
+    expect(decoded).toEqual(texts);
+
+    // Once the WebSocket is no longer open (a close frame may be out), nothing more is written.
+    state.readyState = 2;
+    direct.add('{"late":true}', () => flushed.push(3));
+    await Promise.resolve();
+    expect(writes).toHaveLength(1);
+    expect(flushed).toEqual([0, 1, 2]);
+    expect(new DirectFrames({ ...state, extensions: 'permessage-deflate' }, { write: () => true }).usable).toBe(false);
   });
 });
