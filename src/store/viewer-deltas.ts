@@ -158,7 +158,9 @@ export class ViewerDeltaLog {
     if (updated.changes !== 1) {
       throw new StoreError('conflict', `Viewer projection revision conflict for workflow run: ${runId}`);
     }
-    this.database.run('DELETE FROM viewer_deltas WHERE run_id = ? AND presentation_revision < ?', runId, retainedFrom);
+    // Nothing can be older than revision 1 (CHECK presentation_revision >= 1): the prune runs
+    // once the window starts later, from the run's 257th revision on.
+    if (retainedFrom > 1) this.database.run('DELETE FROM viewer_deltas WHERE run_id = ? AND presentation_revision < ?', runId, retainedFrom);
     return revision;
   }
 
