@@ -7,6 +7,14 @@
  * rejecting every write of the group with nothing written, the exact STORE.md error texts, and
  * the change feed delivering each committed write once, in commit order. Every test reads the
  * database afterwards.
+ *
+ * In-memory state (the audit of issue 15 item 1): no store code changes memory inside a write's
+ * transaction — the run order index serves read-only pi-workflows files, the change log's
+ * identity is read once — and the change feed's state (its delta and run-change read caches,
+ * the heads it knows, its wake-up count, its own-commit baseline) changes only on reads outside
+ * a transaction (a group runs in one tick, nothing else runs in between) or in the commit
+ * listener, once per committed group. The test of a failing write in a group checks that the
+ * feed's caches never serve the rolled-back revision and that the group is one wake-up.
  */
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
