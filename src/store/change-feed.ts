@@ -45,6 +45,8 @@ interface RevisionWaiter extends AbortHook {
   take: ((head: number) => number | undefined) | undefined;
   /** The wait's promise was resolved (a later wake-up or abort is a no-op). */
   settled: boolean;
+  /** In a wake-up's list, not handled yet (it stays registered meanwhile; later wake-ups skip it). */
+  queued: boolean;
   resolve: (head: number | undefined) => void;
 }
 
@@ -274,6 +276,7 @@ export class ChangeFeed {
         after,
         take,
         settled: false,
+        queued: false,
         resolve: (value) => {
           waiter.settled = true;
           if (signal !== undefined) this.unhookAbort(signal, waiter);
@@ -404,14 +407,15 @@ export class ChangeFeed {
         const head = heads.get(runId);
         if (head === undefined) continue;
         this.knownHeads.set(runId, head);
+        // Due waiters stay registered until their turn of the wake-up (most go on waiting:
+        // see `retake`); one aborted meanwhile leaves the set and is skipped.
         for (const waiter of waiters) {
-          if (head > waiter.after) {
-            waiters.delete(waiter);
+          if (!waiter.queued && head > waiter.after) {
+            waiter.queued = true;
             due.push(waiter);
             dueHeads.push(head);
           }
         }
-        if (waiters.size === 0) this.revisionWaiters.delete(runId);
       }
       this.wake(due, dueHeads, 0, this.ticks);
     }
@@ -427,39 +431,39 @@ export class ChangeFeed {
    * turn of the event loop (`setImmediate`): a revision fanned out to 50,000 subscribers does
    * not hold the loop for the whole fan-out (each resolved waiter reads, executes and sends in
    * the microtasks after it), so sockets, keep-alives and queries get turns in between (issue
-   * 15 item 3). The waiters already left the waiting sets: one that aborts meanwhile resolves
-   * with undefined at once, and its later resolve is a no-op. A waiter with `take` consumes
-   * its revisions synchronously here and goes on waiting ({@link retake}).
+   * 15 item 3). The waiters stay registered until their turn (no set churn per subscriber and
+   * revision): one that aborts meanwhile leaves and resolves with undefined at once, and is
+   * skipped here. A waiter with `take` consumes its revisions synchronously here and goes on
+   * waiting ({@link retake}); any other leaves the set and resolves with its head.
    *
    * @param tick the wake-up (`ticks`) whose heads `heads` are
    */
   private wake(due: RevisionWaiter[], heads: number[], from: number, tick: number): void {
     const end = Math.min(due.length, from + WAKE_CHUNK);
-    let waiting = false;
+    let resolved = false;
     for (let index = from; index < end; index += 1) {
       const waiter = due[index] as RevisionWaiter;
+      waiter.queued = false;
       if (waiter.settled) continue;
       const head = heads[index] as number;
-      if (this.closed) {
-        waiter.resolve(undefined);
-      } else if (waiter.take !== undefined && this.retake(waiter, head, tick)) {
-        waiting = true;
-      } else {
-        waiter.resolve(head);
-      }
+      if (!this.closed && waiter.take !== undefined && this.retake(waiter, head, tick)) continue;
+      this.removeWaiter(waiter.runId, waiter);
+      waiter.resolve(this.closed ? undefined : head);
+      resolved = true;
     }
-    if (waiting) {
-      this.startWatching();
+    if (resolved) {
+      this.stopWatchingWhenIdle();
       this.waitersChanged();
     }
     if (end < due.length) setImmediate(() => this.wake(due, heads, end, tick));
   }
 
   /**
-   * Lets `waiter` consume the revisions up to `head` through its `take` and registers it again
-   * after the cursor `take` returns. False (the caller resolves the wait) when `take` declines
-   * or throws, when the cursor is below `head`, or when a later wake-up already ran: that one
-   * did not see this waiter, which then reads on by itself (its next wait checks the head).
+   * Lets `waiter` consume the revisions up to `head` through its `take`; it goes on waiting
+   * (still registered) after the cursor `take` returns. False (the caller resolves the wait)
+   * when `take` declines or throws, when the cursor is below `head`, or when a later wake-up
+   * already ran: that one skipped this waiter, which then reads on by itself (its next wait
+   * checks the head).
    */
   private retake(waiter: RevisionWaiter, head: number, tick: number): boolean {
     let after: number | undefined;
@@ -470,12 +474,6 @@ export class ChangeFeed {
     }
     if (after === undefined || after < head || this.ticks !== tick || waiter.settled) return false;
     waiter.after = after;
-    let waiters = this.revisionWaiters.get(waiter.runId);
-    if (waiters === undefined) {
-      waiters = new Set();
-      this.revisionWaiters.set(waiter.runId, waiters);
-    }
-    waiters.add(waiter);
     return true;
   }
 
