@@ -11,6 +11,7 @@ import {
   viewerHead,
   WORKFLOW_REF,
 } from '../helpers/store-fixtures.js';
+import { connectionOf } from '../helpers/store-internals.js';
 import { storeTest as it } from '../helpers/store-test.js';
 it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1');
@@ -56,5 +57,22 @@ describe('recordRunEvent (STORE.md §6.11)', () => {
 
   it('Workflow run not found: <runId>', ({ t }) => {
     expectRejectedUnchanged(t.store, () => t.store.recordRunEvent({ runId: 'ghost', type: 'x' }), 'Workflow run not found: ghost', 'not_found');
+  });
+});
+
+describe('event ids (STORE.md §3.5, issue 15 item 1)', () => {
+  it('are event- + a version 7 UUID, increasing in the order the events were written', ({ t }) => {
+    claim(t.store, 'run-1', 'host-1', 'tok');
+    for (let index = 0; index < 20; index += 1) {
+      t.store.recordRunEvent({ runId: 'run-1', type: 'node.started', payload: { index }, runnerId: 'host-1' });
+    }
+    const ids = (
+      connectionOf(t.store)
+        .prepare('SELECT e.event_id AS id FROM events e JOIN runs r ON r.resource_id = e.resource_id WHERE r.run_id = ? ORDER BY e.event_seq')
+        .all('run-1') as Array<{ id: string }>
+    ).map((row) => row.id);
+    expect(ids.length).toBeGreaterThanOrEqual(22);
+    for (const id of ids) expect(id).toMatch(/^event-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
   });
 });
