@@ -95,7 +95,7 @@ export class RunBatch {
   /**
    * The direct children of `runId` (a run of this batch), oldest first: ids only (themselves a
    * new batch) or whole records. Read for every run of the batch in one statement on the first call
-   * with this kind and reading (`store.childIdsOfRuns` / `store.childrenOfRuns`).
+   * with this kind and reading (`store.childKeysOfRuns` / `store.childrenOfRuns`).
    *
    * @param kind only children of this lineage kind; all when undefined
    * @param idsOnly whether the selection on the children reads only `RUN_LINEAGE_ID_FIELDS`
@@ -106,9 +106,18 @@ export class RunBatch {
     if (read === undefined) {
       const parentIds = this.runs.map((run) => run.runId);
       if (idsOnly) {
+        // Child and parent ids from an index alone; a child's root is its parent's (STORE.md §6.1).
         const batch = new RunBatch(this.store);
-        const lists = this.store.childIdsOfRuns(parentIds, kind);
-        read = { idsOnly, byParent: new Map(parentIds.map((id, index) => [id, (lists[index] ?? []).map((child) => batch.add(child))])) };
+        const lists = this.store.childKeysOfRuns(parentIds, kind);
+        read = {
+          idsOnly,
+          byParent: new Map(
+            this.runs.map((parent, index) => [
+              parent.runId,
+              (lists[index] ?? []).map((child) => batch.add({ runId: child.runId, rootRunId: parent.rootRunId as string, parentRunId: parent.runId })),
+            ]),
+          ),
+        };
       } else {
         const lists = this.store.childrenOfRuns(parentIds, kind);
         read = { idsOnly, byParent: new Map(parentIds.map((id, index) => [id, lists[index] ?? []])) };

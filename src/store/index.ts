@@ -31,6 +31,7 @@ export {
   type KeyedRun,
   type LineageKey,
   type LineageSliceRequest,
+  type ChildRunKey,
   type RunIdOnly,
   type RunIdSlice,
   type RunKey,

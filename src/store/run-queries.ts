@@ -1,11 +1,11 @@
 import { indexedChainSizes, indexedLatestRunIds, indexedLineageSlice, indexedRunCount, indexedRunSlice } from './indexed-run-queries.js';
-import { FULL_RUN_COLUMNS, RUN_ID_COLUMNS, type KeyColumns, type RunColumns, type RunIdOnly } from './run-columns.js';
+import { CHILD_KEY_COLUMNS, FULL_RUN_COLUMNS, RUN_ID_COLUMNS, type ChildRunKey, type KeyColumns, type RunColumns, type RunIdOnly } from './run-columns.js';
 import { FILTER_JOINS, filterClause, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
 import { RUN_ROW_SELECT, toRunRecords, type LineageKind, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import type { StoreContext } from './store-context.js';
 
 export type { WorkflowRunFilter } from './run-filter.js';
-export type { RunIdOnly } from './run-columns.js';
+export type { ChildRunKey, RunIdOnly } from './run-columns.js';
 
 /** A field the run list orders by (API.md `WorkflowRunOrderField`). */
 export type RunOrderField = 'created_at' | 'updated_at';
@@ -199,6 +199,17 @@ export function childrenOfRuns(context: StoreContext, parentRunIds: readonly str
  */
 export function childIdsOfRuns(context: StoreContext, parentRunIds: readonly string[], kind?: LineageKind): Array<RunIdOnly[]> {
   return childrenIn(context, parentRunIds, kind, RUN_ID_COLUMNS);
+}
+
+/**
+ * {@link childrenOfRuns} reading child and parent run ids only (issue 15 item 2), from
+ * `runs_parent_kind_idx` alone (no table row): for a caller that knows each parent's root run
+ * id, which is each child's too (STORE.md §6.1).
+ *
+ * @returns per parent id, its children as `{ runId, parentRunId }` in creation order
+ */
+export function childKeysOfRuns(context: StoreContext, parentRunIds: readonly string[], kind?: LineageKind): Array<ChildRunKey[]> {
+  return childrenIn(context, parentRunIds, kind, CHILD_KEY_COLUMNS);
 }
 
 /**

@@ -16,6 +16,7 @@ import {
 import {
   chainSizes,
   childIdsOfRuns,
+  childKeysOfRuns,
   childrenOfRuns,
   countWorkflowRuns,
   getWorkflowRuns,
@@ -27,6 +28,7 @@ import {
   type KeyedRun,
   type LineageKey,
   type LineageSliceRequest,
+  type ChildRunKey,
   type RunIdOnly,
   type RunIdSlice,
   type RunSlice,
@@ -455,6 +457,11 @@ export class WorkflowStore {
   /** {@link childrenOfRuns} as ids only (issue 15 item 2). See {@link childIdsOfRuns}. */
   childIdsOfRuns(parentRunIds: readonly string[], kind?: LineageKind): Array<RunIdOnly[]> {
     return childIdsOfRuns(this.context, parentRunIds, kind);
+  }
+
+  /** {@link childrenOfRuns} as child and parent ids, from an index alone (issue 15 item 2). See {@link childKeysOfRuns}. */
+  childKeysOfRuns(parentRunIds: readonly string[], kind?: LineageKind): Array<ChildRunKey[]> {
+    return childKeysOfRuns(this.context, parentRunIds, kind);
   }
 
   /** Newest run id of each chain, in one statement. */

@@ -2,7 +2,8 @@
  * Id-only slices (issue 15 item 2): `listWorkflowRunIdSlice` and `lineageIdSlice` return the
  * same runs with the same keys in the same order as `listWorkflowRunSlice` and `lineageSlice`,
  * for every order, filter and cursor, on our own files (SQL over the order's index) and on a
- * pi-workflows state file (the in-process run index), and read no column beyond the ids and keys.
+ * pi-workflows state file (the in-process run index), and read no column beyond the ids and keys;
+ * and the children of runs read as ids or as child keys are those whole records read.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,6 +61,18 @@ function expectParity(store: WorkflowStore, filters: Array<WorkflowRunFilter | u
       }
     }
   }
+  // The children of every run, by kind: ids (childIdsOfRuns) and keys (childKeysOfRuns) as whole records read them.
+  const parents = store.listWorkflowRunSlice(undefined, { limit: 101, inverted: false }).map(({ run }) => run.runId);
+  let children = 0;
+  for (const kind of [undefined, 'continuation', 'restart'] as const) {
+    const whole = store.childrenOfRuns(parents, kind).map((list) => list.map(({ runId, rootRunId, parentRunId }) => ({ runId, rootRunId, parentRunId })));
+    children += whole.flat().length;
+    expect(store.childIdsOfRuns(parents, kind), `children of kind ${kind}`).toEqual(whole);
+    expect(store.childKeysOfRuns(parents, kind), `child keys of kind ${kind}`).toEqual(
+      whole.map((list) => list.map(({ runId, parentRunId }) => ({ runId, parentRunId }))),
+    );
+  }
+  expect(children).toBeGreaterThan(0);
 }
 
 describe('id-only slices on our own file', () => {
@@ -108,6 +121,8 @@ describe('id-only slices on our own file', () => {
       t.store.listWorkflowRunIdSlice(undefined, { limit: 3, inverted: false });
       t.store.listWorkflowRunIdSlice({ search: 'a' }, { limit: 3, inverted: false, order: { field: 'updated_at', direction: 'desc' } });
       t.store.lineageIdSlice('alpha', { limit: 3, inverted: false });
+      t.store.childIdsOfRuns(['alpha', 'gamma']);
+      t.store.childKeysOfRuns(['alpha', 'gamma'], 'continuation');
       expect(
         spy.mock.calls.map(([sql]) =>
           sql
@@ -120,6 +135,9 @@ describe('id-only slices on our own file', () => {
         'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at, q.updated_at FROM runs r JOIN run_queue q ON q.run_id = r.run_id JOIN workflow_definitions d ON d.definition_digest = r.definition_digest',
         'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
         'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
+        'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
+        // Child keys: columns of runs_parent_kind_idx only (no table row).
+        'SELECT r.run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
       ]);
     } finally {
       spy.mockRestore();
