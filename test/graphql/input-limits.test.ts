@@ -40,6 +40,23 @@ describe('input limits', () => {
     );
   });
 
+  it('reserveWorkflowRun: of several oversized fields the first in definition order is named, a nested claim at its place', async ({ fx }) => {
+    const both = reserveInput('root-2', {
+      originSessionId: LONG,
+      input: { text: 'x'.repeat(1_048_576) },
+      claim: { runnerId: LONG, claimToken: 't', leaseMs: 1_000 },
+    });
+    expect(await refused(fx, () => fx.data(ReserveWorkflowRunDocument, { input: both }))).toEqual(invalid('input', 'input is larger than 1048576 bytes'));
+    const claimFirst = reserveInput('root-2', { originSessionId: 'session-2', claim: { runnerId: 'r', claimToken: LONG, leaseMs: 1_000 }, runId: LONG });
+    expect(await refused(fx, () => fx.data(ReserveWorkflowRunDocument, { input: claimFirst }))).toEqual(
+      invalid('runId', 'runId must be at most 4096 characters'),
+    );
+    const claimOnly = reserveInput('root-2', { originSessionId: 'session-2', claim: { runnerId: LONG, claimToken: LONG, leaseMs: 1_000 } });
+    expect(await refused(fx, () => fx.data(ReserveWorkflowRunDocument, { input: claimOnly }))).toEqual(
+      invalid('claim.runnerId', 'claim.runnerId must be at most 4096 characters'),
+    );
+  });
+
   it('restartWorkflowRun: restartRunId', async ({ fx }) => {
     const input = { runId: 'root-1', originSessionId: 'session-1', restartRunId: LONG };
     expect(await refused(fx, () => fx.data(RestartWorkflowRunDocument, { input }))).toEqual(

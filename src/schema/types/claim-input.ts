@@ -1,14 +1,20 @@
 import type { ClaimRequest } from '../../store/index.js';
 import { builder } from '../builder.js';
-import { limitedText } from '../input-limits.js';
+import { limitedInput, limitedText } from '../input-limits.js';
 
-/** `ClaimInput`: reserve and claim in one transaction (prepare-or-adopt). */
+/**
+ * The limits of a `ClaimInput`, checked in place by the input that holds it (reserve and restart
+ * put `claim: claimInputLimits.nullish()` last in their shapes, where the field is), so its
+ * fields are reported in the holder's definition order.
+ */
+export const claimInputLimits = limitedInput({ runnerId: limitedText(), claimToken: limitedText() });
+
+/** `ClaimInput`: reserve and claim in one transaction (prepare-or-adopt); limits: {@link claimInputLimits}. */
 export const ClaimInputRef = builder.inputType('ClaimInput', {
   description: 'Claim the run in the same transaction. The token is stored only as a SHA-256 hash and never returned.',
   fields: (t) => ({
-    runnerId: t.string({ validate: limitedText(), required: true, description: 'Id of the runner taking the lease (stored as the claim owner).' }),
+    runnerId: t.string({ required: true, description: 'Id of the runner taking the lease (stored as the claim owner).' }),
     claimToken: t.string({
-      validate: limitedText(),
       required: true,
       description: 'Secret chosen by the caller; stored only as a SHA-256 hash, never returned.',
     }),
@@ -17,7 +23,7 @@ export const ClaimInputRef = builder.inputType('ClaimInput', {
 });
 
 /**
- * Converts a `ClaimInput` (its limits are checked by the fields' `validate`).
+ * Converts a `ClaimInput` (its limits are checked by the holder's `validate`, {@link claimInputLimits}).
  *
  * @returns undefined when no claim was given
  */

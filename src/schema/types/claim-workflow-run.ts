@@ -1,18 +1,18 @@
 import type { WorkflowRunRecord } from '../../store/index.js';
 import { builder } from '../builder.js';
 import { ConflictError, ForbiddenError, mutationErrors, NotFoundError, runMutation, ValidationError } from '../errors.js';
-import { limitedText } from '../input-limits.js';
+import { limitedInput, limitedText } from '../input-limits.js';
 import { WorkflowRunRef } from './workflow-run.js';
 
 const ClaimInputRef = builder.inputType('ClaimWorkflowRunInput', {
   description: 'Claim a run by id, or the next eligible run.',
+  validate: limitedInput({ runnerId: limitedText(), claimToken: limitedText(), runId: limitedText(), sessionId: limitedText() }),
   fields: (t) => ({
-    runnerId: t.string({ validate: limitedText(), required: true, description: 'Id of the runner taking the lease (stored as the claim owner).' }),
-    claimToken: t.string({ validate: limitedText(), required: true, description: 'Chosen by the caller; stored only as a SHA-256 hash.' }),
+    runnerId: t.string({ required: true, description: 'Id of the runner taking the lease (stored as the claim owner).' }),
+    claimToken: t.string({ required: true, description: 'Chosen by the caller; stored only as a SHA-256 hash.' }),
     leaseMs: t.int({ required: true, description: 'Lease duration in ms, 1 … 86400000.' }),
-    runId: t.string({ validate: limitedText(), required: false, description: 'Claim this run; else the next eligible one.' }),
+    runId: t.string({ required: false, description: 'Claim this run; else the next eligible one.' }),
     sessionId: t.string({
-      validate: limitedText(),
       required: false,
       description: 'For the next eligible run: only runs of this origin session (else headless or already started runs).',
     }),

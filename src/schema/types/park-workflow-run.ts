@@ -1,15 +1,15 @@
 import { builder } from '../builder.js';
 import { ClaimLostError, ConflictError, ForbiddenError, mutationErrors, NotFoundError, runMutation, ValidationError } from '../errors.js';
-import { limitedText, MAX_LONG_TEXT_LENGTH } from '../input-limits.js';
+import { limitedInput, limitedText, MAX_LONG_TEXT_LENGTH } from '../input-limits.js';
 import { runSuccessType } from './run-success.js';
 
 const ParkInputRef = builder.inputType('ParkWorkflowRunInput', {
   description: 'Release a claim to parked; with noProgressDetail, park for worker no progress.',
+  validate: limitedInput({ runId: limitedText(), claimToken: limitedText(), noProgressDetail: limitedText(MAX_LONG_TEXT_LENGTH) }),
   fields: (t) => ({
-    runId: t.string({ validate: limitedText(), required: true, description: 'The claimed run.' }),
-    claimToken: t.string({ validate: limitedText(), required: true, description: 'The token the run was claimed with.' }),
+    runId: t.string({ required: true, description: 'The claimed run.' }),
+    claimToken: t.string({ required: true, description: 'The token the run was claimed with.' }),
     noProgressDetail: t.string({
-      validate: limitedText(MAX_LONG_TEXT_LENGTH),
       required: false,
       description: 'When given: park for worker no progress (error code workerNoProgress; detail cut to 8192 characters).',
     }),

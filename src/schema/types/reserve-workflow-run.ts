@@ -1,55 +1,63 @@
 import type { DefinitionReservation } from '../../store/index.js';
 import { builder } from '../builder.js';
 import { ConflictError, ForbiddenError, LineageError, mutationErrors, NotFoundError, RestartRejectedError, runMutation, ValidationError } from '../errors.js';
-import { limitedJson, limitedText } from '../input-limits.js';
-import { claimRequest, ClaimInputRef } from './claim-input.js';
+import { limitedInput, limitedJson, limitedText } from '../input-limits.js';
+import { claimInputLimits, claimRequest, ClaimInputRef } from './claim-input.js';
 import { ExecutionModeEnum } from './execution-mode.js';
 import { LineageKindEnum } from './lineage-kind.js';
 import { adoptedRunSuccessType } from './run-success.js';
 
 const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
   description: 'Reserve a root run, a continuation or a restart (STORE.md §6.1); with claim, prepare-or-adopt (§6.2).',
+  validate: limitedInput({
+    runId: limitedText(),
+    workflowName: limitedText(),
+    workflowRef: limitedText(),
+    definition: limitedJson,
+    workflowSource: limitedJson,
+    input: limitedJson,
+    launchOptions: limitedJson,
+    originSessionId: limitedText(),
+    parentRunId: limitedText(),
+    parentTerminalFingerprint: limitedText(),
+    claim: claimInputLimits.nullish(),
+  }),
   fields: (t) => ({
     runId: t.string({
-      validate: limitedText(),
       required: true,
       description: 'Id of the new run (chosen by the caller; a retry with the same parameters adopts it).',
     }),
     workflowName: t.string({
-      validate: limitedText(),
       required: true,
       description:
         'Name of the workflow definition. Definitions are stored once per definition digest, first name wins (STORE.md §3.6): ' +
         'when a run with the same definition was reserved before under another name, this run reports (and is filtered and ' +
         'searched by) that first name, not this one. Give distinct workflows distinct definitions.',
     }),
-    workflowRef: t.string({ validate: limitedText(), required: true, description: 'Source ref of the workflow at launch (runs.workflow_ref).' }),
+    workflowRef: t.string({ required: true, description: 'Source ref of the workflow at launch (runs.workflow_ref).' }),
     definition: t.field({
-      validate: limitedJson,
       type: 'JSON',
       required: true,
       description: 'Definition snapshot; its digest is SHA-256 of its canonical JSON.',
     }),
     workflowSource: t.field({
-      validate: limitedJson,
       type: 'JSON',
       required: false,
       description: "Source identity; default {kind:'file', path: workflowRef, hash: <definition digest>}.",
     }),
-    input: t.field({ validate: limitedJson, type: 'JSON', required: false, description: 'The run input (any JSON value).' }),
-    launchOptions: t.field({ validate: limitedJson, type: 'JSON', required: false, description: 'Launch options of the run (any JSON value).' }),
-    originSessionId: t.string({ validate: limitedText(), required: true, description: 'The Pi session reserving the run (one active run per session).' }),
+    input: t.field({ type: 'JSON', required: false, description: 'The run input (any JSON value).' }),
+    launchOptions: t.field({ type: 'JSON', required: false, description: 'Launch options of the run (any JSON value).' }),
+    originSessionId: t.string({ required: true, description: 'The Pi session reserving the run (one active run per session).' }),
     executionMode: t.field({
       type: ExecutionModeEnum,
       required: false,
       defaultValue: 'interactive',
       description: 'INTERACTIVE (a Pi session drives it, the default) or HEADLESS.',
     }),
-    parentRunId: t.string({ validate: limitedText(), required: false, description: 'For a continuation or restart: the parent run; null for a root run.' }),
+    parentRunId: t.string({ required: false, description: 'For a continuation or restart: the parent run; null for a root run.' }),
     lineageKind: t.field({ type: LineageKindEnum, required: false, description: 'How the run relates to parentRunId; set exactly with a parent.' }),
     restartNumber: t.int({ required: false, description: "For a restart: the parent's restartNumber + 1; a continuation keeps its parent's." }),
     parentTerminalFingerprint: t.string({
-      validate: limitedText(),
       required: false,
       description: "For a restart: the parent's terminalFingerprint (64 hex characters).",
     }),
@@ -60,7 +68,7 @@ const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
 const ReserveSuccessRef = adoptedRunSuccessType('ReserveWorkflowRunSuccess', 'The reserved (or adopted) run.');
 
 /**
- * Converts a reserve input (its limits are checked by the fields' `validate`); the store
+ * Converts a reserve input (its limits are checked by the type's `validate`); the store
  * computes the definition digest and the default source identity (STORE.md §13.4).
  */
 function reservation(input: typeof ReserveInputRef.$inferInput): DefinitionReservation {

@@ -1,25 +1,29 @@
 import { builder } from '../builder.js';
 import { ConflictError, ForbiddenError, LineageError, mutationErrors, NotFoundError, RestartRejectedError, runMutation, ValidationError } from '../errors.js';
-import { limitedText } from '../input-limits.js';
-import { claimRequest, ClaimInputRef } from './claim-input.js';
+import { limitedInput, limitedText } from '../input-limits.js';
+import { claimInputLimits, claimRequest, ClaimInputRef } from './claim-input.js';
 import { adoptedRunSuccessType } from './run-success.js';
 
 const RestartInputRef = builder.inputType('RestartWorkflowRunInput', {
   description: 'Restart a terminal run (STORE.md §13.1). Idempotent: a retry adopts the existing restart.',
+  validate: limitedInput({
+    runId: limitedText(),
+    originSessionId: limitedText(),
+    parentTerminalFingerprint: limitedText(),
+    restartRunId: limitedText(),
+    claim: claimInputLimits.nullish(),
+  }),
   fields: (t) => ({
-    runId: t.string({ validate: limitedText(), required: true, description: 'The terminal run to restart.' }),
+    runId: t.string({ required: true, description: 'The terminal run to restart.' }),
     originSessionId: t.string({
-      validate: limitedText(),
       required: true,
       description: 'The Pi session asking for the restart: the origin session of the run.',
     }),
     parentTerminalFingerprint: t.string({
-      validate: limitedText(),
       required: false,
       description: "Optional: when absent the server uses the run's own terminalFingerprint.",
     }),
     restartRunId: t.string({
-      validate: limitedText(),
       required: false,
       description: 'Optional: default is derived deterministically from the parent and its fingerprint.',
     }),

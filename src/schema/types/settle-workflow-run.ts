@@ -1,17 +1,18 @@
 import { builder } from '../builder.js';
 import { ClaimLostError, ConflictError, ForbiddenError, mutationErrors, NotFoundError, runMutation, ValidationError } from '../errors.js';
-import { limitedJson, limitedText, MAX_LONG_TEXT_LENGTH } from '../input-limits.js';
+import { limitedInput, limitedJson, limitedText, MAX_LONG_TEXT_LENGTH } from '../input-limits.js';
 import { runSuccessType } from './run-success.js';
 import { SettleStatusEnum } from './settle-status.js';
 
 const SettleInputRef = builder.inputType('SettleWorkflowRunInput', {
   description: 'Settle a claimed run terminal.',
+  validate: limitedInput({ runId: limitedText(), claimToken: limitedText(), error: limitedText(MAX_LONG_TEXT_LENGTH), output: limitedJson }),
   fields: (t) => ({
-    runId: t.string({ validate: limitedText(), required: true, description: 'The claimed run.' }),
-    claimToken: t.string({ validate: limitedText(), required: true, description: 'The token the run was claimed with.' }),
+    runId: t.string({ required: true, description: 'The claimed run.' }),
+    claimToken: t.string({ required: true, description: 'The token the run was claimed with.' }),
     status: t.field({ type: SettleStatusEnum, required: true, description: 'The terminal outcome.' }),
-    error: t.string({ validate: limitedText(MAX_LONG_TEXT_LENGTH), required: false, description: 'Error text for FAILED / TIMED_OUT.' }),
-    output: t.field({ validate: limitedJson, type: 'JSON', required: false, description: 'Final output for COMPLETED.' }),
+    error: t.string({ required: false, description: 'Error text for FAILED / TIMED_OUT.' }),
+    output: t.field({ type: 'JSON', required: false, description: 'Final output for COMPLETED.' }),
   }),
 });
 
