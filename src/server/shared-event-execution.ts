@@ -232,10 +232,16 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
           value = Promise.reject(error);
         }
         if (isPromiseLike(value)) {
-          // Left for resultOf(); a member may leave before it awaits it.
-          const result = Promise.resolve(value);
-          result.catch(() => undefined);
-          keep(event, { result, value: undefined, takers: new Set(), executor: member });
+          // Left for resultOf() (a member may leave before it awaits it); once resolved, the
+          // members still to take it may take it directly.
+          const created: SharedResult = { result: Promise.resolve(value), value: undefined, takers: new Set(), executor: member };
+          created.result.then(
+            (resolved) => {
+              created.value = resolved;
+            },
+            () => undefined,
+          );
+          keep(event, created);
           return undefined;
         }
         keep(event, { result: Promise.resolve(value), value, takers: new Set(), executor: member });
