@@ -9,7 +9,7 @@ import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import type { PersistedOperations } from './persisted-operations.js';
 import { DIRECT_NEXT_KEY, type DirectNext } from './shared-event-execution.js';
-import { DirectFrames, NextFrames, payloadJsonOf } from './ws-next-frames.js';
+import { DirectFrames, NextFrames, payloadJsonOf, payloadTailOf } from './ws-next-frames.js';
 import { OperationIdGate } from './ws-operation-ids.js';
 
 /** What graphql-ws hands to the hooks as `ctx.extra`: the socket and its upgrade request. */
@@ -220,6 +220,7 @@ export function attachGraphQLWs(
 function directNext(extra: GraphQLWsExtra, id: string, active: () => boolean): DirectNext {
   const { socket, batch, direct } = extra;
   const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  const head = Buffer.from(prefix);
   let unflushed = false;
   // After a failed write the socket closes (graphql-ws ends the operation): stay not ready.
   const flushed = (error?: Error | null): void => {
@@ -232,12 +233,11 @@ function directNext(extra: GraphQLWsExtra, id: string, active: () => boolean): D
     ready: () => !unflushed && socket.readyState === socket.OPEN && active(),
     write(result) {
       unflushed = true;
-      const text = `${prefix}${payloadJsonOf(result, formatError)}}`;
       if (direct.usable) {
-        direct.add(text, directFlushed);
+        direct.add(head, payloadTailOf(result, formatError), directFlushed);
       } else {
         batch();
-        socket.send(text, flushed);
+        socket.send(`${prefix}${payloadJsonOf(result, formatError)}}`, flushed);
       }
     },
   };

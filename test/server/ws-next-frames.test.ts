@@ -63,7 +63,8 @@ describe('ws next frames', () => {
     expect(direct.usable).toBe(true);
     const texts = ['{"id":"1","type":"next","payload":{}}', `{"x":"${'é'.repeat(100)}"}`, `{"big":"${'✓'.repeat(30_000)}"}`];
     const flushed: number[] = [];
-    texts.forEach((text, index) => direct.add(text, () => flushed.push(index)));
+    // Each message as a head and a tail, split anywhere (the server splits after `"payload":`).
+    texts.forEach((text, index) => direct.add(Buffer.from(text.slice(0, 5)), Buffer.from(text.slice(5)), () => flushed.push(index)));
     expect(writes).toEqual([]); // written from a microtask, after the synchronous fan-out
     await Promise.resolve();
     expect(writes).toHaveLength(1);
@@ -91,7 +92,7 @@ describe('ws next frames', () => {
 
     // Once the WebSocket is no longer open (a close frame may be out), nothing more is written.
     state.readyState = 2;
-    direct.add('{"late":true}', () => flushed.push(3));
+    direct.add(Buffer.from('{"late"'), Buffer.from(':true}'), () => flushed.push(3));
     await Promise.resolve();
     expect(writes).toHaveLength(1);
     expect(flushed).toEqual([0, 1, 2]);
