@@ -1,3 +1,4 @@
+import { claimNextProbe } from './claim-next-probe.js';
 import { StoreError } from './errors.js';
 import { bumpRun, leaseVerifies, ownerTypeFor, readLease, withActiveSessionSlot } from './run-events.js';
 import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type WorkflowRunRecord } from './run-records.js';
@@ -41,9 +42,6 @@ export interface ClaimMode {
   /** Keep the queue status (control claims). */
   preserveQueueStatus: boolean;
 }
-
-/** Queue statuses claimNext may take a run from (STORE.md §6.4). */
-const CLAIMABLE_QUEUE_STATUSES = ['queued', 'parked', 'starting', 'running'] as const;
 
 function validateClaim(runnerId: string, claimToken: string, leaseMs: number): void {
   if (typeof runnerId !== 'string' || runnerId.length === 0) {
@@ -175,24 +173,11 @@ export function claimNextWorkflowRun(context: StoreContext, input: ClaimNextWork
     conditions.push('r.run_id NOT IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(input.excludeRunIds));
   }
-  // One ordered probe per claimable queue status, each walking the (status, available_at,
-  // created_at) index and stopping at its first eligible row; the earliest of those wins. A
-  // single `status IN (…)` query would evaluate and sort every claimable row on each claim,
-  // inside the write transaction.
-  const probe = `SELECT * FROM (SELECT r.run_id, q.available_at, q.created_at FROM runs r
-       JOIN run_queue q ON q.run_id = r.run_id
-       JOIN run_bindings b ON b.run_id = r.run_id
-       JOIN leases l ON l.resource_id = r.resource_id
-       WHERE q.status = ? AND ${conditions.join(' AND ')}
-       ORDER BY q.available_at, q.created_at, r.run_id LIMIT 1)`;
+  const probe = claimNextProbe(conditions.join(' AND '), params, now, input.runnerId);
   return context.database.transaction(() => {
-    const next = context.database.get<{ run_id: string }>(
-      `SELECT run_id FROM (${CLAIMABLE_QUEUE_STATUSES.map(() => probe).join(' UNION ALL ')})
-       ORDER BY available_at, created_at, run_id LIMIT 1`,
-      ...CLAIMABLE_QUEUE_STATUSES.flatMap((status) => [status, ...params]),
-    );
-    if (next === undefined) return undefined;
-    return claimCore(context, next.run_id, input, now, { allowPendingInteraction: false, preserveQueueStatus: false });
+    const found = context.database.get<{ run_id: string }>(probe.sql, ...probe.params);
+    if (found === undefined) return undefined;
+    return claimCore(context, found.run_id, input, now, { allowPendingInteraction: false, preserveQueueStatus: false });
   });
 }
 

@@ -38,6 +38,7 @@ describe('migrations (STORE.md §13.9)', () => {
       [3, '0003_run_changes'],
       [4, '0004_run_list_order'],
       [5, '0005_write_pages'],
+      [6, '0006_claim_candidates'],
     ]);
     open().close();
     const rows = migrationRows() as Array<{ version: number; name: string }>;
@@ -47,6 +48,7 @@ describe('migrations (STORE.md §13.9)', () => {
       [3, '0003_run_changes'],
       [4, '0004_run_list_order'],
       [5, '0005_write_pages'],
+      [6, '0006_claim_candidates'],
     ]);
   });
 
@@ -87,6 +89,7 @@ describe('migrations (STORE.md §13.9)', () => {
         'run_sources',
         'runs',
         'schema_migrations',
+        'unowned_started_runs',
         'viewer_deltas',
         'viewer_runs',
         'workflow_definitions',
@@ -102,19 +105,19 @@ describe('migrations (STORE.md §13.9)', () => {
   it('refuses a database with a newer migration, leaving its bytes unchanged', () => {
     open().close();
     const db = new Database(path);
-    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (6, '0006_future', 1)").run();
+    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (7, '0007_future', 1)").run();
     db.close();
     const before = fileHash(path);
     expectStoreError(
       () => open(),
-      `Workflow state database ${path} has migration 0006_future, newer than this server knows (latest 0005_write_pages); upgrade the server`,
+      `Workflow state database ${path} has migration 0007_future, newer than this server knows (latest 0006_claim_candidates); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
     expect(existsSync(`${path}-wal`)).toBe(false);
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} has migration 0006_future, newer than this server knows (latest 0005_write_pages); upgrade the server`,
+      `Workflow state database ${path} has migration 0007_future, newer than this server knows (latest 0006_claim_candidates); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
@@ -146,7 +149,7 @@ describe('migrations (STORE.md §13.9)', () => {
     new Database(path).close();
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} is not migrated to 0005_write_pages; open it read-write once to upgrade`,
+      `Workflow state database ${path} is not migrated to 0006_claim_candidates; open it read-write once to upgrade`,
       'integrity',
     );
   });

@@ -1,0 +1,67 @@
+/**
+ * The statement `claimNextWorkflowRun` asks for its run (STORE.md §6.4; issue 15 item 4): one
+ * ordered probe per way a row can be eligible, each stopping at its first eligible row; the
+ * earliest of those by (available_at, queue created_at, run id) wins. Every probe applies every
+ * eligibility condition, so each only narrows where the search starts, never what is eligible.
+ *
+ * - `queued` and `parked` rows: walked in the (status, available_at, created_at) index order.
+ *   Their leases are released unless a control claim holds them, so the first rows are eligible.
+ * - `starting` and `running` rows: nearly all hold another runner's live lease, which a walk in
+ *   queue order would look up one by one on every claim. They are found from the eligible
+ *   leases instead (migration 0006): owned leases expired by now (`leases_owned_expiry_idx`),
+ *   the claiming runner's own leases (`leases_owner_idx`), and runs whose lease has no owner
+ *   (`unowned_started_runs`, kept by triggers). The three cover every eligible such row: a
+ *   lease has no owner, or an owner and an expiry (STORE.md §3.3).
+ *
+ * `CROSS JOIN` fixes the join order (SQLite never reorders it), so each probe starts from its
+ * index; `INDEXED BY` makes a missing index an error instead of a silent scan.
+ */
+
+/** Queue statuses whose rows are walked in queue order. */
+const WALKED_QUEUE_STATUSES = ['queued', 'parked'] as const;
+
+/** The statement and its parameters. */
+export interface ClaimNextProbe {
+  sql: string;
+  params: unknown[];
+}
+
+const ORDER = 'ORDER BY q.available_at, q.created_at, r.run_id LIMIT 1';
+const COLUMNS = 'r.run_id, q.available_at, q.created_at';
+const ACTIVE = "q.status IN ('starting', 'running')";
+
+/**
+ * Builds the claim-next statement.
+ *
+ * @param conditions the §6.4 eligibility conditions joined with AND, over the aliases `r` (runs),
+ *   `q` (run_queue), `b` (run_bindings) and `l` (leases)
+ * @param conditionParams the parameters of `conditions`, in order
+ * @param now epoch ms (the lease expiry bound)
+ * @param runnerId the claiming runner (its own leases are eligible)
+ * @returns one statement selecting at most one `run_id`, and its parameters
+ */
+export function claimNextProbe(conditions: string, conditionParams: readonly unknown[], now: number, runnerId: string): ClaimNextProbe {
+  const walked = `SELECT * FROM (SELECT ${COLUMNS} FROM run_queue q
+       CROSS JOIN runs r CROSS JOIN leases l CROSS JOIN run_bindings b
+       WHERE q.status = ? AND r.run_id = q.run_id AND l.resource_id = r.resource_id AND b.run_id = r.run_id
+         AND ${conditions} ${ORDER})`;
+  const fromLease = (index: string, lease: string) => `SELECT * FROM (SELECT ${COLUMNS} FROM leases l INDEXED BY ${index}
+       CROSS JOIN runs r CROSS JOIN run_queue q CROSS JOIN run_bindings b
+       WHERE ${lease} AND r.resource_id = l.resource_id AND q.run_id = r.run_id AND b.run_id = r.run_id
+         AND ${ACTIVE} AND ${conditions} ${ORDER})`;
+  const unowned = `SELECT * FROM (SELECT ${COLUMNS} FROM unowned_started_runs u
+       CROSS JOIN runs r CROSS JOIN run_queue q CROSS JOIN leases l CROSS JOIN run_bindings b
+       WHERE r.run_id = u.run_id AND q.run_id = r.run_id AND l.resource_id = r.resource_id AND b.run_id = r.run_id
+         AND ${ACTIVE} AND ${conditions} ${ORDER})`;
+  const probes = [
+    ...WALKED_QUEUE_STATUSES.map((status) => ({ sql: walked, params: [status, ...conditionParams] })),
+    { sql: fromLease('leases_owned_expiry_idx', 'l.owner_id IS NOT NULL AND l.expires_at <= ?'), params: [now, ...conditionParams] },
+    { sql: fromLease('leases_owner_idx', 'l.owner_id = ?'), params: [runnerId, ...conditionParams] },
+    { sql: unowned, params: [...conditionParams] },
+  ];
+  return {
+    sql: `SELECT run_id FROM (${probes.map((probe) => probe.sql).join(' UNION ALL ')})
+       ORDER BY available_at, created_at, run_id LIMIT 1`,
+    params: probes.flatMap((probe) => probe.params),
+  };
+}
