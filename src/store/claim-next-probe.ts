@@ -31,6 +31,12 @@ const COLUMNS = 'r.run_id, q.available_at, q.created_at';
 const ACTIVE = "q.status IN ('starting', 'running')";
 
 /**
+ * The statement of {@link claimNextProbe} by condition text, built once: the same string object
+ * each time, so the connection's statement cache finds it without hashing a new copy.
+ */
+const statements = new Map<string, string>();
+
+/**
  * Builds the claim-next statement.
  *
  * @param conditions the §6.4 eligibility conditions joined with AND, over the aliases `r` (runs),
@@ -41,6 +47,27 @@ const ACTIVE = "q.status IN ('starting', 'running')";
  * @returns one statement selecting at most one `run_id`, and its parameters
  */
 export function claimNextProbe(conditions: string, conditionParams: readonly unknown[], now: number, runnerId: string): ClaimNextProbe {
+  let sql = statements.get(conditions);
+  if (sql === undefined) {
+    sql = probeStatement(conditions);
+    // A handful of condition sets (project scope, session or not, exclusions or not).
+    if (statements.size >= 64) statements.clear();
+    statements.set(conditions, sql);
+  }
+  return {
+    sql,
+    params: [
+      ...WALKED_QUEUE_STATUSES.flatMap((status) => [status, ...conditionParams]),
+      now,
+      ...conditionParams,
+      runnerId,
+      ...conditionParams,
+      ...conditionParams,
+    ],
+  };
+}
+
+function probeStatement(conditions: string): string {
   const walked = `SELECT * FROM (SELECT ${COLUMNS} FROM run_queue q
        CROSS JOIN runs r CROSS JOIN leases l CROSS JOIN run_bindings b
        WHERE q.status = ? AND r.run_id = q.run_id AND l.resource_id = r.resource_id AND b.run_id = r.run_id
@@ -53,15 +80,12 @@ export function claimNextProbe(conditions: string, conditionParams: readonly unk
        CROSS JOIN runs r CROSS JOIN run_queue q CROSS JOIN leases l CROSS JOIN run_bindings b
        WHERE r.run_id = u.run_id AND q.run_id = r.run_id AND l.resource_id = r.resource_id AND b.run_id = r.run_id
          AND ${ACTIVE} AND ${conditions} ${ORDER})`;
-  const probes = [
-    ...WALKED_QUEUE_STATUSES.map((status) => ({ sql: walked, params: [status, ...conditionParams] })),
-    { sql: fromLease('leases_owned_expiry_idx', 'l.owner_id IS NOT NULL AND l.expires_at <= ?'), params: [now, ...conditionParams] },
-    { sql: fromLease('leases_owner_idx', 'l.owner_id = ?'), params: [runnerId, ...conditionParams] },
-    { sql: unowned, params: [...conditionParams] },
-  ];
-  return {
-    sql: `SELECT run_id FROM (${probes.map((probe) => probe.sql).join(' UNION ALL ')})
-       ORDER BY available_at, created_at, run_id LIMIT 1`,
-    params: probes.flatMap((probe) => probe.params),
-  };
+  // Parameter order: see claimNextProbe.
+  return `SELECT run_id FROM (${[
+    ...WALKED_QUEUE_STATUSES.map(() => walked),
+    fromLease('leases_owned_expiry_idx', 'l.owner_id IS NOT NULL AND l.expires_at <= ?'),
+    fromLease('leases_owner_idx', 'l.owner_id = ?'),
+    unowned,
+  ].join(' UNION ALL ')})
+       ORDER BY available_at, created_at, run_id LIMIT 1`;
 }
