@@ -1,7 +1,7 @@
 import { claimNextProbe } from './claim-next-probe.js';
 import { StoreError } from './errors.js';
 import { bumpRun, leaseVerifies, ownerTypeFor, readLease, withActiveSessionSlot } from './run-events.js';
-import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type WorkflowRunRecord } from './run-records.js';
+import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type QueueStatus, type WorkflowRunRecord } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
 import { assertLeaseMs, assertRunId, resolveNow, tokenHash } from './values.js';
 
@@ -53,6 +53,14 @@ function validateClaim(runnerId: string, claimToken: string, leaseMs: number): v
   assertLeaseMs(leaseMs);
 }
 
+/** The columns of a run the claim core decides on and writes with. */
+interface ClaimRow {
+  run_id: string;
+  resource_id: string;
+  queue_status: QueueStatus;
+  origin_session_id: string;
+}
+
 /**
  * The claim core (STORE.md §6.3), inside the caller's transaction: refuses a missing or
  * finished run, a pending interaction (unless allowed), or a live lease of another runner;
@@ -71,7 +79,12 @@ export function claimCore(
   now: number,
   mode: ClaimMode,
 ): WorkflowRunRecord | undefined {
-  const row = loadRunRow(context, runId);
+  // Only what the checks and writes below read; the record is loaded once, after them.
+  const row = context.database.get<ClaimRow>(
+    `SELECT r.run_id, r.resource_id, q.status AS queue_status, b.origin_session_id FROM runs r
+     JOIN run_queue q ON q.run_id = r.run_id JOIN run_bindings b ON b.run_id = r.run_id WHERE r.run_id = ?`,
+    runId,
+  );
   if (row === undefined || TERMINAL_QUEUE_STATUSES.includes(row.queue_status)) return undefined;
   if (
     !mode.allowPendingInteraction &&
