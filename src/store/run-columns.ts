@@ -55,21 +55,11 @@ export const RUN_ID_COLUMNS: RunColumns<RunIdOnly> = {
 };
 
 /**
- * A child run as {@link CHILD_KEY_COLUMNS} reads it: its run id and its parent's (issue 15
- * item 2). Its root run id is its parent's (STORE.md §6.1: root_run_id := parent's
- * root_run_id), which the caller knows; not a run record.
+ * A child run as `childKeysOfRuns` reads it: its run id and its parent's (issue 15 item 2).
+ * Its root run id is its parent's (STORE.md §6.1: root_run_id := parent's root_run_id), which
+ * the caller knows; not a run record.
  */
 export interface ChildRunKey {
   runId: string;
   parentRunId: string;
 }
-
-/**
- * Child keys only ({@link ChildRunKey}): columns that `runs_parent_kind_idx` (parent, kind,
- * created_at, run id) holds, so reading the children of a batch of parents never visits the
- * table rows. For reads by parent only.
- */
-export const CHILD_KEY_COLUMNS: RunColumns<ChildRunKey> = {
-  select: () => 'SELECT r.run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
-  toRuns: (_context, rows) => (rows as Array<KeyColumns & { parent_run_id: string }>).map((row) => ({ runId: row.run_id, parentRunId: row.parent_run_id })),
-};

@@ -122,7 +122,6 @@ describe('id-only slices on our own file', () => {
       t.store.listWorkflowRunIdSlice({ search: 'a' }, { limit: 3, inverted: false, order: { field: 'updated_at', direction: 'desc' } });
       t.store.lineageIdSlice('alpha', { limit: 3, inverted: false });
       t.store.childIdsOfRuns(['alpha', 'gamma']);
-      t.store.childKeysOfRuns(['alpha', 'gamma'], 'continuation');
       expect(
         spy.mock.calls.map(([sql]) =>
           sql
@@ -136,11 +135,19 @@ describe('id-only slices on our own file', () => {
         'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
         'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
         'SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
-        // Child keys: columns of runs_parent_kind_idx only (no table row).
-        'SELECT r.run_id, r.parent_run_id, r.created_at AS run_created_at FROM runs r',
       ]);
     } finally {
       spy.mockRestore();
+    }
+    // Child keys: columns of runs_parent_kind_idx only (no table row), as one JSON row.
+    const get = vi.spyOn(storeInternals(t.store).database, 'get');
+    try {
+      expect(t.store.childKeysOfRuns(['alpha', 'gamma', 'nobody'], 'continuation')).toEqual([[{ runId: 'alpha-2', parentRunId: 'alpha' }], [], []]);
+      expect(get.mock.calls.map(([sql]) => sql.replace(/\s+/g, ' ').replace(/ WHERE.*/, ''))).toEqual([
+        'SELECT json_group_array(json_array(r.parent_run_id, r.run_id, r.created_at)) AS children FROM runs r',
+      ]);
+    } finally {
+      get.mockRestore();
     }
   });
 });
