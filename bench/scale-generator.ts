@@ -55,6 +55,8 @@ const TIME_COLUMNS = new Set([
 ]);
 /** Copied once (shared, content-addressed or global), or left to the target's own rows. */
 const SHARED_TABLES = new Set(['projects', 'blobs', 'workflow_definitions', 'schema_migrations', 'run_change_head', 'sqlite_sequence']);
+/** Tables the target's own triggers fill as the runs are cloned (cloning them too would count twice). */
+const TRIGGER_KEPT_TABLES = new Set(['run_chain_sizes']);
 
 /** The directory cached files live in. */
 export function scaleCacheDir(): string {
@@ -149,7 +151,7 @@ export function generateStoreFile(runs: number, progress: (text: string) => void
       db.prepare("SELECT name FROM tpl.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>
     )
       .map((row) => row.name)
-      .filter((name) => !SHARED_TABLES.has(name));
+      .filter((name) => !SHARED_TABLES.has(name) && !TRIGGER_KEPT_TABLES.has(name));
     const statements = tables.map((table) => {
       const columns = (db.prepare(`SELECT name FROM pragma_table_info(?, 'tpl')`).all(table) as Array<{ name: string }>).map((row) => row.name);
       const select = columns.map((column) => {

@@ -292,12 +292,20 @@ export function latestRunIdsOfChains(context: StoreContext, rootRunIds: readonly
   return rootRunIds.map((root) => byRoot.get(root) ?? root);
 }
 
-/** Number of runs in each chain, in one statement (API.md `lineage { totalCount }`). */
+/**
+ * Number of runs in each chain, in one statement (API.md `lineage { totalCount }`): read from
+ * `run_chain_sizes`, which triggers keep equal to the count of `runs` rows per root_run_id
+ * (migration 0007, issue 15 items 2 and 7), so the cost does not grow with the chain. A
+ * pi-workflows state file (no migrations) counts through its run order index instead.
+ *
+ * @param rootRunIds root run ids (any id that is no chain's root counts 0)
+ * @returns per root run id, in the given order, the number of runs with that root_run_id
+ */
 export function chainSizes(context: StoreContext, rootRunIds: readonly string[]): number[] {
   if (rootRunIds.length === 0) return [];
   if (context.runIndex !== undefined) return indexedChainSizes(context, context.runIndex, rootRunIds);
   const rows = context.database.all<{ root: string; n: number }>(
-    `SELECT j.value AS root, (SELECT count(*) FROM runs WHERE root_run_id = j.value) AS n FROM json_each(?) j`,
+    `SELECT j.value AS root, (SELECT run_count FROM run_chain_sizes WHERE root_run_id = j.value) AS n FROM json_each(?) j`,
     JSON.stringify(rootRunIds),
   );
   const byRoot = new Map(rows.map((row) => [row.root, row.n]));

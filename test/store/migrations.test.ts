@@ -39,6 +39,7 @@ describe('migrations (STORE.md §13.9)', () => {
       [4, '0004_run_list_order'],
       [5, '0005_write_pages'],
       [6, '0006_claim_candidates'],
+      [7, '0007_chain_sizes'],
     ]);
     open().close();
     const rows = migrationRows() as Array<{ version: number; name: string }>;
@@ -49,6 +50,7 @@ describe('migrations (STORE.md §13.9)', () => {
       [4, '0004_run_list_order'],
       [5, '0005_write_pages'],
       [6, '0006_claim_candidates'],
+      [7, '0007_chain_sizes'],
     ]);
   });
 
@@ -83,6 +85,7 @@ describe('migrations (STORE.md §13.9)', () => {
         'projects',
         'resources',
         'run_bindings',
+        'run_chain_sizes',
         'run_change_head',
         'run_changes',
         'run_queue',
@@ -96,7 +99,7 @@ describe('migrations (STORE.md §13.9)', () => {
         'workflow_messages',
         'workflow_turns',
       ]);
-      for (const table of tables) expect(table.sql, table.name).toMatch(/\)\s*STRICT$/);
+      for (const table of tables) expect(table.sql, table.name).toMatch(/\)\s*(WITHOUT ROWID,\s*)?STRICT$/);
     } finally {
       store.close();
     }
@@ -105,19 +108,19 @@ describe('migrations (STORE.md §13.9)', () => {
   it('refuses a database with a newer migration, leaving its bytes unchanged', () => {
     open().close();
     const db = new Database(path);
-    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (7, '0007_future', 1)").run();
+    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (8, '0008_future', 1)").run();
     db.close();
     const before = fileHash(path);
     expectStoreError(
       () => open(),
-      `Workflow state database ${path} has migration 0007_future, newer than this server knows (latest 0006_claim_candidates); upgrade the server`,
+      `Workflow state database ${path} has migration 0008_future, newer than this server knows (latest 0007_chain_sizes); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
     expect(existsSync(`${path}-wal`)).toBe(false);
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} has migration 0007_future, newer than this server knows (latest 0006_claim_candidates); upgrade the server`,
+      `Workflow state database ${path} has migration 0008_future, newer than this server knows (latest 0007_chain_sizes); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
@@ -149,7 +152,7 @@ describe('migrations (STORE.md §13.9)', () => {
     new Database(path).close();
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} is not migrated to 0006_claim_candidates; open it read-write once to upgrade`,
+      `Workflow state database ${path} is not migrated to 0007_chain_sizes; open it read-write once to upgrade`,
       'integrity',
     );
   });
