@@ -8,8 +8,12 @@
  *
  * Signals: SIGTERM and SIGINT (what systemd, container runtimes and Ctrl-C send) close the
  * server — graphql-ws subscribers get a close, in-flight requests finish (at most 2 s), the
- * database is closed — and the process exits 0. A second signal exits 1 at once. The npm
- * scripts `exec` node, so a signal sent to the process npm started reaches this one.
+ * database is closed — and the process exits 0. A second signal exits 1 at once, unless it
+ * is the same signal within {@link REPEATED_SIGNAL_MS} of the first: Ctrl-C in a terminal
+ * signals the whole foreground process group, so under `npm start` it reaches this process
+ * twice (once from the terminal, once forwarded by npm) a few ms apart — that is one Ctrl-C,
+ * and the shutdown goes on. The npm scripts `exec` node, so a signal sent to the process npm
+ * started reaches this one.
  */
 import { startServer, type RunningServer } from './app.js';
 import { DEFAULT_DB_PATH, parseServerConfig } from './config.js';
@@ -29,18 +33,28 @@ try {
   process.exit(1);
 }
 
+/**
+ * The same signal again within this many ms of the first is the same request (a terminal's
+ * Ctrl-C reaching both npm and node, npm forwarding its copy), not a second one.
+ */
+const REPEATED_SIGNAL_MS = 500;
+
 /** The running server, once started. */
 let server: RunningServer | undefined;
 /** The first SIGTERM/SIGINT, once one arrived (the handlers are in place before the server starts). */
 let stopSignal: NodeJS.Signals | undefined;
+/** `performance.now()` when {@link stopSignal} arrived. */
+let stopSignalAt = 0;
 
 function stop(signal: NodeJS.Signals): void {
   if (stopSignal !== undefined) {
+    if (signal === stopSignal && performance.now() - stopSignalAt < REPEATED_SIGNAL_MS) return;
     if (server === undefined) process.stderr.write(`pi-workflows-graphql: second signal (${signal}): exiting without waiting\n`);
     else server.logger.warn({ signal }, 'second signal: exiting without waiting');
     process.exit(1);
   }
   stopSignal = signal;
+  stopSignalAt = performance.now();
   if (server !== undefined) closeAndExit(server, signal);
   // else: still starting; closed as soon as it is up
 }

@@ -5,7 +5,10 @@
  * closed (WAL checkpointed, -wal/-shm removed) — and npm exits 0. Before the fix npm exited
  * at once and left tsx and the server running.
  *
- * Also: stdout carries only JSON log lines, the banner goes to stderr.
+ * Also: stdout carries only JSON log lines, the banner goes to stderr. And Ctrl-C in a terminal
+ * (SIGINT to the whole process group: node gets it from the terminal and again from npm, a few
+ * ms apart) is one request to stop, not "a second signal": the shutdown finishes and exits 0
+ * with a subscriber connected (a new user's trial found exit 1 and the WAL left behind).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,5 +56,29 @@ describe('npm start stops cleanly on the signal a service manager sends', () => 
     ]);
     expect(service.lines.events[2]).toMatchObject({ signal });
     expect(service.stderr()).toContain(`pi-workflows-graphql listening on ${url}\n`);
+  });
+
+  it('Ctrl-C in a terminal: SIGINT to the whole process group, with a subscriber connected', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pi-workflows-npm-start-'));
+    const dbPath = join(dir, 'state.db');
+    const npm = npmCommand();
+    service = spawnService(npm.command, [...npm.prefix, 'start', '--silent', '--', '--db', dbPath, '--port', '0'], {
+      cwd: REPO_ROOT,
+      env: process.env,
+      label: 'npm start',
+    });
+    const url = await service.listening();
+    const subscriber = await openSubscriber(url, 'run-ctrl-c');
+    client = subscriber.client;
+
+    expect(await service.stopGroup('SIGINT'), service.describe()).toBe(0);
+    expect(await subscriber.ended()).toMatchObject({ code: 1001 });
+    expect(databaseClosedCleanly(dbPath)).toBe(true);
+    expect(service.lines.events.map((line) => line.msg)).toEqual([
+      'listening',
+      'request', // the reservation
+      'shutting down: finishing in-flight requests',
+      'database closed, bye',
+    ]);
   });
 });

@@ -48,6 +48,11 @@ export interface ServiceProcess {
    * exited; rejects when it is still running after {@link STOP_GUARD_MS}.
    */
   stop(signal: NodeJS.Signals): Promise<number | string>;
+  /**
+   * {@link stop}, but the signal goes to the whole process group (npm and everything under it),
+   * as a terminal's Ctrl-C does.
+   */
+  stopGroup(signal: NodeJS.Signals): Promise<number | string>;
   /** SIGKILLs the process group if anything is left (cleanup only). */
   kill(): void;
   /** stdout and stderr so far, for assertion messages. */
@@ -93,6 +98,18 @@ export function spawnService(
     });
   });
   const describe = () => `stdout: ${JSON.stringify(lines.events)}\nstderr: ${stderr}`;
+  /** Resolves with the exit code once the process exited; rejects after {@link STOP_GUARD_MS}. */
+  const exitedWithin = async (signal: NodeJS.Signals): Promise<number | string> => {
+    let timer: NodeJS.Timeout | undefined;
+    const guard = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`still running ${STOP_GUARD_MS} ms after ${signal}\n${describe()}`)), STOP_GUARD_MS);
+    });
+    try {
+      return await Promise.race([exited, guard]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   return {
     child,
     lines,
@@ -106,17 +123,13 @@ export function spawnService(
       }
       return String(lines.events.find((event) => event.msg === 'listening')?.url);
     },
-    async stop(signal) {
+    stop(signal) {
       child.kill(signal);
-      let timer: NodeJS.Timeout | undefined;
-      const guard = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`still running ${STOP_GUARD_MS} ms after ${signal}\n${describe()}`)), STOP_GUARD_MS);
-      });
-      try {
-        return await Promise.race([exited, guard]);
-      } finally {
-        clearTimeout(timer);
-      }
+      return exitedWithin(signal);
+    },
+    stopGroup(signal) {
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
+      return exitedWithin(signal);
     },
     describe,
     kill() {
