@@ -92,7 +92,7 @@ export type ReserveWorkflowRunInput = {
   parentTerminalFingerprint?: string | null | undefined;
   /** For a restart: the parent's restartNumber + 1; a continuation keeps its parent's. */
   restartNumber?: number | null | undefined;
-  /** Id of the new run (chosen by the caller; a retry with the same parameters adopts it). */
+  /** Id of the new run, chosen by the caller. With claim, a retry with the same parameters adopts the existing run (adopted: true, STORE.md §6.2); without claim, an existing id is a ConflictError. */
   runId: string;
   /** Name of the workflow definition. Definitions are stored once per definition digest, first name wins (STORE.md §3.6): when a run with the same definition was reserved before under another name, this run reports (and is filtered and searched by) that first name, not this one. Give distinct workflows distinct definitions. */
   workflowName: string;

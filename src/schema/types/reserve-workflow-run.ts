@@ -25,7 +25,8 @@ const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
   fields: (t) => ({
     runId: t.string({
       required: true,
-      description: 'Id of the new run (chosen by the caller; a retry with the same parameters adopts it).',
+      description:
+        'Id of the new run, chosen by the caller. With claim, a retry with the same parameters adopts the existing run (adopted: true, STORE.md §6.2); without claim, an existing id is a ConflictError.',
     }),
     workflowName: t.string({
       required: true,

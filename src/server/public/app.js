@@ -399,7 +399,9 @@ function renderChains() {
   // the last page's totalCount, moved by the changes since.
   const total = list.hasNextPage ? Math.max(list.totalCount, list.runs.length) : list.runs.length;
   $('chains-empty').hidden = chains.length > 0 || !list.loaded;
-  $('chains-empty').textContent = filtered ? 'No run matches the filter.' : 'No runs yet. Start the demo host: npm run demo';
+  $('chains-empty').textContent = filtered
+    ? 'No run matches the filter.'
+    : 'No runs yet. For a demo with live runs: npm run demo, then open http://127.0.0.1:4100/ (or reserve a run with a mutation in GraphiQL)';
   $('chains-count').textContent = list.loaded ? `${chains.length} chain${chains.length === 1 ? '' : 's'} · ${list.runs.length} of ${total} runs loaded` : '';
   $('chains-more').hidden = !list.hasNextPage;
   const names = new Set(list.runs.map((run) => run.workflowName));
