@@ -20,7 +20,7 @@ export type ClaimWorkflowRunInput = {
   claimToken: string;
   /** Lease duration in ms, 1 … 86400000. */
   leaseMs: number;
-  /** Claim this run; else the next eligible one. */
+  /** Claim this run; else the next eligible one. A run that is not claimable now (settled, or under another runner’s live lease) answers run: null, as when nothing is eligible. */
   runId?: string | null | undefined;
   /** Id of the runner taking the lease (stored as the claim owner). */
   runnerId: string;

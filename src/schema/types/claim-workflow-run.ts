@@ -11,7 +11,11 @@ const ClaimInputRef = builder.inputType('ClaimWorkflowRunInput', {
     runnerId: t.string({ required: true, description: 'Id of the runner taking the lease (stored as the claim owner).' }),
     claimToken: t.string({ required: true, description: 'Chosen by the caller; stored only as a SHA-256 hash.' }),
     leaseMs: t.int({ required: true, description: 'Lease duration in ms, 1 … 86400000.' }),
-    runId: t.string({ required: false, description: 'Claim this run; else the next eligible one.' }),
+    runId: t.string({
+      required: false,
+      description:
+        'Claim this run; else the next eligible one. A run that is not claimable now (settled, or under another runner’s live lease) answers run: null, as when nothing is eligible.',
+    }),
     sessionId: t.string({
       required: false,
       description: 'For the next eligible run: only runs of this origin session (else headless or already started runs).',
@@ -22,7 +26,12 @@ const ClaimInputRef = builder.inputType('ClaimWorkflowRunInput', {
 const ClaimSuccessRef = builder.objectRef<{ run: WorkflowRunRecord | null }>('ClaimWorkflowRunSuccess').implement({
   description: 'The claimed run, or null when nothing was eligible.',
   fields: (t) => ({
-    run: t.field({ type: WorkflowRunRef, nullable: true, description: 'The claimed run, or null when no run was eligible.', resolve: (result) => result.run }),
+    run: t.field({
+      type: WorkflowRunRef,
+      nullable: true,
+      description: 'The claimed run, or null when no run was eligible (with runId: that run is not claimable now; an unknown runId is a NotFoundError).',
+      resolve: (result) => result.run,
+    }),
   }),
 });
 
