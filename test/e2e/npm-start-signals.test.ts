@@ -28,7 +28,11 @@ describe('npm start stops cleanly on the signal a service manager sends', () => 
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s to the npm process', async (signal) => {
+  it.each([
+    { name: 'SIGTERM to the npm process', signal: 'SIGTERM', group: false },
+    { name: 'SIGINT to the npm process', signal: 'SIGINT', group: false },
+    { name: 'Ctrl-C in a terminal: SIGINT to the whole process group', signal: 'SIGINT', group: true },
+  ] as const)('$name, with a subscriber connected', async ({ signal, group }) => {
     dir = mkdtempSync(join(tmpdir(), 'pi-workflows-npm-start-'));
     const dbPath = join(dir, 'state.db');
     const npm = npmCommand();
@@ -42,7 +46,7 @@ describe('npm start stops cleanly on the signal a service manager sends', () => 
     const subscriber = await openSubscriber(url, 'run-signal');
     client = subscriber.client;
 
-    expect(await service.stop(signal), service.describe()).toBe(0);
+    expect(await (group ? service.stopGroup(signal) : service.stop(signal)), service.describe()).toBe(0);
     expect(await subscriber.ended()).toMatchObject({ code: 1001 });
     expect(await stillAnswering(url.replace(/\/graphql$/, '/health'))).toBe(false);
     expect(databaseClosedCleanly(dbPath)).toBe(true);
@@ -56,29 +60,5 @@ describe('npm start stops cleanly on the signal a service manager sends', () => 
     ]);
     expect(service.lines.events[2]).toMatchObject({ signal });
     expect(service.stderr()).toContain(`pi-workflows-graphql listening on ${url}\n`);
-  });
-
-  it('Ctrl-C in a terminal: SIGINT to the whole process group, with a subscriber connected', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'pi-workflows-npm-start-'));
-    const dbPath = join(dir, 'state.db');
-    const npm = npmCommand();
-    service = spawnService(npm.command, [...npm.prefix, 'start', '--silent', '--', '--db', dbPath, '--port', '0'], {
-      cwd: REPO_ROOT,
-      env: process.env,
-      label: 'npm start',
-    });
-    const url = await service.listening();
-    const subscriber = await openSubscriber(url, 'run-ctrl-c');
-    client = subscriber.client;
-
-    expect(await service.stopGroup('SIGINT'), service.describe()).toBe(0);
-    expect(await subscriber.ended()).toMatchObject({ code: 1001 });
-    expect(databaseClosedCleanly(dbPath)).toBe(true);
-    expect(service.lines.events.map((line) => line.msg)).toEqual([
-      'listening',
-      'request', // the reservation
-      'shutting down: finishing in-flight requests',
-      'database closed, bye',
-    ]);
   });
 });
