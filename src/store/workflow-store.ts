@@ -138,7 +138,10 @@ export class WorkflowStore {
     try {
       const clock = options.clock ?? systemClock;
       const blobs = new BlobStore(database);
-      if (!database.readOnly) database.transaction(() => blobs.pruneUnreferenced());
+      // The prune deletes only blobs no foreign-key column references (one NOT IN over all of
+      // them), so SQLite's per-row child lookups would find nothing — and without indexes on
+      // those columns they are full scans per deleted blob.
+      if (!database.readOnly) database.withoutForeignKeyEnforcement(() => database.transaction(() => blobs.pruneUnreferenced()));
       const projectId = registerProject(database, options.projectPath === undefined ? process.cwd() : options.projectPath, clock);
       // A pi-workflows state file lacks the lineage indexes of migration 0002 and is never
       // changed: its run order lives in memory, built now (issue 12 item 5).
