@@ -36,20 +36,23 @@ function parked(t: TestStore, runId: string): void {
   expect(t.store.parkWorkflowRun({ runId, claimToken: `token-${runId}` })).toBe(true);
 }
 
+/**
+ * A headless run claimed by `owner` with token `token-<runId>` and a lease of `leaseMs`; with
+ * `markRunning`, then marked running with that token.
+ */
+function claimedBy(t: TestStore, runId: string, owner: string, leaseMs: number, markRunning = false): void {
+  headless(t, runId);
+  claim(t.store, runId, owner, `token-${runId}`, leaseMs);
+  if (markRunning) expect(t.store.markWorkflowRunRunning({ runId, claimToken: `token-${runId}` })).toBe(true);
+}
+
 /** Every kind of queue row claimNext meets, built at the current clock. */
 const KINDS: Record<string, (t: TestStore, runId: string) => void> = {
   queued: (t, runId) => headless(t, runId),
   parked,
   // Claimed with a short lease that has expired by the time the claims start.
-  'starting-expired': (t, runId) => {
-    headless(t, runId);
-    claim(t.store, runId, 'host-gone', `token-${runId}`, SHORT_LEASE_MS);
-  },
-  'running-expired': (t, runId) => {
-    headless(t, runId);
-    claim(t.store, runId, 'host-gone', `token-${runId}`, SHORT_LEASE_MS);
-    expect(t.store.markWorkflowRunRunning({ runId, claimToken: `token-${runId}` })).toBe(true);
-  },
+  'starting-expired': (t, runId) => claimedBy(t, runId, 'host-gone', SHORT_LEASE_MS),
+  'running-expired': (t, runId) => claimedBy(t, runId, 'host-gone', SHORT_LEASE_MS, true),
   // Lease released by another writer, queue row left `starting`.
   'starting-unowned': (t, runId) => {
     headless(t, runId);
@@ -62,19 +65,9 @@ const KINDS: Record<string, (t: TestStore, runId: string) => void> = {
     sql(t.store, "UPDATE run_queue SET status = 'starting' WHERE run_id = ?", runId);
   },
   // Never eligible for the sequence's runners.
-  'starting-live': (t, runId) => {
-    headless(t, runId);
-    claim(t.store, runId, 'runner-busy', `token-${runId}`, LONG_LEASE_MS);
-  },
-  'running-live': (t, runId) => {
-    headless(t, runId);
-    claim(t.store, runId, 'runner-busy', `token-${runId}`, LONG_LEASE_MS);
-    expect(t.store.markWorkflowRunRunning({ runId, claimToken: `token-${runId}` })).toBe(true);
-  },
-  'own-live': (t, runId) => {
-    headless(t, runId);
-    claim(t.store, runId, 'runner-me', `token-${runId}`, LONG_LEASE_MS);
-  },
+  'starting-live': (t, runId) => claimedBy(t, runId, 'runner-busy', LONG_LEASE_MS),
+  'running-live': (t, runId) => claimedBy(t, runId, 'runner-busy', LONG_LEASE_MS, true),
+  'own-live': (t, runId) => claimedBy(t, runId, 'runner-me', LONG_LEASE_MS),
   'parked-waiting': (t, runId) => {
     parked(t, runId);
     hostSetRunStatus(t.store, runId, 'waiting', t.clock.t);
