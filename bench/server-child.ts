@@ -17,8 +17,21 @@ import { claim, reservation } from './store-inputs.js';
 
 let server: RunningServer | undefined;
 /** The raw-commit baseline's database (beside the server's, same disk), opened on first use. */
-let rawCommitDb: { insert: (value: string) => void } | undefined;
+let rawCommitDb: { insert: (value: string) => void; close: () => void } | undefined;
 let rawCommitSequence = 0;
+
+/**
+ * Runs `body(index)` for index 0 … `count` − 1 in this process; returns the loop's wall time
+ * (ms), `count` and the process CPU it took (µs, user + system).
+ */
+function timedLoop(count: number, body: (index: number) => void): { ms: number; count: number; cpuUs: number } {
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  for (let index = 0; index < count; index += 1) body(index);
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { ms, count, cpuUs: cpu.user + cpu.system };
+}
 
 function running(): RunningServer {
   if (server === undefined) throw new Error('server not started');
@@ -81,15 +94,10 @@ serveRequests({
     const store = running().store;
     const count = Number(message.count);
     const prefix = String(message.prefix);
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    for (let index = 0; index < count; index += 1) {
+    return timedLoop(count, (index) => {
       const result = store.reserveWithPolicy(reservation(`${prefix}-${index}`, `${prefix}-session-${index}`), claim(`${prefix}-token-${index}`));
       if (result.state !== 'claimed') throw new Error(`unexpected ${result.state}`);
-    }
-    const ms = performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
-    return { ms, count, cpuUs: cpu.user + cpu.system };
+    });
   },
 
   /**
@@ -104,18 +112,13 @@ serveRequests({
       db.pragma('synchronous = FULL');
       db.exec('CREATE TABLE IF NOT EXISTS commits (id INTEGER PRIMARY KEY, value TEXT NOT NULL)');
       const statement = db.prepare('INSERT INTO commits (value) VALUES (?)');
-      rawCommitDb = { insert: (value) => void statement.run(value) };
+      rawCommitDb = { insert: (value) => void statement.run(value), close: () => db.close() };
     }
-    const count = Number(message.count);
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    for (let index = 0; index < count; index += 1) {
+    const insert = rawCommitDb.insert;
+    return timedLoop(Number(message.count), () => {
       rawCommitSequence += 1;
-      rawCommitDb.insert(`commit-${rawCommitSequence}`);
-    }
-    const ms = performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
-    return { ms, count, cpuUs: cpu.user + cpu.system };
+      insert(`commit-${rawCommitSequence}`);
+    });
   },
 
   /** Reserves a root run to commit revisions on; returns its current viewer revision. */
@@ -199,6 +202,8 @@ serveRequests({
   async stop() {
     const current = server;
     server = undefined;
+    rawCommitDb?.close();
+    rawCommitDb = undefined;
     if (current !== undefined) await current.close();
     setImmediate(() => process.exit(0));
     return null;
