@@ -16,8 +16,8 @@
  *    chain's lineage against the template's.
  *
  * Files are cached under `<tmpdir>/pi-workflows-scale-v<GENERATOR_VERSION>/` by run count, so
- * repeated bench runs reuse them; bump {@link GENERATOR_VERSION} when the schema or this
- * generator changes.
+ * repeated bench runs reuse them (a cached file is first migrated in place to this code's schema
+ * by a read-write open); bump {@link GENERATOR_VERSION} when this generator changes.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
@@ -29,7 +29,10 @@ import { resourceIdFor } from '../src/store/values.js';
 import { buildChain } from './chains.js';
 import { steppingClock } from './store-inputs.js';
 
-/** Bump when the schema or the generator changes: cached files of other versions are not reused. */
+/**
+ * Bump when the generator changes (or a schema change cannot be migrated in place): cached files
+ * of other versions are not reused. Schema migrations alone are applied to cached files in place.
+ */
 export const GENERATOR_VERSION = 1;
 /** Chains per template block (5 runs each). */
 export const TEMPLATE_CHAINS = 100;
@@ -83,6 +86,13 @@ function blockPrefix(block: number): string {
   return `g${String(block).padStart(6, '0')}-`;
 }
 
+/** `<path>.building`, the file a build writes before it is renamed to `path`, with any leftover of an interrupted build (and its -wal, -shm) removed. */
+function freshBuildPath(path: string): string {
+  const building = `${path}.building`;
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
+  return building;
+}
+
 /** The sample chain: the template's first chain, in the newest block. */
 function sampleChainOf(template: string[], blocks: number): { rootRunId: string; runIds: string[] } {
   const runIds = template.map((runId) => `${blockPrefix(blocks - 1)}${runId}`);
@@ -112,8 +122,7 @@ export function generateStoreFile(runs: number, progress: (text: string) => void
   }
 
   const started = performance.now();
-  const building = `${path}.building`;
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
+  const building = freshBuildPath(path);
   WorkflowStore.open({ path: building, projectPath }).close();
   const db = new Database(building);
   try {
@@ -221,8 +230,7 @@ function migrateInPlace(path: string, projectPath: string, progress: (text: stri
 /** Builds (or reuses) the template block through the store; returns its first chain's run ids in lineage order. */
 function buildTemplate(path: string, projectPath: string): string[] {
   if (!existsSync(path)) {
-    const building = `${path}.building`;
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
+    const building = freshBuildPath(path);
     const store = WorkflowStore.open({ path: building, projectPath, clock: steppingClock(Date.parse('2026-01-01T00:00:00Z')) });
     try {
       store.transaction(() => {
