@@ -223,18 +223,16 @@ function directNext(extra: GraphQLWsExtra, id: string, active: () => boolean): D
   const head = Buffer.from(prefix);
   let unflushed = false;
   // After a failed write the socket closes (graphql-ws ends the operation): stay not ready.
+  // DirectFrames calls it only after a write that succeeded; `ws`'s send passes the error.
   const flushed = (error?: Error | null): void => {
     if (error == null) unflushed = false;
-  };
-  const directFlushed = (): void => {
-    unflushed = false;
   };
   return {
     ready: () => !unflushed && socket.readyState === socket.OPEN && active(),
     write(result) {
       unflushed = true;
       if (direct.usable) {
-        direct.add(head, payloadTailOf(result, formatError), directFlushed);
+        direct.add(head, payloadTailOf(result, formatError), flushed);
       } else {
         batch();
         socket.send(`${prefix}${payloadJsonOf(result, formatError)}}`, flushed);
