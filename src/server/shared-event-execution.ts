@@ -191,6 +191,17 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
       joined.results.set(event, shared);
       if (joined.results.size > maxResults) joined.results.delete(joined.results.keys().next().value as object);
     };
+    /** A result still being executed by this member; once resolved, members still to take it may take it directly (syncResultOf). */
+    const pending = (result: Promise<ExecutionResult>): SharedResult => {
+      const created: SharedResult = { result, value: undefined, takers: new Set(), executor: member };
+      result.then(
+        (value) => {
+          created.value = value;
+        },
+        () => undefined,
+      );
+      return created;
+    };
     const take = (event: object, shared: SharedResult): void => {
       shared.takers.add(member);
       if (shared.takers.size >= joined.members.size) joined.results.delete(event);
@@ -204,15 +215,7 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
         let shared = joined.results.get(event);
         if (shared === undefined) {
           counters.executed += 1;
-          const created: SharedResult = { result: new Promise((resolve) => resolve(run())), value: undefined, takers: new Set(), executor: member };
-          // Once resolved, members still to take it may take it directly (syncResultOf).
-          created.result.then(
-            (value) => {
-              created.value = value;
-            },
-            () => undefined,
-          );
-          shared = created;
+          shared = pending(new Promise((resolve) => resolve(run())));
           keep(event, shared);
         } else if (shared.executor !== member) {
           counters.shared += 1;
@@ -232,16 +235,8 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
           value = Promise.reject(error);
         }
         if (isPromiseLike(value)) {
-          // Left for resultOf() (a member may leave before it awaits it); once resolved, the
-          // members still to take it may take it directly.
-          const created: SharedResult = { result: Promise.resolve(value), value: undefined, takers: new Set(), executor: member };
-          created.result.then(
-            (resolved) => {
-              created.value = resolved;
-            },
-            () => undefined,
-          );
-          keep(event, created);
+          // Left for resultOf() (a member may leave before it awaits it).
+          keep(event, pending(Promise.resolve(value)));
           return undefined;
         }
         keep(event, { result: Promise.resolve(value), value, takers: new Set(), executor: member });
