@@ -108,6 +108,26 @@ function headerLength(length: number): number {
 }
 
 /**
+ * Writes the header of an unmasked, final text frame whose payload is `length` bytes at `at`
+ * (RFC 6455 §5.2: FIN + opcode 1, then the 7, 16 or 64-bit length).
+ *
+ * @returns the offset after the header ({@link headerLength} bytes on)
+ */
+function writeHeader(data: Buffer, at: number, length: number): number {
+  data[at] = 0x81; // FIN, text
+  if (length < 126) {
+    data[at + 1] = length;
+  } else if (length < 65_536) {
+    data[at + 1] = 126;
+    data.writeUInt16BE(length, at + 2);
+  } else {
+    data[at + 1] = 127;
+    data.writeBigUInt64BE(BigInt(length), at + 2);
+  }
+  return at + headerLength(length);
+}
+
+/**
  * One connection's `next` messages of the fan-out's direct path (issue 15 item 3), written in
  * ONE write to its TCP socket per turn instead of two `ws` writes each. Each message is one
  * whole, unmasked, uncompressed text frame (RFC 6455 §5.2: FIN + opcode 1, the 7/16/64-bit
@@ -170,20 +190,7 @@ export class DirectFrames {
     for (let index = 0; index < heads.length; index += 1) {
       const head = heads[index] as Buffer;
       const tail = tails[index] as Buffer;
-      const length = head.length + tail.length;
-      data[at] = 0x81; // FIN, text
-      if (length < 126) {
-        data[at + 1] = length;
-        at += 2;
-      } else if (length < 65_536) {
-        data[at + 1] = 126;
-        data.writeUInt16BE(length, at + 2);
-        at += 4;
-      } else {
-        data[at + 1] = 127;
-        data.writeBigUInt64BE(BigInt(length), at + 2);
-        at += 10;
-      }
+      at = writeHeader(data, at, head.length + tail.length);
       at += head.copy(data, at);
       at += tail.copy(data, at);
     }
