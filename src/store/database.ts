@@ -522,9 +522,7 @@ export class StateDatabase {
         if (!this.undoWrite(savepoints)) {
           // SQLite abandoned the whole transaction: what ran before is gone; the rest waits for the next group.
           this.writeQueue.unshift(...group.slice(index + 1));
-          this.groupStats.failed += outcomes.length;
-          this.groupStats.ms += performance.now() - started;
-          outcomes.forEach((outcome, at) => group[at]?.reject((outcome.ok ? error : outcome.error) as Error));
+          this.failGroup(group, outcomes, error, started);
           return;
         }
       }
@@ -532,18 +530,14 @@ export class StateDatabase {
     if (committed === 0) {
       // Nothing to commit (every write failed, or a group of one): no COMMIT, no commit listener.
       if (this.connection.inTransaction) this.statement('ROLLBACK').run();
-      this.groupStats.failed += group.length;
-      this.groupStats.ms += performance.now() - started;
-      outcomes.forEach((outcome, at) => group[at]?.reject((outcome.ok ? undefined : outcome.error) as Error));
+      this.failGroup(group, outcomes, undefined, started);
       return;
     }
     try {
       this.statement('COMMIT').run();
     } catch (error) {
       if (this.connection.inTransaction) this.statement('ROLLBACK').run();
-      this.groupStats.failed += group.length;
-      this.groupStats.ms += performance.now() - started;
-      outcomes.forEach((outcome, at) => group[at]?.reject((outcome.ok ? error : outcome.error) as Error));
+      this.failGroup(group, outcomes, error, started);
       return;
     }
     this.groupStats.commits += 1;
@@ -556,6 +550,19 @@ export class StateDatabase {
       if (outcome.ok) write.resolve(outcome.value);
       else write.reject(outcome.error as Error);
     });
+  }
+
+  /**
+   * Ends a group none of whose writes committed: counts them failed, then rejects each write
+   * that ran (`group[0 … outcomes.length)`) with its own error, or with `error` when its `fn`
+   * had returned (its work was rolled back with the group).
+   *
+   * @param started `performance.now()` when the group started (for {@link WriteGroupStats.ms})
+   */
+  private failGroup(group: readonly PendingWrite[], outcomes: readonly WriteOutcome[], error: unknown, started: number): void {
+    this.groupStats.failed += outcomes.length;
+    this.groupStats.ms += performance.now() - started;
+    outcomes.forEach((outcome, at) => group[at]?.reject((outcome.ok ? error : outcome.error) as Error));
   }
 
   /**
