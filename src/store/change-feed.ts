@@ -24,9 +24,9 @@ export interface ChangeFeedOptions {
 }
 
 /** Interval of the safety poll while the `-wal` file is watched, ms (catches a lost file event). */
-export const SAFETY_POLL_MS = 1_000;
+const SAFETY_POLL_MS = 1_000;
 /** A burst of checks after a `-wal` change event lasts this many poll intervals after the last event. */
-export const BURST_POLLS = 10;
+const BURST_POLLS = 10;
 /**
  * Revision waiters resolved per turn of the event loop by one wake-up (see `ChangeFeed.wake`);
  * the rest in later turns.

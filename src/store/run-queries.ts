@@ -72,7 +72,7 @@ const ORDER_COLUMNS: Record<RunOrderField, { at: string; runId: string }> = {
 };
 
 /** The key of a row in an order. */
-export function runKeyOf(row: KeyColumns, field: RunOrderField): RunKey {
+function runKeyOf(row: KeyColumns, field: RunOrderField): RunKey {
   return { at: field === 'created_at' ? row.run_created_at : row.updated_at, runId: row.run_id };
 }
 
