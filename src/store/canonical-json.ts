@@ -93,7 +93,12 @@ function canonicalObject(value: object): string {
   return `${text}}`;
 }
 
-/** Plain code-unit string order, as `Array.prototype.sort` without a comparator. */
-function compareCodeUnits(a: string, b: string): number {
+/**
+ * Plain code-unit string order, as `Array.prototype.sort` without a comparator (and SQLite's
+ * BINARY collation on ASCII ids): the run-id tie-break of every run order.
+ *
+ * @returns negative, 0 or positive, as `a` sorts before, with or after `b`
+ */
+export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

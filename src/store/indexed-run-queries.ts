@@ -1,3 +1,4 @@
+import { compareCodeUnits } from './canonical-json.js';
 import { filterClause, matchesLineage, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
 import { createdAtOf, lowerBound, updatedAtOf, type IndexedRun, type OrderKey, type RunOrderIndex, type UpdatedRun } from './run-order-index.js';
 import type { KeyColumns, RunColumns } from './run-columns.js';
@@ -173,7 +174,7 @@ export function indexedRunSlice<Run>(
           : index
               .chain(filter.rootRunId)
               .map((entry) => ({ updatedAt: index.updatedAt(entry.runId) ?? 0, runId: entry.runId, entry }))
-              .sort((a, b) => (a.updatedAt !== b.updatedAt ? a.updatedAt - b.updatedAt : a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+              .sort((a, b) => (a.updatedAt !== b.updatedAt ? a.updatedAt - b.updatedAt : compareCodeUnits(a.runId, b.runId)));
       const range = { after: filter?.updatedAfter, before: filter?.updatedBefore };
       for (const { entry, updatedAt } of between(source, updatedAtOf, above, below, upward, range)) {
         if (matchesLineage(entry, filter) && inCreatedRange(entry, filter)) yield { entry, key: { at: updatedAt, runId: entry.runId } };

@@ -1,3 +1,4 @@
+import { compareCodeUnits } from './canonical-json.js';
 import { indexedChainSizes, indexedLatestRunIds, indexedLineageSlice, indexedRunCount, indexedRunSlice } from './indexed-run-queries.js';
 import { FULL_RUN_COLUMNS, RUN_ID_COLUMNS, type ChildRunKey, type KeyColumns, type RunColumns, type RunIdOnly } from './run-columns.js';
 import { FILTER_JOINS, filterClause, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
@@ -229,7 +230,7 @@ export function childKeysOfRuns(context: StoreContext, parentRunIds: readonly st
     const list = byParent.get(id);
     if (list === undefined) return [];
     // Oldest first: created_at, then run id (as childrenIn orders them).
-    if (list.length > 1) list.sort((a, b) => a[2] - b[2] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    if (list.length > 1) list.sort((a, b) => a[2] - b[2] || compareCodeUnits(a[1], b[1]));
     return list.map(([parentRunId, runId]) => ({ runId, parentRunId }));
   });
 }
@@ -263,7 +264,7 @@ function childrenIn<Run extends { parentRunId: string | null }>(
   const byCreation = (a: number, b: number): number => {
     const left = rows[a] as KeyColumns;
     const right = rows[b] as KeyColumns;
-    return left.run_created_at - right.run_created_at || (left.run_id < right.run_id ? -1 : left.run_id > right.run_id ? 1 : 0);
+    return left.run_created_at - right.run_created_at || compareCodeUnits(left.run_id, right.run_id);
   };
   return parentRunIds.map((id) => {
     const indexes = byParent.get(id);
