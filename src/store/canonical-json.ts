@@ -3,6 +3,24 @@ import { StoreError } from './errors.js';
 /** A JSON value as stored by the store (after canonical normalisation). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
+/** @throws StoreError(validation) `JSON numbers must be finite` for NaN and ±Infinity */
+function requireFinite(value: number): void {
+  if (!Number.isFinite(value)) throw new StoreError('validation', 'JSON numbers must be finite');
+}
+
+/** @throws StoreError(validation) `Only plain objects can be stored as canonical JSON` unless `value`'s prototype is Object.prototype or null */
+function requirePlainObject(value: object): void {
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) {
+    throw new StoreError('validation', 'Only plain objects can be stored as canonical JSON');
+  }
+}
+
+/** The error for a value JSON cannot hold (a function, symbol, bigint or undefined). */
+function unsupportedJson(value: unknown): StoreError {
+  return new StoreError('validation', `Unsupported JSON value type: ${typeof value}`);
+}
+
 /**
  * Normalises a value per STORE.md §2.1: finite numbers only (-0 becomes 0), arrays keep order,
  * plain objects only with keys sorted by code unit and `undefined` values dropped.
@@ -15,15 +33,12 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export function normalizeJson(value: unknown): JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new StoreError('validation', 'JSON numbers must be finite');
+    requireFinite(value);
     return Object.is(value, -0) ? 0 : value;
   }
   if (Array.isArray(value)) return value.map((element) => normalizeJson(element));
   if (typeof value === 'object') {
-    const prototype = Object.getPrototypeOf(value) as unknown;
-    if (prototype !== Object.prototype && prototype !== null) {
-      throw new StoreError('validation', 'Only plain objects can be stored as canonical JSON');
-    }
+    requirePlainObject(value);
     const result: { [key: string]: JsonValue } = {};
     const record = value as Record<string, unknown>;
     for (const key of Object.keys(record).sort(compareCodeUnits)) {
@@ -33,7 +48,7 @@ export function normalizeJson(value: unknown): JsonValue {
     }
     return result;
   }
-  throw new StoreError('validation', `Unsupported JSON value type: ${typeof value}`);
+  throw unsupportedJson(value);
 }
 
 /**
@@ -57,12 +72,12 @@ export function canonicalJson(value: unknown): string {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value)) throw new StoreError('validation', 'JSON numbers must be finite');
+      requireFinite(value);
       return JSON.stringify(value);
     case 'object':
       return Array.isArray(value) ? canonicalArray(value) : canonicalObject(value);
     default:
-      throw new StoreError('validation', `Unsupported JSON value type: ${typeof value}`);
+      throw unsupportedJson(value);
   }
 }
 
@@ -78,10 +93,7 @@ function canonicalArray(value: readonly unknown[]): string {
 
 /** `{…}` of a plain object's defined members, keys in code-unit order. */
 function canonicalObject(value: object): string {
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  if (prototype !== Object.prototype && prototype !== null) {
-    throw new StoreError('validation', 'Only plain objects can be stored as canonical JSON');
-  }
+  requirePlainObject(value);
   const record = value as Record<string, unknown>;
   let text = '{';
   for (const key of Object.keys(record).sort(compareCodeUnits)) {
