@@ -65,7 +65,7 @@ interface ClaimRow {
  * The claim core (STORE.md §6.3), inside the caller's transaction: refuses a missing or
  * finished run, a pending interaction (unless allowed), or a live lease of another runner;
  * else takes the lease (generation + 1), moves the queue to `starting` (unless preserving),
- * bumps and writes `lease.claimed`. Moving a parked run to `starting` while its origin session
+ * bumps and writes `lease.claimed` (payload `{expiresAt}`, epoch ms). Moving a parked run to `starting` while its origin session
  * already has an active queue entry fails with a conflict (STORE.md §3.8).
  *
  * @param now epoch ms
@@ -123,7 +123,8 @@ export function claimCore(
     row,
     'lease.claimed',
     { type: ownerTypeFor(claim.runnerId), id: claim.runnerId, generation },
-    { expiresAt: new Date(expiresAt).toISOString() },
+    // epoch ms, a number, as pi-workflows writes it (docs/PI-WORKFLOWS-FILES.md §8).
+    { expiresAt },
     now,
   );
   const [record] = toRunRecords(context, [requireRunRow(context, runId)], now);

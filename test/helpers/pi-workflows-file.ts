@@ -356,7 +356,7 @@ export class PiWorkflowsWriter {
       resourceId,
     );
     this.update('run_queue', { status: 'starting', updated_at: now }, 'run_id = ?', runId);
-    this.bump(runId, 'lease.claimed', { expiresAt: new Date(expiresAt).toISOString() }, now);
+    this.bump(runId, 'lease.claimed', { expiresAt }, now);
     this.recordViewerRevision(runId, BUMP, now);
   }
 

@@ -62,7 +62,7 @@ describe('claim core (STORE.md §6.3)', () => {
       actorType: 'session',
       actorId: 'runner-1',
       leaseGeneration: 1,
-      payload: { expiresAt: t.clock.iso(5000) },
+      payload: { expiresAt: t.clock.t + 5000 },
     });
     expect(targetsAfter(t.store, 'run-1', 1)).toEqual([BUMP]);
     expect(t.store.getWorkflowRun('run-1')?.claimToken).toBeNull();

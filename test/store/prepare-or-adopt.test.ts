@@ -47,7 +47,7 @@ describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one tr
       eventsOf(t.store, 'run-1').map((event) => [event.type, event.revision, event.actorType, event.actorId, event.leaseGeneration, event.payload]),
     ).toEqual([
       ['run.queued', 1, 'session', 'session-run-1', null, {}],
-      ['lease.claimed', 2, 'session', 'runner-1', 1, { expiresAt: t.clock.iso(30_000) }],
+      ['lease.claimed', 2, 'session', 'runner-1', 1, { expiresAt: t.clock.t + 30_000 }],
     ]);
     expect(viewerRevisions(t.store, 'run-1').map((row) => [row.revision, row.targets])).toEqual([[2, BUMP]]);
     expect(t.store.getWorkflowRun('run-1')?.claimToken).toBeNull();
