@@ -167,7 +167,7 @@ type DeltaEvent = WorkflowRunDeltasSubscription['workflowRunDeltas'];
 function describe(event: Extract<DeltaEvent, { __typename: 'ViewerDeltaBatch' }>): string {
   const parts = event.deltas.map((delta) => {
     const ops = delta.patch
-      .filter((op) => op.path !== '/presentationRevision' && op.path !== '/graphRevision')
+      .filter((op) => op.path !== '/presentationRevision')
       .map((op) =>
         op.op === 'APPEND' ? `append ${op.path} ${JSON.stringify(op.value)}` : `${op.op.toLowerCase()} ${op.path} ${JSON.stringify(op.value ?? null)}`,
       );

@@ -19,7 +19,7 @@ export interface ViewerDeltaDraft {
   targetType: ViewerTargetType;
   /** Target key; `''` when absent. */
   targetKey?: string;
-  /** The draft's own operations, after the automatic revision replaces. */
+  /** The draft's own operations, after the automatic `/presentationRevision` replace. */
   ops?: ViewerPatchOperation[];
 }
 
@@ -109,8 +109,8 @@ export class ViewerDeltaLog {
    * Records one new presentation revision R = current + 1 with one delta per draft
    * (STORE.md §8 "Record"). Must run inside the open write transaction.
    *
-   * @param drafts at least one target; each gets `[replace /presentationRevision R]`
-   *   (+ `/graphRevision R` for graph targets) before its own ops
+   * @param drafts at least one target; each patch is `[replace /presentationRevision R]` then the
+   *   draft's own ops, on every target (no other automatic op; docs/PI-WORKFLOWS-FILES.md §8)
    * @param now epoch ms
    * @returns the new revision R
    * @throws StoreError(integrity) `Viewer changes must be recorded inside the durable state transaction`,
@@ -129,9 +129,7 @@ export class ViewerDeltaLog {
     }
     const revision = current.presentation_revision + 1;
     drafts.forEach((draft, index) => {
-      const patch: ViewerPatchOperation[] = [{ op: 'replace', path: '/presentationRevision', value: revision }];
-      if (draft.targetType === 'graph') patch.push({ op: 'replace', path: '/graphRevision', value: revision });
-      patch.push(...(draft.ops ?? []));
+      const patch: ViewerPatchOperation[] = [{ op: 'replace', path: '/presentationRevision', value: revision }, ...(draft.ops ?? [])];
       const patchHash = this.blobs.putJson(patch, now);
       this.database.run(
         `INSERT INTO viewer_deltas(run_id, presentation_revision, delta_index, target_type, target_key, patch_hash, recorded_at)

@@ -43,13 +43,7 @@ describe('viewerDeltas', () => {
       presentationRevision: revision,
       deltas: [
         { deltaIndex: 0, targetType: 'SUMMARY', targetKey: '', recordedAt, patch: bumpPatch(revision) },
-        {
-          deltaIndex: 1,
-          targetType: 'GRAPH',
-          targetKey: '',
-          recordedAt,
-          patch: [...bumpPatch(revision), { op: 'REPLACE', path: '/graphRevision', value: revision }],
-        },
+        { deltaIndex: 1, targetType: 'GRAPH', targetKey: '', recordedAt, patch: bumpPatch(revision) },
         { deltaIndex: 2, targetType: 'REPLAY', targetKey: '', recordedAt, patch: bumpPatch(revision) },
         { deltaIndex: 3, targetType: 'INSPECTOR', targetKey: 'run', recordedAt, patch: bumpPatch(revision) },
       ],

@@ -309,7 +309,8 @@ export class PiWorkflowsWriter {
 
   /**
    * Records one viewer revision R = current + 1: one delta per draft with the patch
-   * `[replace /presentationRevision R]` (+ `/graphRevision` for graph) and the draft's ops;
+   * `[replace /presentationRevision R]` and the draft's ops (graph deltas too: pi-workflows writes no
+   * `/graphRevision`);
    * keeps 256 revisions.
    *
    * @returns R
@@ -318,9 +319,7 @@ export class PiWorkflowsWriter {
     const current = this.connection.prepare('SELECT presentation_revision FROM viewer_runs WHERE run_id = ?').get(runId) as { presentation_revision: number };
     const revision = current.presentation_revision + 1;
     drafts.forEach((draft, index) => {
-      const patch: JsonValue[] = [{ op: 'replace', path: '/presentationRevision', value: revision }];
-      if (draft.targetType === 'graph') patch.push({ op: 'replace', path: '/graphRevision', value: revision });
-      patch.push(...(draft.ops ?? []));
+      const patch: JsonValue[] = [{ op: 'replace', path: '/presentationRevision', value: revision }, ...(draft.ops ?? [])];
       this.insert('viewer_deltas', {
         run_id: runId,
         presentation_revision: revision,

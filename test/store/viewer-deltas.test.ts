@@ -53,15 +53,12 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
     expect(viewerHead(t.store, 'run-1')).toEqual({ presentation: 7, retainedFrom: 1 });
   });
 
-  it('patches start with replace /presentationRevision R; graph adds /graphRevision R; then the draft’s own ops', ({ t }) => {
+  it('patches start with replace /presentationRevision R on every target (graph too, no /graphRevision); then the draft’s own ops', ({ t }) => {
     claim(t.store, 'run-1');
     const [bump] = viewerRevisions(t.store, 'run-1');
     expect(bump?.patches).toEqual([
       [{ op: 'replace', path: '/presentationRevision', value: 2 }],
-      [
-        { op: 'replace', path: '/presentationRevision', value: 2 },
-        { op: 'replace', path: '/graphRevision', value: 2 },
-      ],
+      [{ op: 'replace', path: '/presentationRevision', value: 2 }],
       [{ op: 'replace', path: '/presentationRevision', value: 2 }],
       [{ op: 'replace', path: '/presentationRevision', value: 2 }],
     ]);
@@ -82,7 +79,6 @@ describe('viewer delta log: recording (STORE.md §8)', () => {
     expect(last?.patches).toEqual([
       [
         { op: 'replace', path: '/presentationRevision', value: 3 },
-        { op: 'replace', path: '/graphRevision', value: 3 },
         { op: 'add', path: '/nodes/a', value: { state: 'done' } },
       ],
       [

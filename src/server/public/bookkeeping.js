@@ -1,14 +1,18 @@
 // @ts-check
 /**
  * Bookkeeping revisions of the viewer-delta log (issue 13 §4). Every delta starts with
- * `replace /presentationRevision R` (and a graph delta with `replace /graphRevision R`,
- * STORE.md §8 "Record"); a revision whose deltas carry nothing else is a record bump: the run
+ * `replace /presentationRevision R` and nothing else of the store's own (docs/PI-WORKFLOWS-FILES.md
+ * §8); a revision whose deltas carry nothing else is a record bump: the run
  * record changed (claim, mark running, park, settle: the four bump targets `summary`, `graph`,
  * `replay`, `inspector/run` of STORE.md §5, or `summary`,`replay` of a claim renewal or after
  * a bump). The page hides those unless asked.
  */
 
-/** Paths every delta carries for bookkeeping; not part of the view's content. */
+/**
+ * Paths a delta carries for bookkeeping; not part of the view's content. `/graphRevision` is only
+ * in graph deltas this server's own file recorded before it wrote as pi-workflows does
+ * (docs/PI-WORKFLOWS-FILES.md §8); such stored deltas still read as bookkeeping.
+ */
 export const REVISION_PATHS = Object.freeze(['/presentationRevision', '/graphRevision']);
 
 /**

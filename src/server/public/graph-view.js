@@ -5,8 +5,8 @@
  * `/nodes/<name>/state` — e.g. the demo host: `replace /nodes/build/state "running"`, then
  * `"completed"` or `"failed"` (demo/workflow-host.ts). Also understood: `add`/`replace` of a
  * whole node `/nodes/<name>` `{state, …}`, `remove /nodes/<name>`, and `replace /nodes` with
- * an object of nodes. `/graphRevision` gives the revision the graph last changed at.
- * Other targets and paths are ignored. Pure: every function answers a new value.
+ * an object of nodes. The graph's revision is the presentation revision of the last batch
+ * holding a graph delta. Other targets and paths are ignored. Pure: every function answers a new value.
  */
 
 /**
@@ -56,7 +56,7 @@ function stateOf(value) {
 export function applyGraphBatch(graph, batch) {
   const deltas = batch.deltas.filter((delta) => delta.targetType.toUpperCase() === 'GRAPH');
   if (deltas.length === 0) return graph;
-  let revision = graph.revision;
+  const revision = batch.presentationRevision;
   const nodes = new Map(graph.nodes.map((node) => [node.name, node]));
   const set = (/** @type {string} */ name, /** @type {string} */ state) => {
     const current = nodes.get(name);
@@ -65,10 +65,6 @@ export function applyGraphBatch(graph, batch) {
   for (const delta of deltas) {
     for (const op of delta.patch) {
       const kind = op.op.toUpperCase();
-      if (op.path === '/graphRevision') {
-        if (typeof op.value === 'number') revision = op.value;
-        continue;
-      }
       const segments = op.path.split('/').slice(1).map(decodeSegment);
       if (segments[0] !== 'nodes') continue;
       const [, name, field] = segments;

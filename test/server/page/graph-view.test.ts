@@ -5,10 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyGraphBatch, emptyGraph, stateCounts } from '../../../src/server/public/graph-view.js';
 
-const marker = (revision: number) => [
-  { op: 'REPLACE', path: '/presentationRevision', value: revision },
-  { op: 'REPLACE', path: '/graphRevision', value: revision },
-];
+const marker = (revision: number) => [{ op: 'REPLACE', path: '/presentationRevision', value: revision }];
 const graphBatch = (revision: number, key: string, ops: Array<{ op: string; path: string; value?: unknown }>) => ({
   presentationRevision: revision,
   deltas: [
@@ -52,7 +49,7 @@ describe('applyGraphBatch', () => {
     expect(applyGraphBatch(graph, summaryOnly)).toBe(graph);
   });
 
-  it('a bump graph delta (markers only) moves the revision, not the nodes', () => {
+  it('a bump graph delta (marker only) moves the revision, not the nodes', () => {
     const graph = applyGraphBatch(emptyGraph(), graphBatch(2, 'a', [{ op: 'REPLACE', path: '/nodes/a/state', value: 'running' }]));
     const bumped = applyGraphBatch(graph, { presentationRevision: 5, deltas: [{ targetType: 'GRAPH', patch: marker(5) }] });
     expect(bumped).toEqual({ revision: 5, nodes: [{ name: 'a', state: 'running', revision: 2 }] });
