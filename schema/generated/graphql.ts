@@ -94,6 +94,8 @@ export type ReserveWorkflowRunInput = {
   restartNumber?: number | null | undefined;
   /** Id of the new run, chosen by the caller. With claim, a retry with the same parameters adopts the existing run (adopted: true, STORE.md §6.2); without claim, an existing id is a ConflictError. */
   runId: string;
+  /** The reserving runner, stored as the run queue affinity (run_queue.affinity_runner_id) as pi-workflows stores it; null or absent: no affinity. With claim, the claim's runnerId is stored instead (docs/PI-WORKFLOWS-FILES.md §8). */
+  runnerId?: string | null | undefined;
   /** Name of the workflow definition. Definitions are stored once per definition digest, first name wins (STORE.md §3.6): when a run with the same definition was reserved before under another name, this run reports (and is filtered and searched by) that first name, not this one. Give distinct workflows distinct definitions. */
   workflowName: string;
   /** Source ref of the workflow at launch (runs.workflow_ref). */

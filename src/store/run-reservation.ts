@@ -34,7 +34,11 @@ export interface ReserveWorkflowRunInput {
   input?: unknown;
   /** Stored as JSON; default `{}`. */
   launchOptions?: unknown;
-  /** Affinity: the runner that reserved it (STORE.md §13.6); null for none. */
+  /**
+   * The reserving runner, stored as `run_queue.affinity_runner_id` (NULL when absent or null);
+   * a non-empty string. With a claim (prepare-or-adopt) the claim's runner is stored instead
+   * (docs/PI-WORKFLOWS-FILES.md §8).
+   */
   runnerId?: string | null;
   originSessionId: string;
   /** Default `interactive`. */
@@ -120,8 +124,10 @@ export function prepareOrAdoptWorkflowRun(context: StoreContext, input: ReserveW
       assertPreparationCompatible(context, existing, input, digest);
       return { state: 'adopted' as const, run: readRecord(context, input.runId, now) };
     }
-    reserveInTransaction(context, input, now);
-    const claimed = claimCore(context, input.runId, claim, now, { allowPendingInteraction: false, preserveQueueStatus: false });
+    // pi-workflows inserts the queue row already `starting`, affinity = the claiming runner
+    // (docs/PI-WORKFLOWS-FILES.md §8); the claim then keeps that status.
+    reserveInTransaction(context, { ...input, runnerId: claim.runnerId }, now, 'starting');
+    const claimed = claimCore(context, input.runId, claim, now, { allowPendingInteraction: false, preserveQueueStatus: true });
     if (claimed === undefined) {
       throw new StoreError('conflict', `Workflow run could not be claimed: ${input.runId}`);
     }
@@ -201,10 +207,15 @@ function validateInputShape(input: ReserveWorkflowRunInput): void {
   if (input.restartNumber !== undefined && (!Number.isSafeInteger(input.restartNumber) || input.restartNumber < 0)) {
     throw new StoreError('validation', 'restartNumber must be a non-negative integer', 'restartNumber');
   }
+  if (input.runnerId !== undefined && input.runnerId !== null) text(input.runnerId, 'runnerId');
 }
 
-/** The reservation proper; runs inside the caller's transaction. */
-function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunInput, now: number): void {
+/**
+ * The reservation proper; runs inside the caller's transaction.
+ *
+ * @param queueStatus the new queue row's status: `queued`, or `starting` when a claim follows
+ */
+function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunInput, now: number, queueStatus: 'queued' | 'starting' = 'queued'): void {
   // 1. syntax (run id, timestamp in the caller, digest)
   assertRunId(input.runId);
   const digest = digestBuffer(input.definitionDigest);
@@ -276,8 +287,9 @@ function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunIn
   withActiveSessionSlot(context, input.originSessionId, () =>
     context.database.run(
       `INSERT INTO run_queue(run_id, status, available_at, affinity_runner_id, origin_session_id, created_at, updated_at)
-       VALUES (?, 'queued', ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
       input.runId,
+      queueStatus,
       now,
       input.runnerId ?? null,
       input.originSessionId,

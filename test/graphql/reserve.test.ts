@@ -7,6 +7,7 @@ import { describe, expect } from 'vitest';
 import { ReserveWorkflowRunDocument, type ReserveWorkflowRunInput, type ReserveWorkflowRunMutation } from '../../schema/generated/graphql.js';
 import { claim, DEFINITION, failedRoot, park, reserve, reserveInput, snapshotTables, type TestServer } from '../helpers/server-fixture.js';
 import { freshServerTest as it } from '../helpers/server-test.js';
+import { connectionOf } from '../helpers/store-internals.js';
 
 type ReserveResult = ReserveWorkflowRunMutation['reserveWorkflowRun'];
 
@@ -87,6 +88,36 @@ describe('reserveWorkflowRun', () => {
     const retry = await fx.data(ReserveWorkflowRunDocument, { input });
     expect(retry.reserveWorkflowRun).toMatchObject({ __typename: 'ReserveWorkflowRunSuccess', adopted: true, run: { runId: 'root-1' } });
     expect(snapshotTables(fx.store)).toEqual(before);
+  });
+
+  it('stores runnerId as run_queue.affinity_runner_id; with claim the claim runner, the row starting; absent: NULL', async ({ fx }) => {
+    await reserve(fx, reserveInput('root-1', { runnerId: 'runner-a' }));
+    await reserve(fx, reserveInput('root-2', { originSessionId: 'session-2' }));
+    await reserve(
+      fx,
+      reserveInput('root-3', { originSessionId: 'session-3', runnerId: 'runner-b', claim: { runnerId: 'runner-c', claimToken: 't', leaseMs: 1_000 } }),
+    );
+    const rows = connectionOf(fx.store).prepare('SELECT run_id, status, affinity_runner_id FROM run_queue ORDER BY run_id').all();
+    expect(rows).toEqual([
+      { run_id: 'root-1', status: 'queued', affinity_runner_id: 'runner-a' },
+      { run_id: 'root-2', status: 'queued', affinity_runner_id: null },
+      { run_id: 'root-3', status: 'starting', affinity_runner_id: 'runner-c' },
+    ]);
+  });
+
+  it('runnerId: empty is a ValidationError, longer than 4096 characters too; nothing written', async ({ fx }) => {
+    expect(await reserveFails(fx, reserveInput('root-1', { runnerId: '' }))).toEqual({
+      __typename: 'ValidationError',
+      code: 'INVALID_INPUT',
+      message: 'runnerId must be a non-empty string',
+      field: 'runnerId',
+    });
+    expect(await reserveFails(fx, reserveInput('root-1', { runnerId: 'x'.repeat(4_097) }))).toEqual({
+      __typename: 'ValidationError',
+      code: 'INVALID_INPUT',
+      message: 'runnerId must be at most 4096 characters',
+      field: 'runnerId',
+    });
   });
 
   it('reserves a continuation of a parked root without an owner; the parent queue becomes DONE', async ({ fx }) => {

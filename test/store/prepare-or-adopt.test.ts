@@ -11,6 +11,7 @@ import {
   leaseOf,
   reserve,
   reserveInput,
+  rowOf,
   sha256Hex,
   terminalRun,
   viewerRevisions,
@@ -51,6 +52,29 @@ describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one tr
     ]);
     expect(viewerRevisions(t.store, 'run-1').map((row) => [row.revision, row.targets])).toEqual([[2, BUMP]]);
     expect(t.store.getWorkflowRun('run-1')?.claimToken).toBeNull();
+  });
+
+  it('inserts the queue row already starting with affinity = the claiming runner, whatever runnerId was given', ({ t }) => {
+    // Every UPDATE of run_queue is skipped: the row's status and affinity come from its INSERT.
+    ignoreUpdatesOf(t.store, 'run_queue');
+    t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { runnerId: 'runner-other' }), CLAIM);
+    t.store.prepareOrAdoptWorkflowRun(reserveInput('run-2'), { ...CLAIM, runnerId: 'runner-2' });
+    expect(['run-1', 'run-2'].map((runId) => rowOf(t.store, 'run_queue', runId))).toEqual(
+      ['run-1', 'run-2'].map((runId) => ({
+        run_id: runId,
+        status: 'starting',
+        available_at: t.clock.t,
+        affinity_runner_id: runId === 'run-1' ? 'runner-1' : 'runner-2',
+        origin_session_id: `session-${runId}`,
+        consecutive_errors: 0,
+        error_code: null,
+        error_hash: null,
+        started_at: null,
+        finished_at: null,
+        created_at: t.clock.t,
+        updated_at: t.clock.t,
+      })),
+    );
   });
 
   it('Lease duration must be an integer from 1 to 86400000 ms', ({ t }) => {

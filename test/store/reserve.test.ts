@@ -130,6 +130,14 @@ describe('reserveWorkflowRun: a root run (STORE.md §6.1)', () => {
     });
   });
 
+  it('stores runnerId as run_queue.affinity_runner_id (NULL when absent or null); an empty one is refused, nothing written', ({ t }) => {
+    reserve(t.store, 'run-1', { runnerId: 'runner-a' });
+    reserve(t.store, 'run-2', { runnerId: null });
+    reserve(t.store, 'run-3');
+    expect(['run-1', 'run-2', 'run-3'].map((runId) => rowOf(t.store, 'run_queue', runId).affinity_runner_id)).toEqual(['runner-a', null, null]);
+    expectRejectedUnchanged(t.store, () => reserve(t.store, 'run-4', { runnerId: '' }), 'runnerId must be a non-empty string', 'validation');
+  });
+
   it('stores the digest as 32 bytes and reads it back as sha256: + lowercase hex, whatever case was given', ({ t }) => {
     const run = reserve(t.store, 'run-1', { definitionDigest: digestHex().toUpperCase() });
     expect(run.definitionDigest).toBe(`sha256:${digestHex()}`);

@@ -18,6 +18,7 @@ const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
     input: limitedJson,
     launchOptions: limitedJson,
     originSessionId: limitedText(),
+    runnerId: limitedText(),
     parentRunId: limitedText(),
     parentTerminalFingerprint: limitedText(),
     claim: claimInputLimits.nullish(),
@@ -49,6 +50,12 @@ const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
     input: t.field({ type: 'JSON', required: false, description: 'The run input (any JSON value).' }),
     launchOptions: t.field({ type: 'JSON', required: false, description: 'Launch options of the run (any JSON value).' }),
     originSessionId: t.string({ required: true, description: 'The Pi session reserving the run (one active run per session).' }),
+    runnerId: t.string({
+      required: false,
+      description:
+        'The reserving runner, stored as the run queue affinity (run_queue.affinity_runner_id) as pi-workflows stores it; ' +
+        "null or absent: no affinity. With claim, the claim's runnerId is stored instead (docs/PI-WORKFLOWS-FILES.md §8).",
+    }),
     executionMode: t.field({
       type: ExecutionModeEnum,
       required: false,
@@ -81,7 +88,7 @@ function reservation(input: typeof ReserveInputRef.$inferInput): DefinitionReser
     definitionSnapshot: input.definition,
     ...(input.input === undefined ? {} : { input: input.input }),
     ...(input.launchOptions == null ? {} : { launchOptions: input.launchOptions }),
-    runnerId: input.claim?.runnerId ?? null,
+    runnerId: input.claim?.runnerId ?? input.runnerId ?? null,
     originSessionId: input.originSessionId,
     executionMode: input.executionMode ?? 'interactive',
     ...(input.parentRunId == null ? {} : { parentRunId: input.parentRunId }),
