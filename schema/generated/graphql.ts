@@ -4,6 +4,14 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Cancel a run: with its claim, or without one as pi-workflows’ control surface does (docs/PI-WORKFLOWS-FILES.md §5). */
+export type CancelWorkflowRunInput = {
+  /** The live claim to cancel with. Without it: a queued or starting run nobody claimed is cancelled directly, any other through a control claim taken and released in the same transaction; a run under a live claim is refused. */
+  claimToken?: string | null | undefined;
+  /** The run to cancel. */
+  runId: string;
+};
+
 /** Claim the run in the same transaction. The token is stored only as a SHA-256 hash and never returned. */
 export type ClaimInput = {
   /** Secret chosen by the caller; stored only as a SHA-256 hash, never returned. */
@@ -42,6 +50,14 @@ export type LineageKind =
   /** The child runs its terminal parent again (restart number + 1). */
   | 'RESTART';
 
+/** The claim holder reports its worker running the run (docs/PI-WORKFLOWS-FILES.md §5 "report running"). */
+export type MarkWorkflowRunRunningInput = {
+  /** The token the run was claimed with. */
+  claimToken: string;
+  /** The claimed run. */
+  runId: string;
+};
+
 /** The direction of an order. */
 export type OrderDirection =
   /** Smallest (oldest) first. */
@@ -49,7 +65,7 @@ export type OrderDirection =
   /** Largest (newest) first. */
   | 'DESC';
 
-/** Release a claim to parked; with noProgressDetail, park for worker no progress. */
+/** Release a claim to parked; with noProgressDetail, park for worker no progress instead (docs/PI-WORKFLOWS-FILES.md §5 "park", "park, no progress"). */
 export type ParkWorkflowRunInput = {
   /** The token the run was claimed with. */
   claimToken: string;
@@ -69,6 +85,41 @@ export type PatchOp =
   | 'REMOVE'
   /** Replace the value at path. */
   | 'REPLACE';
+
+/** Pause a parked run waiting for input (docs/PI-WORKFLOWS-FILES.md §5). */
+export type PauseWorkflowRunInput = {
+  /** The parked run. */
+  runId: string;
+};
+
+/** Heartbeat: extend the live claim of a run (docs/PI-WORKFLOWS-FILES.md §5 "heartbeat"). */
+export type RenewWorkflowRunClaimInput = {
+  /** The token the run was claimed with. */
+  claimToken: string;
+  /** The new lease duration from now, in ms, 1 … 86400000. */
+  leaseMs: number;
+  /** The claimed run. */
+  runId: string;
+};
+
+/** The claim holder reports the run’s own state, RUNNING or WAITING (docs/PI-WORKFLOWS-FILES.md §5). */
+export type ReportWorkflowRunStateInput = {
+  /** The token the run was claimed with. */
+  claimToken: string;
+  /** The status detail (statusDetail); default none for RUNNING, `waiting for origin-session input` for WAITING. */
+  detail?: string | null | undefined;
+  /** The claimed run. */
+  runId: string;
+  /** The state the run is now in. */
+  state: ReportedRunState;
+};
+
+/** A run state the claim holder reports (runs.status); terminal states are settled with settleWorkflowRun. */
+export type ReportedRunState =
+  /** The engine started or resumed the run. */
+  | 'RUNNING'
+  /** The run waits for input from its origin session. */
+  | 'WAITING';
 
 /** Reserve a root run, a continuation or a restart (STORE.md §6.1); with claim, prepare-or-adopt (§6.2). */
 export type ReserveWorkflowRunInput = {
@@ -115,6 +166,12 @@ export type RestartWorkflowRunInput = {
   /** Optional: default is derived deterministically from the parent and its fingerprint. */
   restartRunId?: string | null | undefined;
   /** The terminal run to restart. */
+  runId: string;
+};
+
+/** Resume a paused interaction (docs/PI-WORKFLOWS-FILES.md §5). */
+export type ResumeWorkflowRunInput = {
+  /** The paused run. */
   runId: string;
 };
 
@@ -399,6 +456,87 @@ export type SettleWorkflowRunMutation = { settleWorkflowRun:
     | { __typename: 'ForbiddenError', message: string, code: string }
     | { __typename: 'NotFoundError', message: string, code: string }
     | { __typename: 'SettleWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type RenewWorkflowRunClaimMutationVariables = Exact<{
+  input: RenewWorkflowRunClaimInput;
+}>;
+
+
+export type RenewWorkflowRunClaimMutation = { renewWorkflowRunClaim:
+    | { __typename: 'ClaimLostError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'RenewWorkflowRunClaimSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type MarkWorkflowRunRunningMutationVariables = Exact<{
+  input: MarkWorkflowRunRunningInput;
+}>;
+
+
+export type MarkWorkflowRunRunningMutation = { markWorkflowRunRunning:
+    | { __typename: 'ClaimLostError', message: string, code: string }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'MarkWorkflowRunRunningSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type ReportWorkflowRunStateMutationVariables = Exact<{
+  input: ReportWorkflowRunStateInput;
+}>;
+
+
+export type ReportWorkflowRunStateMutation = { reportWorkflowRunState:
+    | { __typename: 'ClaimLostError', message: string, code: string }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'ReportWorkflowRunStateSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type CancelWorkflowRunMutationVariables = Exact<{
+  input: CancelWorkflowRunInput;
+}>;
+
+
+export type CancelWorkflowRunMutation = { cancelWorkflowRun:
+    | { __typename: 'CancelWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'ClaimLostError', message: string, code: string }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type PauseWorkflowRunMutationVariables = Exact<{
+  input: PauseWorkflowRunInput;
+}>;
+
+
+export type PauseWorkflowRunMutation = { pauseWorkflowRun:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PauseWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type ResumeWorkflowRunMutationVariables = Exact<{
+  input: ResumeWorkflowRunInput;
+}>;
+
+
+export type ResumeWorkflowRunMutation = { resumeWorkflowRun:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'ResumeWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
     | { __typename: 'ValidationError', field: string | null, message: string, code: string }
    };
 
@@ -1182,6 +1320,312 @@ fragment ErrorFields on Error {
     field
   }
 }`, {"hash":"sha256:4b1962db723d6d16392b3c33eb26f3dad58a350c180a5249c42c93f5160d9014"}) as unknown as TypedDocumentString<SettleWorkflowRunMutation, SettleWorkflowRunMutationVariables>;
+export const RenewWorkflowRunClaimDocument = new TypedDocumentString(`
+    mutation RenewWorkflowRunClaim($input: RenewWorkflowRunClaimInput!) {
+  renewWorkflowRunClaim(input: $input) {
+    __typename
+    ... on RenewWorkflowRunClaimSuccess {
+      run {
+        ...RunFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`, {"hash":"sha256:53354863a3590c9a41dc68bb5a25392492b782a638c62b692ede601e8f05f224"}) as unknown as TypedDocumentString<RenewWorkflowRunClaimMutation, RenewWorkflowRunClaimMutationVariables>;
+export const MarkWorkflowRunRunningDocument = new TypedDocumentString(`
+    mutation MarkWorkflowRunRunning($input: MarkWorkflowRunRunningInput!) {
+  markWorkflowRunRunning(input: $input) {
+    __typename
+    ... on MarkWorkflowRunRunningSuccess {
+      run {
+        ...RunFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`, {"hash":"sha256:bfdbdbe3ba7a053ecf74e8bdebc25bced09906c697b56b29fe5aa9a2e2fe1584"}) as unknown as TypedDocumentString<MarkWorkflowRunRunningMutation, MarkWorkflowRunRunningMutationVariables>;
+export const ReportWorkflowRunStateDocument = new TypedDocumentString(`
+    mutation ReportWorkflowRunState($input: ReportWorkflowRunStateInput!) {
+  reportWorkflowRunState(input: $input) {
+    __typename
+    ... on ReportWorkflowRunStateSuccess {
+      run {
+        ...RunFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`, {"hash":"sha256:ae34e5a7c63186722f2c8a384e1b36f09deaa76abb69dffa183768f0a779a554"}) as unknown as TypedDocumentString<ReportWorkflowRunStateMutation, ReportWorkflowRunStateMutationVariables>;
+export const CancelWorkflowRunDocument = new TypedDocumentString(`
+    mutation CancelWorkflowRun($input: CancelWorkflowRunInput!) {
+  cancelWorkflowRun(input: $input) {
+    __typename
+    ... on CancelWorkflowRunSuccess {
+      run {
+        ...RunFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`, {"hash":"sha256:a72b0faaea3b162880edd44bb6a8e352a3fb40014fb4cfa30b3c4809dd3af3c9"}) as unknown as TypedDocumentString<CancelWorkflowRunMutation, CancelWorkflowRunMutationVariables>;
+export const PauseWorkflowRunDocument = new TypedDocumentString(`
+    mutation PauseWorkflowRun($input: PauseWorkflowRunInput!) {
+  pauseWorkflowRun(input: $input) {
+    __typename
+    ... on PauseWorkflowRunSuccess {
+      run {
+        ...RunFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`, {"hash":"sha256:54ee29e6518fd882d811201bed352cb0f14eced72be3ffb217f6e075dbf17708"}) as unknown as TypedDocumentString<PauseWorkflowRunMutation, PauseWorkflowRunMutationVariables>;
+export const ResumeWorkflowRunDocument = new TypedDocumentString(`
+    mutation ResumeWorkflowRun($input: ResumeWorkflowRunInput!) {
+  resumeWorkflowRun(input: $input) {
+    __typename
+    ... on ResumeWorkflowRunSuccess {
+      run {
+        ...RunFields
+      }
+    }
+    ...ErrorFields
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment ErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`, {"hash":"sha256:558382b760eb4f7c786e82b1d87f0fb00be8bfb406bf20eec1e5b9f019807868"}) as unknown as TypedDocumentString<ResumeWorkflowRunMutation, ResumeWorkflowRunMutationVariables>;
 export const WorkflowRunDocument = new TypedDocumentString(`
     query WorkflowRun($runId: String!) {
   workflowRun(runId: $runId) {

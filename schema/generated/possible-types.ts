@@ -1,6 +1,14 @@
 
       export type PossibleTypesResultData = {
   "possibleTypes": {
+    "CancelWorkflowRunResult": [
+      "CancelWorkflowRunSuccess",
+      "ClaimLostError",
+      "ConflictError",
+      "ForbiddenError",
+      "NotFoundError",
+      "ValidationError"
+    ],
     "ClaimWorkflowRunResult": [
       "ClaimWorkflowRunSuccess",
       "ConflictError",
@@ -17,6 +25,14 @@
       "RestartRejectedError",
       "ValidationError"
     ],
+    "MarkWorkflowRunRunningResult": [
+      "ClaimLostError",
+      "ConflictError",
+      "ForbiddenError",
+      "MarkWorkflowRunRunningSuccess",
+      "NotFoundError",
+      "ValidationError"
+    ],
     "Node": [
       "WorkflowRun"
     ],
@@ -26,6 +42,28 @@
       "ForbiddenError",
       "NotFoundError",
       "ParkWorkflowRunSuccess",
+      "ValidationError"
+    ],
+    "PauseWorkflowRunResult": [
+      "ConflictError",
+      "ForbiddenError",
+      "NotFoundError",
+      "PauseWorkflowRunSuccess",
+      "ValidationError"
+    ],
+    "RenewWorkflowRunClaimResult": [
+      "ClaimLostError",
+      "ForbiddenError",
+      "NotFoundError",
+      "RenewWorkflowRunClaimSuccess",
+      "ValidationError"
+    ],
+    "ReportWorkflowRunStateResult": [
+      "ClaimLostError",
+      "ConflictError",
+      "ForbiddenError",
+      "NotFoundError",
+      "ReportWorkflowRunStateSuccess",
       "ValidationError"
     ],
     "ReserveWorkflowRunResult": [
@@ -44,6 +82,13 @@
       "NotFoundError",
       "RestartRejectedError",
       "RestartWorkflowRunSuccess",
+      "ValidationError"
+    ],
+    "ResumeWorkflowRunResult": [
+      "ConflictError",
+      "ForbiddenError",
+      "NotFoundError",
+      "ResumeWorkflowRunSuccess",
       "ValidationError"
     ],
     "SettleWorkflowRunResult": [
@@ -66,6 +111,14 @@
 };
       const result: PossibleTypesResultData = {
   "possibleTypes": {
+    "CancelWorkflowRunResult": [
+      "CancelWorkflowRunSuccess",
+      "ClaimLostError",
+      "ConflictError",
+      "ForbiddenError",
+      "NotFoundError",
+      "ValidationError"
+    ],
     "ClaimWorkflowRunResult": [
       "ClaimWorkflowRunSuccess",
       "ConflictError",
@@ -82,6 +135,14 @@
       "RestartRejectedError",
       "ValidationError"
     ],
+    "MarkWorkflowRunRunningResult": [
+      "ClaimLostError",
+      "ConflictError",
+      "ForbiddenError",
+      "MarkWorkflowRunRunningSuccess",
+      "NotFoundError",
+      "ValidationError"
+    ],
     "Node": [
       "WorkflowRun"
     ],
@@ -91,6 +152,28 @@
       "ForbiddenError",
       "NotFoundError",
       "ParkWorkflowRunSuccess",
+      "ValidationError"
+    ],
+    "PauseWorkflowRunResult": [
+      "ConflictError",
+      "ForbiddenError",
+      "NotFoundError",
+      "PauseWorkflowRunSuccess",
+      "ValidationError"
+    ],
+    "RenewWorkflowRunClaimResult": [
+      "ClaimLostError",
+      "ForbiddenError",
+      "NotFoundError",
+      "RenewWorkflowRunClaimSuccess",
+      "ValidationError"
+    ],
+    "ReportWorkflowRunStateResult": [
+      "ClaimLostError",
+      "ConflictError",
+      "ForbiddenError",
+      "NotFoundError",
+      "ReportWorkflowRunStateSuccess",
       "ValidationError"
     ],
     "ReserveWorkflowRunResult": [
@@ -109,6 +192,13 @@
       "NotFoundError",
       "RestartRejectedError",
       "RestartWorkflowRunSuccess",
+      "ValidationError"
+    ],
+    "ResumeWorkflowRunResult": [
+      "ConflictError",
+      "ForbiddenError",
+      "NotFoundError",
+      "ResumeWorkflowRunSuccess",
       "ValidationError"
     ],
     "SettleWorkflowRunResult": [

@@ -20,6 +20,7 @@ import './types/patch-op.js';
 import './types/run-claim.js';
 import './types/run-queue-status.js';
 import './types/settle-status.js';
+import './types/reported-run-state.js';
 import './types/viewer-delta-page-kind.js';
 import './types/viewer-target-type.js';
 import './types/workflow-run-status.js';
@@ -45,6 +46,12 @@ import './types/restart-workflow-run.js';
 import './types/claim-workflow-run.js';
 import './types/park-workflow-run.js';
 import './types/settle-workflow-run.js';
+import './types/renew-workflow-run-claim.js';
+import './types/mark-workflow-run-running.js';
+import './types/report-workflow-run-state.js';
+import './types/cancel-workflow-run.js';
+import './types/pause-workflow-run.js';
+import './types/resume-workflow-run.js';
 
 /**
  * The executable schema, with the `@live` query directive (issue 13 §2: the GraphQL ecosystem's

@@ -23,7 +23,7 @@ export type { ClaimRequest, PreparedRun, ReserveWorkflowRunInput } from './run-r
 export { definitionDigest, type DefinitionReservation } from './definition-digest.js';
 export type { ClaimNextWorkflowRunInput, ClaimWorkflowRunInput, RunClaimInput } from './run-claims.js';
 export { MAX_RESTARTS, restartRunIdFor, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
-export { CANCELLED_MESSAGE, type SettleStatus, type SettleWorkflowRunInput } from './run-settlement.js';
+export { CANCELLED_MESSAGE, type CancelWorkflowRunInput, type SettleStatus, type SettleWorkflowRunInput } from './run-settlement.js';
 export { INTERACTION_DEADLINE_ERROR, NO_PROGRESS_DETAIL_LIMIT, type ReportWorkflowRunStateInput, type RunEventRecord } from './run-transitions.js';
 export {
   DEFAULT_RUN_ORDER,

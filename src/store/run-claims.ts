@@ -1,5 +1,5 @@
 import { claimNextProbe } from './claim-next-probe.js';
-import { StoreError } from './errors.js';
+import { claimNotLiveMessage, StoreError } from './errors.js';
 import { bumpRun, leaseVerifies, ownerTypeFor, readLease, withActiveSessionSlot } from './run-events.js';
 import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type QueueStatus, type WorkflowRunRecord } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
@@ -239,5 +239,28 @@ export function renewWorkflowRunClaim(context: StoreContext, input: RunClaimInpu
     if (renewed.changes !== 1) return undefined;
     context.viewer.record(row.run_id, [{ targetType: 'summary' }, { targetType: 'replay' }], now);
     return toRunRecords(context, [requireRunRow(context, input.runId)], now)[0];
+  });
+}
+
+/**
+ * Renews the live claim of a run for its holder and decides the refusals (the heartbeat of
+ * docs/PI-WORKFLOWS-FILES.md §5): the writes of {@link renewWorkflowRunClaim} (lease
+ * `heartbeat_at` and `expires_at`, viewer targets summary, replay), in one transaction.
+ *
+ * @param input `leaseMs` 1 … 86,400,000; `now` ISO-8601, default the store clock
+ * @returns the renewed run's record (no claim token in it)
+ * @throws StoreError(validation) for a lease time out of range; StoreError(not_found)
+ *   `Workflow run not found: <runId>`; StoreError(claim_lost)
+ *   `Claim token is not the live claim of workflow run: <runId>` (a wrong token, an expired or
+ *   released lease, a finished run)
+ */
+export function renewWorkflowRunClaimOrThrow(context: StoreContext, input: RunClaimInput & { leaseMs: number }): WorkflowRunRecord {
+  assertWritable(context);
+  assertLeaseMs(input.leaseMs);
+  return context.database.transaction(() => {
+    requireRunRow(context, input.runId);
+    const run = renewWorkflowRunClaim(context, input);
+    if (run === undefined) throw new StoreError('claim_lost', claimNotLiveMessage(input.runId));
+    return run;
   });
 }

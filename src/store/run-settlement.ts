@@ -179,6 +179,17 @@ export function failWorkflowRun(
   });
 }
 
+/** Input of {@link cancelWorkflowRun}: without `claimToken` a control cancel. */
+export interface CancelWorkflowRunInput {
+  runId: string;
+  /** The live claim to cancel with; absent: cancel without a claim (control claim). */
+  claimToken?: string;
+  /** Owner id of the stale-cancel control claim (default `workflow-control`). */
+  controlId?: string;
+  /** ISO-8601; default the store clock. */
+  now?: string;
+}
+
 /**
  * Cancels a run (STORE.md §6.10 `cancelWorkflowRun`); a token-less cancel the routine refuses
  * falls back to the stale cancel (non-terminal queue, lease free or expired: a 30 s `system`
@@ -186,18 +197,61 @@ export function failWorkflowRun(
  *
  * @returns false when neither path applies (nothing written)
  */
-export function cancelWorkflowRun(context: StoreContext, input: { runId: string; claimToken?: string; controlId?: string; now?: string }): boolean {
+export function cancelWorkflowRun(context: StoreContext, input: CancelWorkflowRunInput): boolean {
+  assertWritable(context);
+  const now = resolveNow(input.now, context.clock);
+  return context.database.transaction(() => cancelRun(context, input, now) === undefined);
+}
+
+/**
+ * Cancels a run and decides the refusals (docs/PI-WORKFLOWS-FILES.md §5 "settle CANCELLED with
+ * the claim", "cancel without a claim"): the cancel of {@link cancelWorkflowRun}, in one
+ * transaction.
+ *
+ * @returns the cancelled run's record
+ * @throws StoreError(not_found) `Workflow run not found: <runId>`; StoreError(conflict)
+ *   `Workflow run <runId> has already finished (queue status <status>)`, and without a token
+ *   `Workflow run <runId> is claimed by <owner> until <ISO>: cancel it with that claim's token,
+ *   or once the lease has expired`; StoreError(claim_lost)
+ *   `Claim token is not the live claim of workflow run: <runId>`; the errors of the cancel
+ */
+export function cancelWorkflowRunOrThrow(context: StoreContext, input: CancelWorkflowRunInput): WorkflowRunRecord {
   assertWritable(context);
   const now = resolveNow(input.now, context.clock);
   return context.database.transaction(() => {
-    const prepared = terminable(context, input.runId, input.claimToken, now);
-    if (prepared !== undefined) {
-      terminateRun(context, prepared.row, prepared.lease, input.claimToken, 'cancelled', 'cancelled', CANCELLED_MESSAGE, now);
-      return true;
-    }
-    if (input.claimToken !== undefined) return false;
-    return staleCancel(context, input.runId, input.controlId ?? 'workflow-control', now);
+    const refusal = cancelRun(context, input, now);
+    if (refusal !== undefined) throw refusal;
+    return toRunRecords(context, [requireRunRow(context, input.runId)], now)[0] as WorkflowRunRecord;
   });
+}
+
+/**
+ * The cancel inside the caller's transaction: with a token, the cancel routine when the token
+ * is the live claim; without, the routine for a `queued`/`starting` run with no lease owner,
+ * else the stale cancel when no live lease is held.
+ *
+ * @param now epoch ms
+ * @returns undefined when cancelled, else the refusal (nothing written)
+ */
+function cancelRun(context: StoreContext, input: CancelWorkflowRunInput, now: number): StoreError | undefined {
+  const row = loadRunRow(context, input.runId);
+  if (row === undefined) return new StoreError('not_found', `Workflow run not found: ${input.runId}`);
+  if (TERMINAL_QUEUE_STATUSES.includes(row.queue_status)) {
+    return new StoreError('conflict', `Workflow run ${input.runId} has already finished (queue status ${row.queue_status})`);
+  }
+  const prepared = terminable(context, input.runId, input.claimToken, now);
+  if (prepared !== undefined) {
+    terminateRun(context, prepared.row, prepared.lease, input.claimToken, 'cancelled', 'cancelled', CANCELLED_MESSAGE, now);
+    return undefined;
+  }
+  if (input.claimToken !== undefined) return new StoreError('claim_lost', claimNotLiveMessage(input.runId));
+  if (staleCancel(context, input.runId, input.controlId ?? 'workflow-control', now)) return undefined;
+  const lease = readLease(context, row.resource_id);
+  return new StoreError(
+    'conflict',
+    `Workflow run ${input.runId} is claimed by ${lease.owner_id ?? 'another owner'} until ${new Date(lease.expires_at ?? now).toISOString()}: ` +
+      "cancel it with that claim's token, or once the lease has expired",
+  );
 }
 
 function terminable(context: StoreContext, runId: string, claimToken: string | undefined, now: number): { row: RunRow; lease: LeaseState } | undefined {

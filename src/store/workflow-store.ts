@@ -8,6 +8,7 @@ import {
   claimNextWorkflowRun,
   claimWorkflowRun,
   renewWorkflowRunClaim,
+  renewWorkflowRunClaimOrThrow,
   verifyWorkflowRunClaim,
   type ClaimNextWorkflowRunInput,
   type ClaimWorkflowRunInput,
@@ -38,18 +39,28 @@ import {
 import type { LineageKind, WorkflowRunRecord } from './run-records.js';
 import { prepareOrAdoptWorkflowRun, reserveWorkflowRun, type ClaimRequest, type PreparedRun, type ReserveWorkflowRunInput } from './run-reservation.js';
 import { reserveWithRestartPolicy, restartWorkflowRun, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
-import { cancelWorkflowRun, failWorkflowRun, settleWorkflowRun, type SettleWorkflowRunInput } from './run-settlement.js';
+import {
+  cancelWorkflowRun,
+  cancelWorkflowRunOrThrow,
+  failWorkflowRun,
+  settleWorkflowRun,
+  type CancelWorkflowRunInput,
+  type SettleWorkflowRunInput,
+} from './run-settlement.js';
 import {
   beginWorkflowRunInteractionTimeout,
   markWorkflowRunRunning,
+  markWorkflowRunRunningOrThrow,
   parkClaimedWorkflowRun,
   parkWorkflowRunForWorkerNoProgress,
   pauseParkedWorkflowRun,
+  pauseParkedWorkflowRunOrThrow,
   recordRunEvent,
   releaseWorkflowRunClaim,
   reportWorkflowRunState,
   type ReportWorkflowRunStateInput,
   resumePausedInteraction,
+  resumePausedInteractionOrThrow,
   type RunEventRecord,
 } from './run-transitions.js';
 import { RunOrderIndex } from './run-order-index.js';
@@ -351,6 +362,16 @@ export class WorkflowStore {
     return renewWorkflowRunClaim(this.context, input);
   }
 
+  /**
+   * Heartbeat for the claim holder, deciding its refusals. See {@link renewWorkflowRunClaimOrThrow}.
+   *
+   * @returns the renewed run
+   * @throws StoreError(validation | not_found | claim_lost)
+   */
+  renewWorkflowRunClaimOrThrow(input: RunClaimInput & { leaseMs: number }): WorkflowRunRecord {
+    return renewWorkflowRunClaimOrThrow(this.context, input);
+  }
+
   /** The engine reports a run `running` or `waiting` (STORE.md §4). See {@link reportWorkflowRunState}. */
   reportWorkflowRunState(input: ReportWorkflowRunStateInput): number {
     return reportWorkflowRunState(this.context, input);
@@ -359,6 +380,16 @@ export class WorkflowStore {
   /** Worker ready (STORE.md §6.5). */
   markWorkflowRunRunning(input: RunClaimInput): boolean {
     return markWorkflowRunRunning(this.context, input);
+  }
+
+  /**
+   * Worker ready for the claim holder, deciding its refusals. See {@link markWorkflowRunRunningOrThrow}.
+   *
+   * @returns the run, queue `running`
+   * @throws StoreError(not_found | claim_lost | conflict)
+   */
+  markWorkflowRunRunningOrThrow(input: RunClaimInput): WorkflowRunRecord {
+    return markWorkflowRunRunningOrThrow(this.context, input);
   }
 
   /** Release to parked (STORE.md §6.6). */
@@ -394,9 +425,29 @@ export class WorkflowStore {
     return pauseParkedWorkflowRun(this.context, input);
   }
 
+  /**
+   * Pause a parked run, deciding the refusals. See {@link pauseParkedWorkflowRunOrThrow}.
+   *
+   * @returns the paused run
+   * @throws StoreError(not_found | conflict)
+   */
+  pauseParkedWorkflowRunOrThrow(input: { runId: string; now?: string }): WorkflowRunRecord {
+    return pauseParkedWorkflowRunOrThrow(this.context, input);
+  }
+
   /** Resume a paused interaction (STORE.md §6.8). */
   resumePausedInteraction(input: { runId: string; now?: string }): boolean {
     return resumePausedInteraction(this.context, input);
+  }
+
+  /**
+   * Resume a paused interaction, deciding the refusals. See {@link resumePausedInteractionOrThrow}.
+   *
+   * @returns the resumed run
+   * @throws StoreError(not_found | conflict)
+   */
+  resumePausedInteractionOrThrow(input: { runId: string; now?: string }): WorkflowRunRecord {
+    return resumePausedInteractionOrThrow(this.context, input);
   }
 
   /** Interaction timeout (STORE.md §6.9). */
@@ -410,8 +461,19 @@ export class WorkflowStore {
   }
 
   /** Cancel a run, with the stale-cancel fallback (STORE.md §6.10). */
-  cancelWorkflowRun(input: { runId: string; claimToken?: string; controlId?: string; now?: string }): boolean {
+  cancelWorkflowRun(input: CancelWorkflowRunInput): boolean {
     return cancelWorkflowRun(this.context, input);
+  }
+
+  /**
+   * Cancel with the claim, or without it through a control claim, deciding the refusals. See
+   * {@link cancelWorkflowRunOrThrow}.
+   *
+   * @returns the cancelled run
+   * @throws StoreError(not_found | conflict | claim_lost)
+   */
+  cancelWorkflowRunOrThrow(input: CancelWorkflowRunInput): WorkflowRunRecord {
+    return cancelWorkflowRunOrThrow(this.context, input);
   }
 
   /** Settle a claimed run terminal (STORE.md §13.3). */

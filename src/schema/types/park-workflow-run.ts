@@ -4,7 +4,8 @@ import { limitedInput, limitedText, MAX_LONG_TEXT_LENGTH } from '../input-limits
 import { runSuccessType } from './run-success.js';
 
 const ParkInputRef = builder.inputType('ParkWorkflowRunInput', {
-  description: 'Release a claim to parked; with noProgressDetail, park for worker no progress.',
+  description:
+    'Release a claim to parked; with noProgressDetail, park for worker no progress instead (docs/PI-WORKFLOWS-FILES.md §5 "park", ' + '"park, no progress").',
   validate: limitedInput({ runId: limitedText(), claimToken: limitedText(), noProgressDetail: limitedText(MAX_LONG_TEXT_LENGTH) }),
   fields: (t) => ({
     runId: t.string({ required: true, description: 'The claimed run.' }),
@@ -30,7 +31,10 @@ const ERRORS = mutationErrors(
 builder.mutationField('parkWorkflowRun', (t) =>
   t.field({
     type: ParkSuccessRef,
-    description: 'Release a live claim to parked, or park for worker no progress.',
+    description:
+      'Release a live claim to parked (event run.queue_parked), or, with noProgressDetail, park for worker no progress: error code ' +
+      'workerNoProgress and the detail as statusDetail and error, event run.worker_no_progress; claimWorkflowRun without runId ' +
+      'skips such a run (docs/PI-WORKFLOWS-FILES.md §5 "park", "park, no progress").',
     args: { input: t.arg({ type: ParkInputRef, required: true, description: 'The claimed run to park.' }) },
     errors: ERRORS,
     resolve: (_root, { input }, context) =>
