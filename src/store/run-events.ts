@@ -91,10 +91,35 @@ export function insertEvent(
 }
 
 /**
+ * Bumps a resource's revision by one (compare-and-set) and writes one event at the new
+ * revision (docs/PI-WORKFLOWS-FILES.md §4 "Resource bump"), without viewer deltas: the bump of
+ * a resource that is not a run (an effect).
+ *
+ * @param now epoch ms
+ * @returns the new resource revision
+ * @throws StoreError(integrity) `Resource is missing: <resourceId>`; StoreError(conflict)
+ *   `Resource revision conflict`
+ */
+export function bumpResource(context: StoreContext, resourceId: string, eventType: string, actor: EventActor, payload: unknown, now: number): number {
+  const current = context.database.get<{ revision: number }>('SELECT revision FROM resources WHERE resource_id = ?', resourceId);
+  if (current === undefined) throw new StoreError('integrity', `Resource is missing: ${resourceId}`);
+  const updated = context.database.run(
+    'UPDATE resources SET revision = revision + 1, updated_at = ? WHERE resource_id = ? AND revision = ?',
+    now,
+    resourceId,
+    current.revision,
+  );
+  if (updated.changes !== 1) throw new StoreError('conflict', 'Resource revision conflict');
+  const revision = current.revision + 1;
+  insertEvent(context, resourceId, revision, eventType, actor, payload, now);
+  return revision;
+}
+
+/**
  * Bumps a run's resource revision by one (compare-and-set), writes one event at the new
  * revision, and records the bump viewer revision (summary, graph, replay, inspector/run) when
- * the run has a viewer row (STORE.md §5 "Bump"). Then records `after` as a second viewer
- * revision when given (STORE.md §8 table, "bump, then X").
+ * the run has a viewer row (STORE.md §5 "Bump", docs/PI-WORKFLOWS-FILES.md §4). Then records
+ * `after` as a second viewer revision when given (STORE.md §8 table, "bump, then X").
  *
  * @param now epoch ms
  * @returns the new resource revision
@@ -109,17 +134,7 @@ export function bumpRun(
   now: number,
   after?: readonly ViewerDeltaDraft[],
 ): number {
-  const current = context.database.get<{ revision: number }>('SELECT revision FROM resources WHERE resource_id = ?', run.resource_id);
-  if (current === undefined) throw new StoreError('integrity', `Resource is missing: ${run.resource_id}`);
-  const updated = context.database.run(
-    'UPDATE resources SET revision = revision + 1, updated_at = ? WHERE resource_id = ? AND revision = ?',
-    now,
-    run.resource_id,
-    current.revision,
-  );
-  if (updated.changes !== 1) throw new StoreError('conflict', 'Resource revision conflict');
-  const revision = current.revision + 1;
-  insertEvent(context, run.resource_id, revision, eventType, actor, payload, now);
+  const revision = bumpResource(context, run.resource_id, eventType, actor, payload, now);
   if (context.viewer.head(run.run_id) !== undefined) {
     context.viewer.record(run.run_id, BUMP_TARGETS, now);
     if (after !== undefined) context.viewer.record(run.run_id, after, now);

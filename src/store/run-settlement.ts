@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { normalizeJson } from './canonical-json.js';
 import { claimNotLiveMessage, StoreError } from './errors.js';
-import { bumpRun, leaseVerifies, ownerActor, readLease, releaseLease, SUMMARY_REPLAY, type LeaseState } from './run-events.js';
+import { bumpResource, bumpRun, leaseVerifies, ownerActor, readLease, releaseLease, SUMMARY_REPLAY, type LeaseState } from './run-events.js';
 import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
 import { resolveNow, tokenHash } from './values.js';
@@ -22,6 +23,11 @@ export interface SettleWorkflowRunInput {
 
 /** The cancel message and code (STORE.md §6.10). */
 export const CANCELLED_MESSAGE = 'Workflow run cancelled';
+
+/** Lease time (ms) of the control claim a cancel without a claim takes and releases. */
+const STALE_CONTROL_LEASE_MS = 30_000;
+/** Owner id of that control claim, and the canceller of the dependents of an unowned cancel (as pi-workflows). */
+const STALE_CONTROL_ID = 'workflow-control';
 
 /**
  * Settles a claimed run terminal (STORE.md §13.3): `completed` stores the output and moves the
@@ -55,12 +61,19 @@ export function settleWorkflowRun(context: StoreContext, input: SettleWorkflowRu
   });
 }
 
+/**
+ * Settle COMPLETED (docs/PI-WORKFLOWS-FILES.md §5): first the runs row as pi-workflows' engine
+ * persists a completed run state (status `completed`, paused 0, status detail NULL, the final
+ * output when one is given, updated_at, finished_at), then exactly pi's queue completion
+ * (`completeWorkflowRun`: queue `done`, lease released, `run.queue_done`, 4 + 2 deltas). Workflow
+ * messages and turns are not settled: pi's completion leaves them.
+ */
 function completeRun(context: StoreContext, row: RunRow, lease: LeaseState, input: SettleWorkflowRunInput, now: number): void {
-  const outputHash = input.output === undefined ? null : context.blobs.putJson(input.output, now);
+  const outputHash = input.output === undefined ? undefined : context.blobs.putJson(input.output, now);
   context.database.run(
-    `UPDATE runs SET status = 'completed', paused = 0, final_output_hash = ?, updated_at = ?, finished_at = ?
-     WHERE run_id = ?`,
-    outputHash,
+    `UPDATE runs SET status = 'completed', paused = 0, status_detail = NULL,${outputHash === undefined ? '' : ' final_output_hash = ?,'} updated_at = ?,
+       finished_at = ? WHERE run_id = ?`,
+    ...(outputHash === undefined ? [] : [outputHash]),
     now,
     now,
     row.run_id,
@@ -69,7 +82,6 @@ function completeRun(context: StoreContext, row: RunRow, lease: LeaseState, inpu
   if (!releaseLease(context, lease, input.claimToken, now)) {
     throw new StoreError('claim_lost', `Workflow run ${row.run_id} claim changed during terminal transition`);
   }
-  settleMessages(context, row.run_id, now);
   bumpRun(context, row, 'run.queue_done', ownerActor(lease), { status: 'done' }, now, SUMMARY_REPLAY);
 }
 
@@ -113,7 +125,7 @@ function terminateRun(
     row.run_id,
   );
   settleMessages(context, row.run_id, now);
-  if (runStatus === 'cancelled') cancelDependents(context, row.run_id, now);
+  if (runStatus === 'cancelled') cancelDependents(context, row.run_id, lease.owner_id ?? STALE_CONTROL_ID, errorHash, now);
   bumpRun(
     context,
     row,
@@ -132,31 +144,99 @@ function settleMessages(context: StoreContext, runId: string, now: number): void
 }
 
 /**
- * Cancels a run's dependents (STORE.md §6.10): open attempts, validating submissions (receipt
- * `{status:'rejected', error:'Workflow run cancelled'}`, a blob written only when such a submission
- * exists) and pending requests (revision + 1).
- * This store has no effect or decision tables, so those steps have nothing to touch.
+ * Cancels a run's dependents as pi-workflows' cancel does (docs/PI-WORKFLOWS-FILES.md §5
+ * "cancel"): open node attempts `cancelled` (their error the cancel text when they had none,
+ * finished_at kept or now); on a pi-workflows file also the run's pending/applying effects
+ * (`cancelled` / `ambiguous`, the applying attempt `interrupted`, a bump and an `effect.*` event
+ * by `control`/`actorId` each) and its unresolved human decisions (a `cancelled` resolution);
+ * the receipt blob `{status:'rejected', error:'Workflow run cancelled'}`, put whether or not a
+ * submission refers to it, on every validating submission; pending requests `cancelled`
+ * (revision + 1).
+ *
+ * @param actorId the canceller: the lease owner, else the control id
+ * @param errorHash the blob of the cancel text
+ * @param now epoch ms
  */
-function cancelDependents(context: StoreContext, runId: string, now: number): void {
+function cancelDependents(context: StoreContext, runId: string, actorId: string, errorHash: Buffer, now: number): void {
   context.database.run(
-    `UPDATE node_attempts SET status = 'cancelled', updated_at = ?
+    `UPDATE node_attempts SET status = 'cancelled', error_hash = coalesce(error_hash, ?), updated_at = ?, finished_at = coalesce(finished_at, ?)
      WHERE run_id = ? AND status IN ('pending', 'running', 'waiting', 'interrupted')`,
+    errorHash,
+    now,
     now,
     runId,
   );
-  const validating = `outcome = 'validating' AND request_id IN (SELECT request_id FROM interactive_requests WHERE run_id = ?)`;
-  // The receipt blob is written only when a submission will refer to it: an unreferenced blob
-  // would be a write of its own (pruned at the next read-write open, STORE.md §1 Open).
-  if (context.database.get(`SELECT 1 AS found FROM interactive_submissions WHERE ${validating} LIMIT 1`, runId) !== undefined) {
-    const receiptHash = context.blobs.putJson({ status: 'rejected', error: CANCELLED_MESSAGE }, now);
-    context.database.run(`UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ? WHERE ${validating}`, receiptHash, runId);
+  if (hasTable(context, 'effects')) cancelRunEffects(context, runId, actorId, errorHash, now);
+  if (hasTable(context, 'human_decisions')) {
+    context.database.run(
+      `INSERT INTO human_decision_resolutions(decision_id, outcome, provenance, response_hash, reason, channel, actor_id, request_digest, resolved_at)
+       SELECT d.decision_id, 'cancelled', 'explicit_cancel', NULL, ?, NULL, ?, d.request_digest, ?
+       FROM human_decisions d LEFT JOIN human_decision_resolutions r ON r.decision_id = d.decision_id
+       WHERE d.run_id = ? AND r.decision_id IS NULL`,
+      CANCELLED_MESSAGE,
+      actorId,
+      now,
+      runId,
+    );
   }
+  const receiptHash = context.blobs.putJson({ status: 'rejected', error: CANCELLED_MESSAGE }, now);
+  context.database.run(
+    `UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ?
+     WHERE outcome = 'validating' AND request_id IN (SELECT request_id FROM interactive_requests WHERE run_id = ?)`,
+    receiptHash,
+    runId,
+  );
   context.database.run(
     `UPDATE interactive_requests SET status = 'cancelled', revision = revision + 1, updated_at = ?
      WHERE run_id = ? AND status = 'pending'`,
     now,
     runId,
   );
+}
+
+/** True when the open file has a table of this name (pi-workflows' tables our own file lacks). */
+function hasTable(context: StoreContext, name: string): boolean {
+  return context.database.get("SELECT 1 AS found FROM sqlite_schema WHERE type = 'table' AND name = ?", name) !== undefined;
+}
+
+/**
+ * The run-scoped effects of a cancelled run (pi-workflows files only): `pending` → `cancelled`,
+ * `applying` → `ambiguous` with its open attempt `interrupted`; each effect's resource bumped
+ * with one `effect.cancelled` / `effect.ambiguous` event `{runId, reason:'workflowCancelled'}` by
+ * `control`/`actorId` (no viewer row: effects have none).
+ */
+function cancelRunEffects(context: StoreContext, runId: string, actorId: string, errorHash: Buffer, now: number): void {
+  const effects = context.database.all<{ effect_id: string; resource_id: string; status: 'pending' | 'applying'; attempt_count: number }>(
+    `SELECT e.effect_id, e.resource_id, e.status, e.attempt_count FROM effects e JOIN runs r ON r.resource_id = e.source_resource_id
+     WHERE r.run_id = ? AND e.owner_scope = 'run' AND e.status IN ('pending', 'applying') ORDER BY e.effect_id`,
+    runId,
+  );
+  for (const effect of effects) {
+    const status = effect.status === 'applying' ? 'ambiguous' : 'cancelled';
+    const changed = context.database.run(
+      `UPDATE effects SET status = ?, next_attempt_at = NULL, error_hash = ?, updated_at = ?, settled_at = ?
+       WHERE effect_id = ? AND status = ? AND attempt_count = ?`,
+      status,
+      errorHash,
+      now,
+      now,
+      effect.effect_id,
+      effect.status,
+      effect.attempt_count,
+    );
+    if (changed.changes !== 1) throw new StoreError('conflict', `Workflow effect ${effect.effect_id} changed during cancellation`);
+    if (effect.status === 'applying') {
+      context.database.run(
+        `UPDATE effect_attempts SET finished_at = ?, outcome = 'interrupted', error_hash = ?
+         WHERE effect_id = ? AND attempt_number = ? AND finished_at IS NULL`,
+        now,
+        errorHash,
+        effect.effect_id,
+        effect.attempt_count,
+      );
+    }
+    bumpResource(context, effect.resource_id, `effect.${status}`, { type: 'control', id: actorId }, { runId, reason: 'workflowCancelled' }, now);
+  }
 }
 
 /**
@@ -245,7 +325,7 @@ function cancelRun(context: StoreContext, input: CancelWorkflowRunInput, now: nu
     return undefined;
   }
   if (input.claimToken !== undefined) return new StoreError('claim_lost', claimNotLiveMessage(input.runId));
-  if (staleCancel(context, input.runId, input.controlId ?? 'workflow-control', now)) return undefined;
+  if (staleCancel(context, input.runId, input.controlId ?? STALE_CONTROL_ID, now)) return undefined;
   const lease = readLease(context, row.resource_id);
   return new StoreError(
     'conflict',
@@ -266,14 +346,12 @@ function terminable(context: StoreContext, runId: string, claimToken: string | u
   return { row, lease };
 }
 
-const STALE_CONTROL_LEASE_MS = 30_000;
-
 function staleCancel(context: StoreContext, runId: string, controlId: string, now: number): boolean {
   const row = loadRunRow(context, runId);
   if (row === undefined || TERMINAL_QUEUE_STATUSES.includes(row.queue_status)) return false;
   const lease = readLease(context, row.resource_id);
   if (lease.owner_id !== null && lease.expires_at !== null && lease.expires_at > now) return false;
-  const controlToken = `stale-cancel:${runId}:${now}`;
+  const controlToken = randomUUID();
   const generation = lease.generation + 1;
   const taken = context.database.run(
     `UPDATE leases SET generation = ?, owner_type = 'system', owner_id = ?, token_hash = ?, acquired_at = ?,
@@ -310,7 +388,7 @@ function staleCancel(context: StoreContext, runId: string, controlId: string, no
   );
   if (run.changes !== 1) throw new StoreError('conflict', `Workflow run ${runId} has inconsistent durable state`);
   settleMessages(context, runId, now);
-  cancelDependents(context, runId, now);
+  cancelDependents(context, runId, controlId, errorHash, now);
   const controlLease = { ...lease, generation, token_hash: tokenHash(controlToken) };
   if (!releaseLease(context, controlLease, controlToken)) {
     throw new StoreError('conflict', `Workflow run ${runId} control claim changed during cancellation`);

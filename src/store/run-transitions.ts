@@ -353,7 +353,8 @@ export const INTERACTION_DEADLINE_ERROR = 'Workflow node model-turn deadline exp
  * Starts the interaction timeout of a parked waiting run (STORE.md §6.9, 0.16.1 conditions).
  * The caller holds a control claim. Picks the expired pending request of `targetSessionId`
  * with a started turn on its `step` message; cancels it, moves run `waiting` → `running` and
- * queue `parked` → `starting`, rejects its validating submissions, bumps with
+ * queue `parked` → `starting`, rejects its validating submissions (the receipt blob put even
+ * when there is none), bumps with
  * `run.interaction_timeout_started`, viewer summary, replay, conversation.
  *
  * @returns false when the claim does not verify or no request qualifies
@@ -408,16 +409,14 @@ export function beginWorkflowRunInteractionTimeout(context: StoreContext, input:
     if (request.changes !== 1 || run.changes !== 1 || queue.changes !== 1) {
       throw new StoreError('conflict', `Workflow run ${input.runId} changed during interaction timeout`);
     }
-    // The receipt blob only when a submission refers to it (no unreferenced blob, STORE.md §1 Open).
-    const validating = "request_id = ? AND outcome = 'validating'";
-    if (context.database.get(`SELECT 1 AS found FROM interactive_submissions WHERE ${validating} LIMIT 1`, interaction.request_id) !== undefined) {
-      const receiptHash = context.blobs.putJson({ status: 'rejected', error: INTERACTION_DEADLINE_ERROR }, now);
-      context.database.run(
-        `UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ? WHERE ${validating}`,
-        receiptHash,
-        interaction.request_id,
-      );
-    }
+    // The receipt blob is put whether or not a submission refers to it, as pi-workflows does
+    // (docs/PI-WORKFLOWS-FILES.md §5).
+    const receiptHash = context.blobs.putJson({ status: 'rejected', error: INTERACTION_DEADLINE_ERROR }, now);
+    context.database.run(
+      "UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ? WHERE request_id = ? AND outcome = 'validating'",
+      receiptHash,
+      interaction.request_id,
+    );
     bumpRun(context, row, 'run.interaction_timeout_started', ownerActor(lease), { requestId: interaction.request_id, attemptId: interaction.attempt_id }, now, [
       { targetType: 'summary' },
       { targetType: 'replay' },

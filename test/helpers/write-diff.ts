@@ -46,11 +46,20 @@ function normalize(row: Row): Row {
  */
 export function readDatabaseState(connection: Database.Database, exclude: ReadonlySet<string> = new Set()): DatabaseState {
   const state: DatabaseState = new Map();
-  const tables = connection.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as Array<{ name: string; sql: string | null }>;
+  const tables = connection.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as Array<{
+    name: string;
+    sql: string | null;
+  }>;
   for (const { name, sql } of tables) {
     if (exclude.has(name)) continue;
     const columns = connection.prepare('SELECT name, pk FROM pragma_table_info(?) ORDER BY cid').all(name) as Array<{ name: string; pk: number }>;
-    const keyColumns = name === 'sqlite_sequence' ? ['name'] : columns.filter((column) => column.pk > 0).sort((a, b) => a.pk - b.pk).map((column) => column.name);
+    const keyColumns =
+      name === 'sqlite_sequence'
+        ? ['name']
+        : columns
+            .filter((column) => column.pk > 0)
+            .sort((a, b) => a.pk - b.pk)
+            .map((column) => column.name);
     const withoutRowid = /WITHOUT\s+ROWID/i.test(sql ?? '');
     const useRowid = keyColumns.length === 0 && !withoutRowid;
     const select = useRowid ? `SELECT rowid AS "__rowid", * FROM "${name}"` : `SELECT * FROM "${name}"`;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { INTERACTION_DEADLINE_ERROR, type WorkflowMessageContent } from '../../src/store/index.js';
 import {
@@ -116,14 +117,14 @@ describe('beginWorkflowRunInteractionTimeout (STORE.md §6.9)', () => {
     expect(targetsAfter(t.store, 'run-1', viewer)).toEqual([BUMP, ['summary', 'replay', 'conversation']]);
     // The control claim stays; the run can now be worked on.
     expect(t.store.verifyWorkflowRunClaim({ runId: 'run-1', claimToken: 'ctl' })).toBe(true);
-    expect(unreferencedBlobs(t.store)).toEqual([]);
   });
 
-  it('with no validating submission writes no receipt blob (no unreferenced blob left)', ({ t }) => {
+  it('with no validating submission still puts the receipt blob, as pi-workflows does (docs/PI-WORKFLOWS-FILES.md §5)', ({ t }) => {
     setup(t, { submission: false });
     expect(begin(t)).toBe(true);
     expect(connectionOf(t.store).prepare("SELECT status FROM interactive_requests WHERE request_id = 'request-1'").get()).toEqual({ status: 'cancelled' });
-    expect(unreferencedBlobs(t.store)).toEqual([]);
+    const receipt = Buffer.from(JSON.stringify({ error: 'Workflow node model-turn deadline expired', status: 'rejected' }), 'utf8');
+    expect(unreferencedBlobs(t.store)).toEqual([createHash('sha256').update(receipt).digest('hex')]);
   });
 
   it('returns false, writing nothing, when the claim does not verify', ({ t }) => {

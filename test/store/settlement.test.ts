@@ -87,8 +87,12 @@ function runningRun(t: TestStore, runId: string): void {
 }
 
 describe('settleWorkflowRun (STORE.md §13.3)', () => {
-  it('COMPLETED: run completed with the output, queue done, lease released, messages settled, run.queue_done', ({ t }) => {
+  it('COMPLETED: run completed with the output and no status detail, queue done, lease released, run.queue_done; messages and turns left as they are (docs/PI-WORKFLOWS-FILES.md §5)', ({
+    t,
+  }) => {
     runningRun(t, 'run-1');
+    sqlDetail(t, 'run-1');
+    const messagesBefore = messageStatuses(t, 'run-1');
     const viewer = viewerHead(t.store, 'run-1').presentation;
     const record = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'completed', output: { answer: 42 } });
     expect(record).toMatchObject({
@@ -100,12 +104,19 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
       claimGeneration: null,
       errorCode: null,
     });
-    expect(rowOf(t.store, 'runs', 'run-1')).toMatchObject({ status: 'completed', paused: 0, finished_at: t.clock.t, updated_at: t.clock.t });
+    expect(rowOf(t.store, 'runs', 'run-1')).toMatchObject({
+      status: 'completed',
+      paused: 0,
+      status_detail: null,
+      finished_at: t.clock.t,
+      updated_at: t.clock.t,
+    });
     expect(rowOf(t.store, 'run_queue', 'run-1')).toMatchObject({ status: 'done', finished_at: t.clock.t });
     expect(leaseOf(t.store, 'run-1')).toEqual(freeLease(1));
-    expect(messageStatuses(t, 'run-1')).toEqual(SETTLED_MESSAGES);
+    expect(messageStatuses(t, 'run-1')).toEqual(messagesBefore);
+    expect(messagesBefore).toMatchObject({ step: 'pending', sentStep: 'sent' });
     expect(storeInternals(t.store).messages.turnsForRun('run-1')).toEqual([
-      expect.objectContaining({ workflowTurnId: 'turn-run-1', state: 'ended', stopReason: 'lost', endedAt: t.clock.iso() }),
+      expect.objectContaining({ workflowTurnId: 'turn-run-1', state: 'started', stopReason: null }),
     ]);
     expect(lastEvent(t.store, 'run-1')).toMatchObject({
       type: 'run.queue_done',
@@ -178,19 +189,21 @@ describe('settleWorkflowRun (STORE.md §13.3)', () => {
     expect(unreferencedBlobs(t.store)).toEqual([]);
   });
 
-  it('CANCELLED with no validating submission writes no receipt blob (no unreferenced blob left)', ({ t }) => {
+  it('CANCELLED with no validating submission still puts the receipt blob, as pi-workflows does (docs/PI-WORKFLOWS-FILES.md §5)', ({ t }) => {
     runningRun(t, 'run-1');
     storeInternals(t.store).interactions.openInteraction(
       { runId: 'run-1', nodeId: 'ask', attemptId: 'attempt-1', requestId: 'request-1', targetSessionId: 'session-run-1' },
       t.clock.t,
     );
-    expect(unreferencedBlobs(t.store)).toEqual([]);
     t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'tok', status: 'cancelled' });
     const db = connectionOf(t.store);
     expect(db.prepare("SELECT status, revision FROM interactive_requests WHERE request_id = 'request-1'").get()).toEqual({ status: 'cancelled', revision: 2 });
-    expect(unreferencedBlobs(t.store)).toEqual([]);
     const receipt = Buffer.from(JSON.stringify({ error: 'Workflow run cancelled', status: 'rejected' }), 'utf8');
-    expect(db.prepare('SELECT count(*) AS n FROM blobs WHERE content = ?').get(receipt)).toEqual({ n: 0 });
+    expect(db.prepare('SELECT media_type, byte_length FROM blobs WHERE content = ?').get(receipt)).toEqual({
+      media_type: 'application/json',
+      byte_length: receipt.length,
+    });
+    expect(db.prepare('SELECT count(*) AS n FROM interactive_submissions').get()).toEqual({ n: 0 });
   });
 
   it('Claim token is not the live claim of workflow run: <runId> for a wrong token, an expired lease, a finished run', ({ t }) => {
