@@ -125,7 +125,7 @@ export type ReportedRunState =
 export type ReserveWorkflowRunInput = {
   /** Also claim the run in the same transaction (or adopt an identical one). */
   claim?: ClaimInput | null | undefined;
-  /** Definition snapshot; its digest is SHA-256 of its canonical JSON. */
+  /** Definition snapshot; its digest is SHA-256 of its canonical JSON (keys ordered as pi-workflows orders them, docs/PI-WORKFLOWS-FILES.md §8). */
   definition: unknown;
   /** INTERACTIVE (a Pi session drives it, the default) or HEADLESS. */
   executionMode?: ExecutionMode | null | undefined;

@@ -23,7 +23,8 @@ function unsupportedJson(value: unknown): StoreError {
 
 /**
  * Normalises a value per STORE.md §2.1: finite numbers only (-0 becomes 0), arrays keep order,
- * plain objects only with keys sorted by code unit and `undefined` values dropped.
+ * plain objects only with keys inserted in code-unit order and `undefined` values dropped (a
+ * JavaScript object then enumerates its integer-like keys first: {@link canonicalKeyOrder}).
  *
  * @param value any JavaScript value
  * @returns the normalised JSON value
@@ -52,13 +53,14 @@ export function normalizeJson(value: unknown): JsonValue {
 }
 
 /**
- * Serialises a value as canonical JSON (STORE.md §2.1): normalised, no whitespace.
+ * Serialises a value as canonical JSON, as pi-workflows does (docs/PI-WORKFLOWS-FILES.md §8):
+ * normalised, no whitespace, object keys in {@link canonicalKeyOrder}.
  *
  * One pass that checks and writes at once (issue 15 item 1: the reservation path serialises
- * its definition, input and options on every call), equal to serialising
- * {@link normalizeJson}'s result: object keys in code-unit order (`JSON.stringify` alone would
- * put integer-like keys such as "2" and "10" first), `undefined` members dropped, -0 written
- * as 0, and the same error for the same first offending value in that order.
+ * its definition, input and options on every call), equal to `JSON.stringify` of
+ * {@link normalizeJson}'s result: keys sorted, then ordered as a JavaScript object orders its
+ * own keys (integer-like keys such as "2" and "10" first, numerically), `undefined` members
+ * dropped, -0 written as 0, and the same error for the same first offending value in that order.
  *
  * @param value any JavaScript value accepted by {@link normalizeJson}
  * @returns the canonical JSON text
@@ -91,18 +93,54 @@ function canonicalArray(value: readonly unknown[]): string {
   return `${text}]`;
 }
 
-/** `{…}` of a plain object's defined members, keys in code-unit order. */
+/** `{…}` of a plain object's defined members, keys in {@link canonicalKeyOrder}. */
 function canonicalObject(value: object): string {
   requirePlainObject(value);
   const record = value as Record<string, unknown>;
   let text = '{';
-  for (const key of Object.keys(record).sort(compareCodeUnits)) {
+  for (const key of canonicalKeyOrder(Object.keys(record))) {
     const entry = record[key];
     if (entry === undefined) continue;
     const member = canonicalJson(entry);
     text += `${text.length === 1 ? '' : ','}${JSON.stringify(key)}:${member}`;
   }
   return `${text}}`;
+}
+
+/** Largest array index, 2^32 − 2: V8 (and the spec's OrdinaryOwnPropertyKeys) lists such keys first. */
+const MAX_ARRAY_INDEX = 4_294_967_294;
+
+/**
+ * Whether `key` is an array index: the canonical decimal string of an integer 0 … 2^32 − 2
+ * ("0", "7", "4294967294"; not "01", "-1", "1.0" or "4294967295").
+ */
+function isArrayIndex(key: string): boolean {
+  const length = key.length;
+  if (length === 0 || length > 10) return false;
+  const first = key.charCodeAt(0);
+  if (first < 48 || first > 57 || (first === 48 && length > 1)) return false;
+  for (let index = 1; index < length; index += 1) {
+    const code = key.charCodeAt(index);
+    if (code < 48 || code > 57) return false;
+  }
+  return length < 10 || Number(key) <= MAX_ARRAY_INDEX;
+}
+
+/**
+ * The canonical order of an object's keys (docs/PI-WORKFLOWS-FILES.md §8): the order a JavaScript
+ * object built from the keys sorted by code unit enumerates them — array-index keys first in
+ * ascending numeric order, then the other keys in code-unit order.
+ *
+ * @returns a new array (the argument is left as it was)
+ */
+export function canonicalKeyOrder(keys: readonly string[]): string[] {
+  const indices: string[] = [];
+  const others: string[] = [];
+  for (const key of keys) (isArrayIndex(key) ? indices : others).push(key);
+  others.sort(compareCodeUnits);
+  if (indices.length === 0) return others;
+  indices.sort((a, b) => Number(a) - Number(b));
+  return [...indices, ...others];
 }
 
 /**

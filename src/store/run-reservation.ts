@@ -1,5 +1,6 @@
 import { canonicalJson, normalizeJson } from './canonical-json.js';
 import { isUniqueViolation } from './database.js';
+import { isOlderFormDigest } from './definition-digest.js';
 import { StoreError } from './errors.js';
 import { claimCore } from './run-claims.js';
 import { bumpRun, insertEvent, readLease, withActiveSessionSlot } from './run-events.js';
@@ -147,11 +148,19 @@ function assertPreparationCompatible(context: StoreContext, row: RunRow, input: 
   const expectedFingerprint = input.parentTerminalFingerprint === undefined ? null : terminalFingerprintBuffer(input.parentTerminalFingerprint);
   const [record] = toRunRecords(context, [row], context.clock());
   const storedSource = record?.workflowSource;
+  // A run an older build stored under the code-unit-order digest of the same definition is the
+  // same definition; its default source identity then carries that stored digest as its hash
+  // (docs/PI-WORKFLOWS-FILES.md §8).
+  const olderForm = !row.definition_digest.equals(digest) && isOlderFormDigest(input.definitionSnapshot, digest, row.definition_digest);
+  const givenSource = (): unknown => {
+    const source = validWorkflowSource(input.workflowSource);
+    return sourceKey(olderForm ? withDigestHash(source, digest.toString('hex'), row.definition_digest.toString('hex')) : source);
+  };
   const compatible =
     row.workflow_name === input.workflowName &&
     row.workflow_ref === input.workflowSourceRef &&
-    row.definition_digest.equals(digest) &&
-    sameJson(sourceKey(storedSource), () => sourceKey(validWorkflowSource(input.workflowSource))) &&
+    (olderForm || row.definition_digest.equals(digest)) &&
+    sameJson(sourceKey(storedSource), givenSource) &&
     sameJson(record?.input, () => input.input ?? null) &&
     sameJson(record?.launchOptions, () => input.launchOptions ?? {}) &&
     row.origin_session_id === input.originSessionId &&
@@ -163,6 +172,13 @@ function assertPreparationCompatible(context: StoreContext, row: RunRow, input: 
     ((row.parent_terminal_fingerprint === null && expectedFingerprint === null) ||
       (row.parent_terminal_fingerprint !== null && expectedFingerprint !== null && row.parent_terminal_fingerprint.equals(expectedFingerprint)));
   if (!compatible) throw new StoreError('conflict', `Workflow run preparation conflicts: ${input.runId}`);
+}
+
+/** `source` with every file identity whose hash is `from` given the hash `to` instead. */
+function withDigestHash(source: WorkflowSource, from: string, to: string): WorkflowSource {
+  const swap = (identity: WorkflowSourceIdentity): WorkflowSourceIdentity =>
+    identity.kind === 'file' && identity.hash === from ? { ...identity, hash: to } : identity;
+  return { root: swap(source.root), mounted: source.mounted.map((mount) => ({ ...mount, source: swap(mount.source) })) };
 }
 
 /** A source without mount names: names are rebuilt on read, so they take no part in the comparison. */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect } from 'vitest';
 import { BlobStore } from '../../src/store/blobs.js';
 import { canonicalJson, normalizeJson, StoreError } from '../../src/store/index.js';
@@ -5,13 +6,53 @@ import { expectStoreError, sha256Hex, type TestStore } from '../helpers/store-fi
 import { storeTest as it } from '../helpers/store-test.js';
 import { storeInternals, connectionOf } from '../helpers/store-internals.js';
 
-describe('canonical JSON (STORE.md §2.1)', () => {
+/** `value` rebuilt with every object made from its entries sorted by code unit: pi-workflows' canonical form before `JSON.stringify`. */
+function sortedCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedCopy);
+  if (value === null || typeof value !== 'object') return value;
+  const record = value as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map((key) => [key, sortedCopy(record[key])]),
+  );
+}
+
+describe('canonical JSON (docs/PI-WORKFLOWS-FILES.md §8)', () => {
   it('sorts keys by plain code-unit order at every depth, without whitespace', () => {
     expect(canonicalJson({ b: 1, a: { z: true, y: [3, { d: null, c: 'x' }] } })).toBe('{"a":{"y":[3,{"c":"x","d":null}],"z":true},"b":1}');
-    // Integer-like keys are ordered as strings, not first (as plain JSON.stringify would).
-    expect(canonicalJson({ b: 0, 10: 0, 2: 0, a: 0, Z: 0, é: 0, '': 0 })).toBe('{"":0,"10":0,"2":0,"Z":0,"a":0,"b":0,"é":0}');
     // Code units, not code points: U+FFFF sorts after a surrogate pair (U+1F600 = D83D DE00).
     expect(canonicalJson({ '\uffff': 1, '\u{1F600}': 2 })).toBe('{"😀":2,"\uffff":1}');
+  });
+
+  it('puts array-index keys first in numeric order, then the others sorted, as a JavaScript object orders them', () => {
+    expect(canonicalJson({ b: 0, 10: 0, 2: 0, a: 0, Z: 0, é: 0, '': 0 })).toBe('{"2":0,"10":0,"":0,"Z":0,"a":0,"b":0,"é":0}');
+    expect(canonicalJson({ x: { 10: [{ 1: 'b', 0: 'a' }], 9: null } })).toBe('{"x":{"9":null,"10":[{"0":"a","1":"b"}]}}');
+    // Array indices are "0" … "4294967294" written canonically; anything else sorts as a string.
+    const keys = ['4294967294', '4294967295', '99999999999', '01', '00', '-1', '1.5', '1e3', ' 1', '0', '7'];
+    const value = Object.fromEntries(keys.map((key) => [key, key]));
+    expect(canonicalJson(value)).toBe(
+      '{"0":"0","7":"7","4294967294":"4294967294"," 1":" 1","-1":"-1","00":"00","01":"01","1.5":"1.5","1e3":"1e3","4294967295":"4294967295","99999999999":"99999999999"}',
+    );
+    expect(canonicalJson(value)).toBe(JSON.stringify(sortedCopy(value)));
+  });
+
+  it('equals JSON.stringify of a copy built from sorted entries, for any JSON value (property)', () => {
+    const key = fc.oneof(fc.string({ maxLength: 4 }), fc.nat().map(String), fc.constantFrom('4294967294', '4294967295', '01', '-0', '1.0'));
+    const json = fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.oneof(fc.constant(null), fc.boolean(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ maxLength: 4 })),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(key, tie('value'), { maxKeys: 6 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(json, (value) => {
+        expect(canonicalJson(value)).toBe(JSON.stringify(sortedCopy(value)));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('keeps array order and primitive values', () => {

@@ -4,8 +4,48 @@
  */
 import { describe, expect } from 'vitest';
 import { definitionDigest, StoreError } from '../../src/store/index.js';
-import { DEFINITION, digestHex, expectStoreError, reserveInput, WORKFLOW_REF } from '../helpers/store-fixtures.js';
+import {
+  DEFINITION,
+  digestHex,
+  expectNoWrite,
+  expectRejectedUnchanged,
+  reserveInput,
+  rowOf,
+  sha256Hex,
+  sql,
+  WORKFLOW_REF,
+  expectStoreError,
+  type TestStore,
+} from '../helpers/store-fixtures.js';
+import { unreferencedBlobs } from '../helpers/store-internals.js';
 import { storeTest as it } from '../helpers/store-test.js';
+
+/** The canonical JSON an older build wrote: every object's keys in plain code-unit order ("10" before "2"). */
+function codeUnitOrderJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(codeUnitOrderJson).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  return `{${Object.keys(record)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${codeUnitOrderJson(record[key])}`)
+    .join(',')}}`;
+}
+
+/** Points `runs.<column>` (or workflow_definitions.definition_hash) of run-1 at a blob holding `value` in the older form. */
+function rewriteBlob(t: TestStore, table: 'runs' | 'workflow_definitions', column: string, where: string, key: unknown, value: unknown): void {
+  const text = codeUnitOrderJson(value);
+  const hash = Buffer.from(sha256Hex(text), 'hex');
+  sql(
+    t.store,
+    'INSERT INTO blobs(blob_hash, media_type, byte_length, content, created_at) VALUES (?, ?, ?, ?, ?)',
+    hash,
+    'application/json',
+    Buffer.byteLength(text),
+    Buffer.from(text),
+    t.clock.t,
+  );
+  sql(t.store, `UPDATE ${table} SET ${column} = ? WHERE ${where} = ?`, hash, key);
+}
 
 /** A reservation by snapshot: {@link reserveInput} without digest and source. */
 function byDefinition(runId: string) {
@@ -30,6 +70,57 @@ describe('definition digest (STORE.md §13.4)', () => {
     expect(state).toBe('reserved');
     expect(run.definitionDigest).toBe(`sha256:${digestHex()}`);
     expect(run.workflowSource.root).toEqual({ kind: 'file', path: WORKFLOW_REF, hash: digestHex() });
+  });
+
+  describe('a run an older build stored with keys in code-unit order (docs/PI-WORKFLOWS-FILES.md §8)', () => {
+    const definition = { name: 'numbered', steps: { 10: 'deploy', 2: 'build' } };
+    const input = { 10: 'ten', 2: 'two' };
+    const launchOptions = { retries: { 3: true, 20: false } };
+    const claimRequest = { runnerId: 'runner-1', claimToken: 'tok-1', leaseMs: 30_000 };
+    const retry = () => ({ ...byDefinition('run-1'), definitionSnapshot: definition, input, launchOptions });
+
+    /** Reserves and claims run-1 exactly as the older build stored it: digest, source hash and blobs in code-unit order. */
+    function olderRun(t: TestStore): string {
+      const legacy = sha256Hex(codeUnitOrderJson(definition));
+      expect(legacy).not.toBe(definitionDigest(definition));
+      t.store.prepareOrAdoptWorkflowRun(
+        { ...retry(), definitionDigest: legacy, workflowSource: { kind: 'file', path: WORKFLOW_REF, hash: legacy } },
+        claimRequest,
+      );
+      rewriteBlob(t, 'runs', 'input_hash', 'run_id', 'run-1', input);
+      rewriteBlob(t, 'runs', 'launch_options_hash', 'run_id', 'run-1', launchOptions);
+      rewriteBlob(t, 'workflow_definitions', 'definition_hash', 'definition_digest', Buffer.from(legacy, 'hex'), definition);
+      // The canonical-form blobs the reservation wrote are no longer referenced: gone, as if never written.
+      for (const hash of unreferencedBlobs(t.store)) sql(t.store, 'DELETE FROM blobs WHERE blob_hash = ?', Buffer.from(hash, 'hex'));
+      expect(rowOf(t.store, 'run_sources', 'run-1').source_revision).toBe(legacy);
+      return legacy;
+    }
+
+    it('an identical retry with a claim adopts it, writing nothing', ({ t }) => {
+      const legacy = olderRun(t);
+      const adopted = expectNoWrite(t.store, () => t.store.reserveFromDefinition(retry(), { ...claimRequest, claimToken: 'tok-2' }));
+      expect(adopted.state).toBe('adopted');
+      expect(adopted.run.definitionDigest).toBe(`sha256:${legacy}`);
+      expect(adopted.run.input).toEqual(input);
+    });
+
+    it('a retry with another definition, input or launch options still conflicts', ({ t }) => {
+      olderRun(t);
+      for (const change of [{ definitionSnapshot: { ...definition, name: 'other' } }, { input: { 2: 'two' } }, { launchOptions: { retries: { 3: true } } }]) {
+        expectRejectedUnchanged(
+          t.store,
+          () => t.store.reserveFromDefinition({ ...retry(), ...change }, claimRequest),
+          'Workflow run preparation conflicts: run-1',
+          'conflict',
+        );
+      }
+    });
+
+    it('a new run of the same definition is stored under the canonical digest', ({ t }) => {
+      olderRun(t);
+      const { run } = t.store.reserveFromDefinition({ ...retry(), runId: 'run-2', originSessionId: 'session-run-2' });
+      expect(run.definitionDigest).toBe(`sha256:${definitionDigest(definition)}`);
+    });
   });
 
   it('reserveFromDefinition keeps a given source identity', ({ t }) => {

@@ -40,7 +40,8 @@ const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
     definition: t.field({
       type: 'JSON',
       required: true,
-      description: 'Definition snapshot; its digest is SHA-256 of its canonical JSON.',
+      description:
+        'Definition snapshot; its digest is SHA-256 of its canonical JSON (keys ordered as pi-workflows orders them, docs/PI-WORKFLOWS-FILES.md §8).',
     }),
     workflowSource: t.field({
       type: 'JSON',
