@@ -118,6 +118,8 @@ export interface RunSpec {
   parentTerminalFingerprint?: string;
   title?: string;
   projectId?: string | null;
+  /** The reserving runner (`run_queue.affinity_runner_id`); default none (NULL). */
+  runnerId?: string;
 }
 
 /** A viewer delta draft (target, key, own ops). */
@@ -129,6 +131,61 @@ export interface DeltaDraft {
 
 /** The four targets of a run bump. */
 export const BUMP: DeltaDraft[] = [{ targetType: 'summary' }, { targetType: 'graph' }, { targetType: 'replay' }, { targetType: 'inspector', targetKey: 'run' }];
+
+/** The two targets a release, a settle or a heartbeat records (after the bump's four, for the first two). */
+export const SUMMARY_REPLAY: DeltaDraft[] = [{ targetType: 'summary' }, { targetType: 'replay' }];
+
+/** A claim as pi-workflows' claim calls take it (`claimWorkflowRun`, `claimNextWorkflowRun`). */
+export interface PiClaimInput {
+  runnerId: string;
+  /** Only its SHA-256 is stored. */
+  claimToken: string;
+  /** Lease duration, ms. */
+  leaseMs: number;
+  /** The call's one clock reading, epoch ms; default `Date.now()`. */
+  now?: number;
+}
+
+/** A claim pi-workflows' claim next takes: {@link PiClaimInput} and the candidate filters. */
+export interface PiClaimNextInput extends PiClaimInput {
+  /** Only runs bound to this origin session; without: headless runs or runs not `queued`. */
+  sessionId?: string;
+  excludeRunIds?: readonly string[];
+  /** The store's project (`runs.project_id`); default any. */
+  projectId?: string;
+}
+
+/** What a claim took. */
+export interface PiClaimed {
+  runId: string;
+  /** The lease generation after the claim. */
+  generation: number;
+  /** Epoch ms. */
+  expiresAt: number;
+  /** The resource revision after the claim's bump. */
+  revision: number;
+  /** The presentation revision of the claim's four deltas. */
+  presentationRevision: number;
+}
+
+/** A `leases` row (times in epoch ms). */
+export interface LeaseRow {
+  resource_id: string;
+  generation: number;
+  owner_type: string | null;
+  owner_id: string | null;
+  token_hash: Buffer | null;
+  acquired_at: number | null;
+  heartbeat_at: number | null;
+  expires_at: number | null;
+}
+
+/** A claim holder's call: the run, its token, the call's clock reading (epoch ms, default now). */
+export interface PiHolderInput {
+  runId: string;
+  claimToken: string;
+  now?: number;
+}
 
 /** A terminal or intermediate run state, as the host records it. */
 export interface RunStateChange {
@@ -217,8 +274,17 @@ export class PiWorkflowsWriter {
     return (this.connection.prepare('SELECT revision FROM resources WHERE resource_id = ?').get(runResourceId(runId)) as { revision: number }).revision;
   }
 
-  /** Inserts a resource event at `revision` with a JSON payload. */
-  private event(resourceId: string, revision: number, type: string, actorType: string, actorId: string | null, payload: JsonValue, now: number): void {
+  /** Inserts a resource event at `revision` with a JSON payload; `generation` 0 or absent is stored as NULL. */
+  private event(
+    resourceId: string,
+    revision: number,
+    type: string,
+    actorType: string,
+    actorId: string | null,
+    payload: JsonValue,
+    now: number,
+    generation?: number,
+  ): void {
     this.insert('events', {
       event_id: `event-${randomUUID()}`,
       resource_id: resourceId,
@@ -226,7 +292,7 @@ export class PiWorkflowsWriter {
       event_type: type,
       actor_type: actorType,
       actor_id: actorId,
-      lease_generation: null,
+      lease_generation: generation === undefined || generation === 0 ? null : generation,
       payload_hash: this.putJson(payload, now),
       recorded_at: now,
     });
@@ -289,7 +355,7 @@ export class PiWorkflowsWriter {
       run_id: spec.runId,
       status: 'queued',
       available_at: now,
-      affinity_runner_id: null,
+      affinity_runner_id: spec.runnerId ?? null,
       origin_session_id: spec.originSessionId,
       created_at: now,
       updated_at: now,
@@ -298,12 +364,21 @@ export class PiWorkflowsWriter {
     this.event(resourceId, 1, 'run.queued', 'session', spec.originSessionId, {}, now);
   }
 
-  /** Bumps a run's resource revision by one and records the event (STORE.md §5). */
-  bump(runId: string, eventType: string, payload: JsonValue, now: number, actor: { type: string; id: string | null } = { type: 'host', id: 'host-1' }): number {
+  /**
+   * Bumps a run's resource revision by one and records the event (STORE.md §5); the actor's
+   * `generation` is the event's `lease_generation` (0 or absent: NULL).
+   */
+  bump(
+    runId: string,
+    eventType: string,
+    payload: JsonValue,
+    now: number,
+    actor: { type: string; id: string | null; generation?: number } = { type: 'host', id: 'host-1' },
+  ): number {
     const resourceId = runResourceId(runId);
     const revision = this.revision(runId) + 1;
     this.update('resources', { revision, updated_at: now }, 'resource_id = ?', resourceId);
-    this.event(resourceId, revision, eventType, actor.type, actor.id, payload, now);
+    this.event(resourceId, revision, eventType, actor.type, actor.id, payload, now, actor.generation);
     return revision;
   }
 
@@ -505,6 +580,221 @@ export class PiWorkflowsWriter {
       finished_at: now,
       exit_code: 0,
     });
+  }
+
+  /** The lease row of a run (generation, owner, token hash, times in epoch ms). */
+  leaseOf(runId: string): LeaseRow {
+    return this.connection.prepare('SELECT * FROM leases WHERE resource_id = ?').get(runResourceId(runId)) as LeaseRow;
+  }
+
+  /** True while `claimToken` is the run's live claim at `now`: owned, token hash equal, not expired, queue not settled. */
+  private liveClaim(runId: string, claimToken: string, now: number): LeaseRow | undefined {
+    const lease = this.leaseOf(runId);
+    const queue = this.connection.prepare('SELECT status FROM run_queue WHERE run_id = ?').get(runId) as { status: string } | undefined;
+    if (queue === undefined || ['done', 'failed', 'cancelled'].includes(queue.status)) return undefined;
+    if (lease.owner_id === null || lease.token_hash === null || lease.expires_at === null || lease.expires_at <= now) return undefined;
+    return lease.token_hash.equals(sha256(claimToken)) ? lease : undefined;
+  }
+
+  /**
+   * The claim core of pi-workflows' `claimWorkflowRun`, inside the caller's transaction:
+   * refused (nothing written) for a missing or settled run, a pending interaction, or another
+   * runner's live lease; else lease generation + 1 with owner type (`host` for a `host-`
+   * runner id, else `session`), owner id, token hash, `acquired_at = heartbeat_at = now`,
+   * `expires_at = now + leaseMs`; queue `starting` with the error cleared; bump with
+   * `lease.claimed` `{expiresAt: epoch ms}`; four deltas.
+   */
+  private claimCore(runId: string, input: PiClaimInput, now: number): PiClaimed | undefined {
+    const queue = this.connection.prepare('SELECT status FROM run_queue WHERE run_id = ?').get(runId) as { status: string } | undefined;
+    if (queue === undefined || ['done', 'failed', 'cancelled'].includes(queue.status)) return undefined;
+    if (this.connection.prepare("SELECT 1 FROM interactive_requests WHERE run_id = ? AND status = 'pending' LIMIT 1").get(runId) !== undefined)
+      return undefined;
+    const lease = this.leaseOf(runId);
+    if (lease.owner_id !== null && lease.expires_at !== null && lease.expires_at > now && lease.owner_id !== input.runnerId) return undefined;
+    const generation = lease.generation + 1;
+    const expiresAt = now + input.leaseMs;
+    const ownerType = input.runnerId.startsWith('host-') ? 'host' : 'session';
+    this.update(
+      'leases',
+      {
+        generation,
+        owner_type: ownerType,
+        owner_id: input.runnerId,
+        token_hash: sha256(input.claimToken),
+        acquired_at: now,
+        heartbeat_at: now,
+        expires_at: expiresAt,
+      },
+      'resource_id = ? AND generation = ?',
+      runResourceId(runId),
+      lease.generation,
+    );
+    this.update('run_queue', { status: 'starting', error_code: null, error_hash: null, updated_at: now }, 'run_id = ?', runId);
+    const revision = this.bump(runId, 'lease.claimed', { expiresAt }, now, { type: ownerType, id: input.runnerId, generation });
+    const presentationRevision = this.recordViewerRevision(runId, BUMP, now);
+    return { runId, generation, expiresAt, revision, presentationRevision };
+  }
+
+  /**
+   * Claims a run by id as pi-workflows' `claimWorkflowRun` does, in one `BEGIN IMMEDIATE`
+   * transaction (docs/PI-WORKFLOWS-FILES.md §6).
+   *
+   * @returns what the claim took, or undefined when the run is not claimable (nothing written)
+   */
+  claimRun(runId: string, input: PiClaimInput): PiClaimed | undefined {
+    const now = input.now ?? Date.now();
+    return this.transaction(() => this.claimCore(runId, input, now));
+  }
+
+  /**
+   * Claims the oldest eligible run (`available_at`, then queue `created_at`, then run id) as
+   * pi-workflows' `claimNextWorkflowRun` does, in one transaction: queue
+   * queued/parked/starting/running and available, lease free, expired or this runner's,
+   * affinity none or this runner (or not `queued`), not parked while waiting or paused, no
+   * pending interaction, no `workflowSourceChanged`/`workerNoProgress` error, the project, the
+   * session (or headless / not queued without one).
+   *
+   * @returns what the claim took, or undefined when nothing is eligible
+   */
+  claimNextRun(input: PiClaimNextInput): PiClaimed | undefined {
+    const now = input.now ?? Date.now();
+    const conditions = [
+      "q.status IN ('queued', 'parked', 'starting', 'running')",
+      'q.available_at <= ?',
+      '(l.owner_id IS NULL OR l.expires_at <= ? OR l.owner_id = ?)',
+      "(q.affinity_runner_id IS NULL OR q.affinity_runner_id = ? OR q.status <> 'queued')",
+      "NOT (q.status = 'parked' AND (r.status = 'waiting' OR r.paused = 1))",
+      "NOT EXISTS (SELECT 1 FROM interactive_requests i WHERE i.run_id = r.run_id AND i.status = 'pending')",
+      "(q.error_code IS NULL OR q.error_code NOT IN ('workflowSourceChanged', 'workerNoProgress'))",
+    ];
+    const params: unknown[] = [now, now, input.runnerId, input.runnerId];
+    if (input.projectId !== undefined) {
+      conditions.push('r.project_id = ?');
+      params.push(input.projectId);
+    }
+    if (input.sessionId !== undefined) {
+      conditions.push('b.origin_session_id = ?');
+      params.push(input.sessionId);
+    } else {
+      conditions.push("(b.execution_mode = 'headless' OR q.status <> 'queued')");
+    }
+    if (input.excludeRunIds !== undefined && input.excludeRunIds.length > 0) {
+      conditions.push('r.run_id NOT IN (SELECT value FROM json_each(?))');
+      params.push(JSON.stringify(input.excludeRunIds));
+    }
+    return this.transaction(() => {
+      const found = this.connection
+        .prepare(
+          `SELECT r.run_id FROM run_queue q JOIN runs r ON r.run_id = q.run_id JOIN run_bindings b ON b.run_id = r.run_id
+           JOIN leases l ON l.resource_id = r.resource_id WHERE ${conditions.join(' AND ')}
+           ORDER BY q.available_at, q.created_at, r.run_id LIMIT 1`,
+        )
+        .get(...params) as { run_id: string } | undefined;
+      return found === undefined ? undefined : this.claimCore(found.run_id, input, now);
+    });
+  }
+
+  /**
+   * Heartbeat as pi-workflows' `renewWorkflowRunClaim`: with a live lease of the same owner,
+   * token and generation, `heartbeat_at = now` and `expires_at = now + leaseMs` only, then two
+   * deltas (summary, replay); no event, no resource bump.
+   *
+   * @returns the new presentation revision, or undefined when the claim is not live (nothing written)
+   */
+  renewClaim(input: PiHolderInput & { runnerId: string; generation: number; leaseMs: number }): number | undefined {
+    const now = input.now ?? Date.now();
+    return this.transaction(() => {
+      const lease = this.liveClaim(input.runId, input.claimToken, now);
+      if (lease === undefined || lease.owner_id !== input.runnerId || lease.generation !== input.generation) return undefined;
+      this.update('leases', { heartbeat_at: now, expires_at: now + input.leaseMs }, 'resource_id = ?', runResourceId(input.runId));
+      return this.recordViewerRevision(input.runId, SUMMARY_REPLAY, now);
+    });
+  }
+
+  /**
+   * Parks a claimed run as pi-workflows' `parkWorkflowRun`: queue `parked`, lease released
+   * (generation kept), bump with `run.queue_parked` `{status:"parked"}` by the lease owner,
+   * 4 + 2 deltas.
+   *
+   * @returns false when the claim is not live (nothing written)
+   */
+  parkRun(input: PiHolderInput): boolean {
+    const now = input.now ?? Date.now();
+    return this.transaction(() => {
+      const lease = this.liveClaim(input.runId, input.claimToken, now);
+      if (lease === undefined) return false;
+      this.update('run_queue', { status: 'parked', updated_at: now }, 'run_id = ?', input.runId);
+      this.release(input.runId);
+      this.settleBump(input.runId, lease, 'run.queue_parked', { status: 'parked' }, now);
+      return true;
+    });
+  }
+
+  /**
+   * Completes a claimed run: the engine's run-state write (runs `completed`, final output,
+   * status detail NULL, `finished_at`), then pi-workflows' `completeWorkflowRun` (queue `done`,
+   * lease released, bump with `run.queue_done` `{status:"done"}`, 4 + 2 deltas), in one transaction.
+   *
+   * @returns false when the claim is not live (nothing written)
+   */
+  completeRun(input: PiHolderInput & { output?: JsonValue }): boolean {
+    const now = input.now ?? Date.now();
+    return this.transaction(() => {
+      const lease = this.liveClaim(input.runId, input.claimToken, now);
+      if (lease === undefined) return false;
+      const outputHash = input.output === undefined ? null : this.putJson(input.output, now);
+      this.update(
+        'runs',
+        { status: 'completed', paused: 0, final_output_hash: outputHash, status_detail: null, updated_at: now, finished_at: now },
+        'run_id = ?',
+        input.runId,
+      );
+      this.update('run_queue', { status: 'done', finished_at: now, updated_at: now }, 'run_id = ?', input.runId);
+      this.release(input.runId);
+      this.settleBump(input.runId, lease, 'run.queue_done', { status: 'done' }, now);
+      return true;
+    });
+  }
+
+  /**
+   * Fails a claimed run as pi-workflows' `failWorkflowRun`: error text blob; queue `failed`
+   * with the code (default `failed`) and error; lease released; runs `failed`, not paused, no
+   * status detail, the error, `finished_at`; open turns ended `lost`, pending messages
+   * cancelled; bump with `run.queue_failed` `{status, code, error}`; 4 + 2 deltas.
+   *
+   * @returns false when the claim is not live (nothing written)
+   */
+  failRun(input: PiHolderInput & { error: string; errorCode?: string }): boolean {
+    const now = input.now ?? Date.now();
+    const code = input.errorCode ?? 'failed';
+    return this.transaction(() => {
+      const lease = this.liveClaim(input.runId, input.claimToken, now);
+      if (lease === undefined) return false;
+      const errorHash = this.putText(input.error, now);
+      this.update('run_queue', { status: 'failed', error_code: code, error_hash: errorHash, finished_at: now, updated_at: now }, 'run_id = ?', input.runId);
+      this.release(input.runId);
+      this.update(
+        'runs',
+        { status: 'failed', paused: 0, status_detail: null, error_hash: errorHash, updated_at: now, finished_at: now },
+        'run_id = ?',
+        input.runId,
+      );
+      this.run("UPDATE workflow_turns SET state = 'ended', stop_reason = 'lost', ended_at = ? WHERE run_id = ? AND state = 'started'", now, input.runId);
+      this.run(
+        "UPDATE workflow_messages SET status = 'cancelled', updated_at = ? WHERE run_id = ? AND status = 'pending' AND kind IN ('step', 'decision', 'followUp')",
+        now,
+        input.runId,
+      );
+      this.settleBump(input.runId, lease, 'run.queue_failed', { status: 'failed', code, error: input.error }, now);
+      return true;
+    });
+  }
+
+  /** The bump of a release or settle: event by the (former) lease owner, then 4 + 2 deltas. */
+  private settleBump(runId: string, lease: LeaseRow, eventType: string, payload: JsonValue, now: number): void {
+    this.bump(runId, eventType, payload, now, { type: lease.owner_type ?? 'system', id: lease.owner_id, generation: lease.generation });
+    this.recordViewerRevision(runId, BUMP, now);
+    this.recordViewerRevision(runId, SUMMARY_REPLAY, now);
   }
 
   /** Closes the connection (the last one checkpoints the WAL into the file, as pi-workflows leaves it). */
