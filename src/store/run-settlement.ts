@@ -30,10 +30,11 @@ const STALE_CONTROL_LEASE_MS = 30_000;
 const STALE_CONTROL_ID = 'workflow-control';
 
 /**
- * Settles a claimed run terminal (STORE.md §13.3): `completed` stores the output and moves the
- * queue to `done` (event `run.queue_done`); `failed`/`timed_out` use the fail routine with
- * error_code = the status; `cancelled` the cancel routine. Every path settles workflow
- * messages and releases the lease in the same transaction.
+ * Settles a claimed run terminal (docs/PI-WORKFLOWS-FILES.md §5): `completed` writes the runs
+ * row as pi-workflows' engine persists a completed run, then pi's queue completion (queue
+ * `done`, `run.queue_done`; messages left as they are); `failed`/`timed_out` use the fail
+ * routine with error_code = the status; `cancelled` the cancel routine (both settle workflow
+ * messages). Every path releases the lease in the same transaction.
  *
  * @returns the settled run's record
  * @throws StoreError(not_found) `Workflow run not found: <runId>`;
@@ -86,8 +87,10 @@ function completeRun(context: StoreContext, row: RunRow, lease: LeaseState, inpu
 }
 
 /**
- * The shared fail / cancel routine (STORE.md §6.10) for a run whose claim is verified (or,
- * without a token, a queued/starting run with an unowned lease).
+ * The shared fail / cancel routine (STORE.md §6.10; its rows: docs/PI-WORKFLOWS-FILES.md §5
+ * "settle FAILED", "settle CANCELLED") for a run whose claim is verified (or, without a token, a
+ * queued/starting run with an unowned lease: actor `system`, the dependents cancelled by
+ * `workflow-control`).
  */
 function terminateRun(
   context: StoreContext,
@@ -346,6 +349,14 @@ function terminable(context: StoreContext, runId: string, claimToken: string | u
   return { row, lease };
 }
 
+/**
+ * The cancel of a run whose claim is absent or expired (docs/PI-WORKFLOWS-FILES.md §5 "cancel
+ * without a claim", pi-workflows' `cancelStaleWorkflowRun`): a 30 s `system` control claim of
+ * `controlId` with a random token (generation + 1), queue and run cancelled, messages and
+ * dependents settled, the claim released, `run.queue_cancelled` by `control`/`controlId`.
+ *
+ * @returns false when the run is finished or another owner's lease is live (nothing written)
+ */
 function staleCancel(context: StoreContext, runId: string, controlId: string, now: number): boolean {
   const row = loadRunRow(context, runId);
   if (row === undefined || TERMINAL_QUEUE_STATUSES.includes(row.queue_status)) return false;

@@ -8,7 +8,7 @@
  * The clock ticks 1 ms at every reading, so a call that read it twice would write two times.
  *
  * Our own file's extra trigger-kept tables (run_changes, run_change_head, run_chain_sizes,
- * unowned_started_runs: docs/PI-WORKFLOWS-FILES.md §7) are left out of every diff by name: a
+ * unowned_started_runs: docs/PI-WORKFLOWS-FILES.md §4) are left out of every diff by name: a
  * pi-workflows file has none of them, and the rows of every other table must be the ones pi
  * writes.
  */
