@@ -16,7 +16,8 @@ export interface GraphQLContext {
   store: WorkflowStore;
   /**
    * Null when mutations are allowed; else the `ForbiddenError` text every mutation answers (a
-   * server started read-only, or one serving a pi-workflows state file).
+   * server started read-only, or one serving a pi-workflows state file of a release it does not
+   * write, docs/PI-WORKFLOWS-FILES.md §2).
    */
   readOnly: string | null;
   /** The caller's scope: with `read` every mutation answers ForbiddenError (issue 10.11). */
@@ -29,7 +30,8 @@ export interface GraphQLContext {
  * Builds the context of a request.
  *
  * @param readOnly the server's read-only flag; a store opened read-only (a pi-workflows state
- *   file is, whatever the flag) refuses mutations too, with its reason
+ *   file of a release this server does not write is, whatever the flag) refuses mutations too,
+ *   with its reason
  * @param feed the server's change feed
  * @param scope the caller's scope (issue 10.11)
  */

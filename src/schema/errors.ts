@@ -87,14 +87,17 @@ export const READ_SCOPE_MESSAGE = 'This token has the read scope only; mutations
 
 /**
  * The `ForbiddenError` text every mutation of a read-only server answers (API.md "Access"):
- * `The server is read-only`, and for a pi-workflows state file (always served read-only,
- * issue 12) the reason.
+ * `The server is read-only`; for a pi-workflows state file of a release this server does not
+ * write, the reason naming the release found and the ones it writes
+ * (docs/PI-WORKFLOWS-FILES.md §2), e.g. `The server is read-only: the database is a pi-workflows
+ * state file and pi-workflows 0.14.0 is not a release this server writes (it writes pi-workflows
+ * 0.16.x)`.
  *
  * @param file the kind of database file the server opened
  */
 export function readOnlyMessage(file: StateFile): string {
-  return file.kind === 'pi-workflows'
-    ? 'The server is read-only: the database is a pi-workflows state file, served read-only so that pi-workflows keeps accepting it'
+  return file.kind === 'pi-workflows' && file.writeRefusal !== null
+    ? `The server is read-only: the database is a pi-workflows state file and ${file.writeRefusal}`
     : 'The server is read-only';
 }
 

@@ -1,37 +1,61 @@
-import type { WorkflowStore } from '../store/index.js';
+import { PI_WORKFLOWS_WRITTEN_RELEASES, type WorkflowStore } from '../store/index.js';
 
 /**
- * How the server reports the kind of database file it serves (issue 12 item 2): one phrase for
- * the start banner, one object for `/health`.
+ * How the server reports the kind of database file it serves (docs/PI-WORKFLOWS-FILES.md §2):
+ * one phrase for the start banner, one object for `/health`.
  */
 
+/** Why a pi-workflows file is served read-only when the server was started with `--read-only`. */
+export const READ_ONLY_FLAG_REASON = 'the server was started read-only (--read-only)';
+
 /**
- * The banner's description of the open database, e.g. `12 runs, read-only` or
- * `pi-workflows state file: schema 1, pi-workflows 0.16.2; served read-only; 12 runs`.
+ * The banner's description of the open database, e.g. `12 runs, read-only`,
+ * `pi-workflows state file: schema 1, pi-workflows 0.16.2; served read-write; 12 runs` or
+ * `pi-workflows state file: schema 1, pi-workflows 0.14.0; served read-only: pi-workflows 0.14.0
+ * is not a release this server writes (it writes pi-workflows 0.16.x); 12 runs`.
  *
  * @param runs number of runs in the file
  */
 export function describeDatabase(store: WorkflowStore, runs: number): string {
   const file = store.file;
   if (file.kind === 'pi-workflows') {
-    return `pi-workflows state file: schema ${file.schemaVersion}, pi-workflows ${file.appVersion}; served read-only; ${runs} runs`;
+    const reason = piWorkflowsReadOnlyReason(store);
+    const served = reason === null ? 'served read-write' : `served read-only: ${reason}`;
+    return `pi-workflows state file: schema ${file.schemaVersion}, pi-workflows ${file.appVersion}; ${served}; ${runs} runs`;
   }
   return `${runs} runs${store.readOnly ? ', read-only' : ''}`;
 }
 
+/**
+ * Why a pi-workflows file is served read-only: the file's write refusal (a release this server
+ * does not write, a column its writes need missing), else {@link READ_ONLY_FLAG_REASON} when the
+ * store is read-only anyway; null when it is served read-write.
+ */
+function piWorkflowsReadOnlyReason(store: WorkflowStore): string | null {
+  const file = store.file;
+  if (file.kind === 'pi-workflows' && file.writeRefusal !== null) return file.writeRefusal;
+  return store.readOnly ? READ_ONLY_FLAG_REASON : null;
+}
+
 /** The `/health` fields describing the open file (merged into its `database` object). */
 export interface DatabaseKindHealth {
-  /** True when every mutation is refused (asked for, or a pi-workflows state file). */
+  /** True when every mutation is refused (asked for, or a pi-workflows file of a release this server does not write). */
   readOnly: boolean;
-  /** `own` (this server's migrations) or `pi-workflows` (its state file, served read-only). */
+  /** `own` (this server's migrations) or `pi-workflows` (its state file). */
   kind: 'own' | 'pi-workflows';
-  /** For a pi-workflows state file: what its `schema_meta` says and which version-dependent columns it has. */
+  /** For a pi-workflows state file: what its `schema_meta` says, its version-dependent columns, and whether it is written. */
   piWorkflows?: {
     schemaVersion: number;
     appVersion: string;
     /** 64 lowercase hex, or null; differs between pi-workflows releases (reported, not checked). */
     schemaDigest: string | null;
     optionalColumns: Record<string, boolean>;
+    /** True when mutations write to the file (docs/PI-WORKFLOWS-FILES.md §2). */
+    writable: boolean;
+    /** Why not, when not writable (see {@link describeDatabase}); null when writable. */
+    readOnlyReason: string | null;
+    /** The release lines this server writes, e.g. `["0.16.x"]`. */
+    writtenReleases: string[];
   };
 }
 
@@ -40,5 +64,18 @@ export function databaseKindHealth(store: WorkflowStore): DatabaseKindHealth {
   const file = store.file;
   if (file.kind === 'own') return { readOnly: store.readOnly, kind: 'own' };
   const { schemaVersion, appVersion, schemaDigest, optionalColumns } = file;
-  return { readOnly: true, kind: 'pi-workflows', piWorkflows: { schemaVersion, appVersion, schemaDigest, optionalColumns } };
+  const readOnlyReason = piWorkflowsReadOnlyReason(store);
+  return {
+    readOnly: store.readOnly,
+    kind: 'pi-workflows',
+    piWorkflows: {
+      schemaVersion,
+      appVersion,
+      schemaDigest,
+      optionalColumns,
+      writable: readOnlyReason === null,
+      readOnlyReason,
+      writtenReleases: PI_WORKFLOWS_WRITTEN_RELEASES.map((entry) => `${entry.line}.x`),
+    },
+  };
 }

@@ -17,6 +17,14 @@
  * index; `INDEXED BY` makes a missing index an error instead of a silent scan.
  */
 
+/**
+ * On a pi-workflows state file (docs/PI-WORKFLOWS-FILES.md §7), which has neither
+ * `unowned_started_runs` nor the lease indexes of migration 0006 and never gets them,
+ * {@link piWorkflowsClaimNextProbe} walks every claimable queue status in that file's own
+ * `run_queue_claim_idx (status, available_at, created_at)` order instead: the same conditions,
+ * the same order, the same run.
+ */
+
 /** Queue statuses whose rows are walked in queue order. */
 const WALKED_QUEUE_STATUSES = ['queued', 'parked'] as const;
 
@@ -88,4 +96,38 @@ function probeStatement(conditions: string): string {
     unowned,
   ].join(' UNION ALL ')})
        ORDER BY available_at, created_at, run_id LIMIT 1`;
+}
+
+/** Every queue status a claim-next may take a run from (STORE.md §6.4). */
+const CLAIMABLE_QUEUE_STATUSES = ['queued', 'parked', 'starting', 'running'] as const;
+
+/** The statement of {@link piWorkflowsClaimNextProbe} by condition text (as {@link statements}). */
+const piStatements = new Map<string, string>();
+
+/**
+ * {@link claimNextProbe} for a pi-workflows state file (docs/PI-WORKFLOWS-FILES.md §7): one probe
+ * per claimable queue status, each walking that file's `(status, available_at, created_at)`
+ * index and stopping at its first row meeting every condition; the earliest of those by
+ * (available_at, queue created_at, run id) wins — the run {@link claimNextProbe} picks on our own
+ * file. Uses only tables every pi-workflows file has (`run_queue`, `runs`, `leases`,
+ * `run_bindings`). A `starting`/`running` row holding another runner's live lease is skipped
+ * one by one, as pi-workflows' own claim does.
+ *
+ * @param conditions as {@link claimNextProbe}
+ * @param conditionParams as {@link claimNextProbe}
+ * @returns one statement selecting at most one `run_id`, and its parameters
+ */
+export function piWorkflowsClaimNextProbe(conditions: string, conditionParams: readonly unknown[]): ClaimNextProbe {
+  let sql = piStatements.get(conditions);
+  if (sql === undefined) {
+    const walked = `SELECT * FROM (SELECT ${COLUMNS} FROM run_queue q
+       CROSS JOIN runs r CROSS JOIN leases l CROSS JOIN run_bindings b
+       WHERE q.status = ? AND r.run_id = q.run_id AND l.resource_id = r.resource_id AND b.run_id = r.run_id
+         AND ${conditions} ${ORDER})`;
+    sql = `SELECT run_id FROM (${CLAIMABLE_QUEUE_STATUSES.map(() => walked).join(' UNION ALL ')})
+       ORDER BY available_at, created_at, run_id LIMIT 1`;
+    if (piStatements.size >= 64) piStatements.clear();
+    piStatements.set(conditions, sql);
+  }
+  return { sql, params: CLAIMABLE_QUEUE_STATUSES.flatMap((status) => [status, ...conditionParams]) };
 }

@@ -53,6 +53,21 @@ function connect(options: StateDatabaseOptions, readOnly: boolean): SqliteDataba
   return connection;
 }
 
+/**
+ * The settings of a read-write connection to a pi-workflows state file, as pi-workflows sets
+ * them on its own (docs/PI-WORKFLOWS-FILES.md §2): foreign keys on, WAL (already the file's
+ * mode: pi-workflows sets it at every open), `synchronous=FULL`, `wal_autocheckpoint` 1000 pages
+ * and `journal_size_limit` 64 MiB; the busy timeout was set by {@link connect}. Each is a
+ * setting of this connection only; none changes the schema.
+ */
+function setPiWorkflowsPragmas(connection: SqliteDatabase): void {
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = FULL');
+  connection.pragma('wal_autocheckpoint = 1000');
+  connection.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+}
+
 /** The busy timeout asked for, ms (default 5000, STORE.md §1). */
 function busyTimeoutOf(options: StateDatabaseOptions): number {
   return Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
@@ -120,7 +135,10 @@ export class StateDatabase {
   readonly connection: SqliteDatabase;
   /** Path the database was opened at. */
   readonly path: string;
-  /** True when opened read-only (asked for, or a pi-workflows state file). */
+  /**
+   * True when opened read-only: asked for, or a pi-workflows state file this server does not
+   * write (`file.writeRefusal`, docs/PI-WORKFLOWS-FILES.md §2).
+   */
   readonly readOnly: boolean;
   /** What kind of file this is: our own, or a pi-workflows state file (issue 12). */
   readonly file: StateFile;
@@ -131,6 +149,8 @@ export class StateDatabase {
   /** The busy timeout of the connection, ms: how long a synchronous `BEGIN IMMEDIATE` round waits. */
   readonly busyTimeoutMs: number;
   private readonly cache = new Map<string, Statement>();
+  /** True while {@link readSnapshot} runs its own `BEGIN DEFERRED` transaction. */
+  private snapshotOpen = false;
   private readonly commitListeners = new Set<() => void>();
   /** Writes of {@link transactionAsync} waiting for their group (and the write lock), oldest first. */
   private readonly writeQueue: PendingWrite[] = [];
@@ -158,9 +178,11 @@ export class StateDatabase {
    * - this server's own file (or a new one): read-write opens migrate it and set WAL,
    *   `synchronous=FULL`, `foreign_keys=ON` and the busy timeout (STORE.md §1); read-only opens
    *   require it to be fully migrated;
-   * - a pi-workflows state file: opened read-only whatever `readOnly` says, with `query_only`
-   *   on, no migration and no pragma that writes; every table and column the read side uses
-   *   is checked first (`read-side-schema.ts`);
+   * - a pi-workflows state file: every table and column the read side uses is checked first
+   *   (`read-side-schema.ts`); then, unless `readOnly`, a file of a release this server writes
+   *   (and holding every column the writes use) is opened read-write with pi-workflows' own
+   *   connection settings (docs/PI-WORKFLOWS-FILES.md §2); any other one read-only with
+   *   `query_only` on. Never a migration, never a schema change;
    * - anything else: refused before anything is written.
    *
    * A read-write request on a file whose header carries the pi-workflows application id (or
@@ -183,17 +205,25 @@ export class StateDatabase {
     try {
       const detected = detectStateFile(connection, path);
       if (detected.kind === 'pi-workflows') {
-        if (!readOnly) {
-          // Only a stale header gets here: look again through a read-only connection.
+        const checked = checkPiWorkflowsReadSide(connection, path, detected);
+        const writable = !requestedReadOnly && checked.writeRefusal === null;
+        if (readOnly !== !writable) {
+          // Reopen in the mode decided: read-write for a release this server writes, else read-only.
           connection.close();
-          readOnly = true;
-          connection = connect(options, true);
+          readOnly = !writable;
+          connection = connect(options, readOnly);
           const again = detectStateFile(connection, path);
-          if (again.kind !== 'pi-workflows') throw new StoreError('integrity', `Workflow state database ${path} changed kind while it was opened`);
+          if (again.kind !== 'pi-workflows' || again.appVersion !== detected.appVersion) {
+            throw new StoreError('integrity', `Workflow state database ${path} changed kind while it was opened`);
+          }
         }
-        connection.pragma('query_only = ON');
-        connection.pragma('foreign_keys = ON');
-        return new StateDatabase(connection, path, true, checkPiWorkflowsReadSide(connection, path, detected), busyTimeoutOf(options));
+        if (readOnly) {
+          connection.pragma('query_only = ON');
+          connection.pragma('foreign_keys = ON');
+        } else {
+          setPiWorkflowsPragmas(connection);
+        }
+        return new StateDatabase(connection, path, readOnly, checked, busyTimeoutOf(options));
       }
       file = { kind: 'own' };
       if (readOnly && !requestedReadOnly) {
@@ -597,7 +627,21 @@ export class StateDatabase {
    */
   readSnapshot<T>(fn: () => T): T {
     if (this.connection.inTransaction) return fn();
-    return this.connection.transaction(fn).deferred();
+    this.snapshotOpen = true;
+    try {
+      return this.connection.transaction(fn).deferred();
+    } finally {
+      this.snapshotOpen = false;
+    }
+  }
+
+  /**
+   * True while a write transaction is open on this connection ({@link transaction},
+   * {@link transactionAsync}, or one a caller began): its changes are not committed yet, so
+   * whatever is read now may still be rolled back. False in a {@link readSnapshot} of its own.
+   */
+  get inWriteTransaction(): boolean {
+    return this.connection.inTransaction && !this.snapshotOpen;
   }
 
   /**

@@ -73,8 +73,10 @@ export {
   PI_WORKFLOWS_APPLICATION_ID,
   PI_WORKFLOWS_SCHEMA_NAME,
   PI_WORKFLOWS_SCHEMA_VERSIONS,
+  PI_WORKFLOWS_WRITTEN_RELEASES,
+  PI_WORKFLOWS_WRITTEN_RELEASES_TEXT,
   type OwnStateFile,
   type PiWorkflowsStateFile,
   type StateFile,
 } from './state-file.js';
-export { READ_SIDE_COLUMNS, VERSION_DEPENDENT_COLUMNS } from './read-side-schema.js';
+export { READ_SIDE_COLUMNS, VERSION_DEPENDENT_COLUMNS, WRITE_SIDE_COLUMNS } from './read-side-schema.js';

@@ -1,6 +1,6 @@
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { StoreError } from './errors.js';
-import type { PiWorkflowsStateFile } from './state-file.js';
+import { isWrittenRelease, PI_WORKFLOWS_WRITTEN_RELEASES_TEXT, type PiWorkflowsStateFile } from './state-file.js';
 
 /**
  * Every table and column the read side uses (run records, lists, lineage, the viewer-delta log,
@@ -46,6 +46,129 @@ export const READ_SIDE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
+ * Every table and column the write path reads or writes on a pi-workflows state file
+ * (docs/PI-WORKFLOWS-FILES.md §2), beyond {@link READ_SIDE_COLUMNS}: checked at a read-write open,
+ * so a file lacking one is served read-only (saying which), never half-written. Add a column here
+ * when a write starts using it: the test `test/store/pi-workflows-read-write.test.ts` runs every
+ * write on a file holding exactly the read side's and these columns. Not listed on purpose:
+ * `workflow_messages.trigger_turn` (0.16 keeps that flag inside the message content).
+ */
+export const WRITE_SIDE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  projects: ['project_id', 'canonical_path', 'created_at'],
+  blobs: ['blob_hash', 'media_type', 'byte_length', 'content', 'created_at'],
+  resources: ['resource_id', 'resource_type', 'aggregate_key', 'revision', 'created_at', 'updated_at'],
+  leases: ['resource_id', 'generation', 'owner_type', 'owner_id', 'token_hash', 'acquired_at', 'heartbeat_at', 'expires_at'],
+  workflow_definitions: ['definition_digest', 'workflow_name', 'definition_hash', 'created_at'],
+  runs: [
+    'run_id',
+    'resource_id',
+    'project_id',
+    'parent_run_id',
+    'root_run_id',
+    'lineage_kind',
+    'restart_number',
+    'parent_terminal_fingerprint',
+    'definition_digest',
+    'workflow_ref',
+    'launch_options_hash',
+    'title',
+    'status',
+    'paused',
+    'status_detail',
+    'input_hash',
+    'final_output_hash',
+    'error_hash',
+    'created_at',
+    'updated_at',
+    'finished_at',
+  ],
+  run_bindings: ['run_id', 'origin_session_id', 'execution_mode', 'created_at'],
+  run_queue: [
+    'run_id',
+    'status',
+    'available_at',
+    'affinity_runner_id',
+    'origin_session_id',
+    'error_code',
+    'error_hash',
+    'created_at',
+    'updated_at',
+    'started_at',
+    'finished_at',
+  ],
+  run_sources: ['run_id', 'mount_path', 'source_type', 'source_ref', 'source_revision'],
+  events: [
+    'event_seq',
+    'event_id',
+    'resource_id',
+    'resource_revision',
+    'event_type',
+    'actor_type',
+    'actor_id',
+    'lease_generation',
+    'payload_hash',
+    'recorded_at',
+  ],
+  viewer_runs: ['run_id', 'presentation_revision', 'retained_from_revision', 'updated_at'],
+  viewer_deltas: ['run_id', 'presentation_revision', 'delta_index', 'target_type', 'target_key', 'patch_hash', 'recorded_at'],
+  node_attempts: [
+    'attempt_id',
+    'run_id',
+    'node_id',
+    'attempt_number',
+    'node_type',
+    'status',
+    'error_hash',
+    'started_at',
+    'deadline_at',
+    'finished_at',
+    'created_at',
+    'updated_at',
+  ],
+  effects: [
+    'effect_id',
+    'resource_id',
+    'source_resource_id',
+    'owner_scope',
+    'status',
+    'attempt_count',
+    'next_attempt_at',
+    'error_hash',
+    'updated_at',
+    'settled_at',
+  ],
+  effect_attempts: ['effect_id', 'attempt_number', 'finished_at', 'outcome', 'error_hash'],
+  human_decisions: ['decision_id', 'run_id', 'request_digest'],
+  human_decision_resolutions: ['decision_id', 'outcome', 'provenance', 'response_hash', 'reason', 'channel', 'actor_id', 'request_digest', 'resolved_at'],
+  interactive_requests: ['request_id', 'run_id', 'attempt_id', 'target_session_id', 'kind', 'contract_hash', 'revision', 'status', 'created_at', 'updated_at'],
+  interactive_submissions: ['submission_id', 'request_id', 'idempotency_key', 'request_revision', 'payload_hash', 'outcome', 'receipt_hash', 'submitted_at'],
+  workflow_messages: [
+    'workflow_message_id',
+    'run_id',
+    'target_session_id',
+    'kind',
+    'source_id',
+    'content_hash',
+    'order_number',
+    'status',
+    'pi_session_entry_id',
+    'created_at',
+    'updated_at',
+  ],
+  workflow_turns: [
+    'workflow_turn_id',
+    'workflow_message_id',
+    'run_id',
+    'target_session_id',
+    'state',
+    'stop_reason',
+    'response_session_entry_id',
+    'started_at',
+    'ended_at',
+  ],
+};
+
+/**
  * Columns that differ between pi-workflows releases of the same schema version, detected per
  * file and reported (banner, `/health`), never assumed: `table.column` → what its presence means.
  */
@@ -65,8 +188,20 @@ function columnsOf(connection: SqliteDatabase, table: string): Set<string> {
  *   when everything is there
  */
 export function missingReadSideColumns(connection: SqliteDatabase): string[] {
+  return missingColumns(connection, READ_SIDE_COLUMNS);
+}
+
+/**
+ * The tables and columns of {@link WRITE_SIDE_COLUMNS} the file lacks, named as
+ * {@link missingReadSideColumns} names them.
+ */
+export function missingWriteSideColumns(connection: SqliteDatabase): string[] {
+  return missingColumns(connection, WRITE_SIDE_COLUMNS);
+}
+
+function missingColumns(connection: SqliteDatabase, wanted: Readonly<Record<string, readonly string[]>>): string[] {
   const missing: string[] = [];
-  for (const [table, columns] of Object.entries(READ_SIDE_COLUMNS)) {
+  for (const [table, columns] of Object.entries(wanted)) {
     const present = columnsOf(connection, table);
     if (present.size === 0) {
       missing.push(`table ${table}`);
@@ -78,10 +213,10 @@ export function missingReadSideColumns(connection: SqliteDatabase): string[] {
 }
 
 /**
- * Checks a pi-workflows state file before it is served (issue 12 item 3) and detects its
- * version-dependent columns.
+ * Checks a pi-workflows state file before it is served (issue 12 item 3), detects its
+ * version-dependent columns and decides whether this server writes it.
  *
- * @returns the file description with `optionalColumns` filled in
+ * @returns the file description with `optionalColumns` and `writeRefusal` filled in
  * @throws StoreError(integrity) `pi-workflows state file <path> (schema version <v>, pi-workflows
  *   <app>) lacks what this server reads: <names>; it was not changed`
  */
@@ -98,5 +233,25 @@ export function checkPiWorkflowsReadSide(connection: SqliteDatabase, path: strin
     const [table, column] = name.split('.') as [string, string];
     optionalColumns[name] = columnsOf(connection, table).has(column);
   }
-  return { ...file, optionalColumns };
+  return { ...file, optionalColumns, writeRefusal: writeRefusalOf(connection, file) };
+}
+
+/**
+ * Why this server does not write a pi-workflows file (docs/PI-WORKFLOWS-FILES.md §2), or null
+ * when it does: its release must be one of `PI_WORKFLOWS_WRITTEN_RELEASES` and it must hold
+ * every table and column of {@link WRITE_SIDE_COLUMNS}.
+ *
+ * @returns `pi-workflows <app> is not a release this server writes (it writes pi-workflows
+ *   0.16.x)`, or `its pi-workflows <app> schema lacks what this server writes: <names> (it writes
+ *   pi-workflows 0.16.x)`, or null
+ */
+function writeRefusalOf(connection: SqliteDatabase, file: PiWorkflowsStateFile): string | null {
+  if (!isWrittenRelease(file.appVersion, file.schemaVersion)) {
+    return `pi-workflows ${file.appVersion} is not a release this server writes (it writes ${PI_WORKFLOWS_WRITTEN_RELEASES_TEXT})`;
+  }
+  const missing = missingWriteSideColumns(connection);
+  if (missing.length > 0) {
+    return `its pi-workflows ${file.appVersion} schema lacks what this server writes: ${missing.join(', ')} (it writes ${PI_WORKFLOWS_WRITTEN_RELEASES_TEXT})`;
+  }
+  return null;
 }

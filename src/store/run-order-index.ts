@@ -10,8 +10,10 @@ import type { LineageKind } from './run-records.js';
  * is inserted (run id, root, parent, lineage kind, created_at) in list order and per chain, so
  * those reads only fetch the rows of their page by primary key.
  *
- * Kept fresh from the database itself: before each use, one `PRAGMA data_version` tells whether
- * another connection committed since the last look; then only runs with a larger rowid are
+ * Kept fresh from the database itself: before each use, one statement reads `PRAGMA data_version`
+ * (moves when another connection committed) and this connection's `total_changes()` (moves with
+ * every row this server itself writes — on a pi-workflows file served read-write, our own
+ * reservations, docs/PI-WORKFLOWS-FILES.md §7); when either moved, only runs with a larger rowid are
  * read, and a count and rowid sum of `runs` (plus the identity of the newest rowid) detect
  * deleted runs and reused rowids, which rebuild the index. Everything happens inside the
  * caller's read snapshot (`StateDatabase.readSnapshot`).
@@ -101,7 +103,8 @@ export class RunOrderIndex {
   private chains = new Map<string, IndexedRun[]>();
   private newest: IndexedRun | undefined;
   private rowidSum = 0;
-  private dataVersion: number | undefined;
+  /** `<data_version>:<total_changes>` at the last look (undefined: look again). */
+  private dataVersion: string | undefined;
   private stale = true;
   /** +1 each time {@link refresh} finds a commit it had not seen (or a forced rebuild). */
   private epoch = 0;
@@ -114,16 +117,19 @@ export class RunOrderIndex {
   constructor(private readonly database: StateDatabase) {}
 
   /**
-   * Brings the index up to the committed state the caller's snapshot sees. Costs one
-   * `PRAGMA data_version` when nothing changed.
+   * Brings the index up to the state the caller's snapshot sees (its own transaction's writes
+   * included). Costs one statement when nothing changed.
    */
   refresh(): void {
-    const version = this.database.get<{ data_version: number }>('PRAGMA data_version')?.data_version;
+    const row = this.database.get<{ v: number; c: number }>('SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c');
+    const version = row === undefined ? undefined : `${row.v}:${row.c}`;
     if (!this.stale && version !== undefined && version === this.dataVersion) return;
     if (this.stale || !this.catchUp()) this.rebuild();
     this.epoch += 1;
     this.stale = false;
-    this.dataVersion = version;
+    // Inside a write transaction what was read may still be rolled back: look again next time
+    // (catchUp then finds a run gone by its newest rowid or its count, and rebuilds).
+    this.dataVersion = this.database.inWriteTransaction ? undefined : version;
   }
 
   /** Forces a rebuild at the next {@link refresh} (a listed run turned out to be gone). */

@@ -25,12 +25,39 @@ export const PI_WORKFLOWS_SCHEMA_VERSIONS: ReadonlyArray<{ version: number; rele
   { version: 1, releases: '0.12.x to 0.16.x (the lineage columns since 0.14.0)' },
 ];
 
+/**
+ * The pi-workflows release lines this server WRITES (docs/PI-WORKFLOWS-FILES.md §2): the one
+ * place to add a line. A file is written when its `schema_meta.app_version` is a release of a
+ * listed line (`<line>.<patch>`, e.g. `0.16.2`), its `schema_version` is the line's, and it has
+ * every table and column the write path uses (`WRITE_SIDE_COLUMNS`); any other pi-workflows file
+ * is served read-only.
+ */
+export const PI_WORKFLOWS_WRITTEN_RELEASES: ReadonlyArray<{ line: string; schemaVersion: number }> = [{ line: '0.16', schemaVersion: 1 }];
+
+/** The written release lines as the messages name them, e.g. `pi-workflows 0.16.x`. */
+export const PI_WORKFLOWS_WRITTEN_RELEASES_TEXT = `pi-workflows ${PI_WORKFLOWS_WRITTEN_RELEASES.map((entry) => `${entry.line}.x`).join(', ')}`;
+
+/**
+ * True when `appVersion` (`schema_meta.app_version`) with `schemaVersion` is a release of a line
+ * of {@link PI_WORKFLOWS_WRITTEN_RELEASES}: `<line>.<patch>` with a decimal patch number.
+ */
+export function isWrittenRelease(appVersion: string, schemaVersion: number): boolean {
+  return PI_WORKFLOWS_WRITTEN_RELEASES.some(
+    (entry) =>
+      entry.schemaVersion === schemaVersion && appVersion.startsWith(`${entry.line}.`) && /^(0|[1-9][0-9]*)$/.test(appVersion.slice(entry.line.length + 1)),
+  );
+}
+
 /** A database file of this server: migrations in `schema_migrations` (or a new, empty file). */
 export interface OwnStateFile {
   kind: 'own';
 }
 
-/** A pi-workflows state file: always served read-only and never changed (API.md "Access"). */
+/**
+ * A pi-workflows state file: served read-write when this server writes its release (and it has
+ * every column the writes use), else read-only; its schema is never changed
+ * (docs/PI-WORKFLOWS-FILES.md §1–§3).
+ */
 export interface PiWorkflowsStateFile {
   kind: 'pi-workflows';
   /** `schema_meta.schema_version` (equal to `PRAGMA user_version`). */
@@ -50,6 +77,12 @@ export interface PiWorkflowsStateFile {
    * check at open.
    */
   optionalColumns: Record<string, boolean>;
+  /**
+   * Why this server does not write such a file, e.g. `pi-workflows 0.14.0 is not a release this
+   * server writes (it writes pi-workflows 0.16.x)`; null when it writes it (then it is served
+   * read-write unless opened read-only). Filled at open (docs/PI-WORKFLOWS-FILES.md §2).
+   */
+  writeRefusal: string | null;
 }
 
 /** The kind of an opened database file. */
@@ -178,6 +211,7 @@ export function detectStateFile(connection: SqliteDatabase, path: string): Detec
       schemaDigest: Buffer.isBuffer(digest) && digest.length === 32 ? digest.toString('hex') : null,
       tableCount: tables.length,
       optionalColumns: {},
+      writeRefusal: null,
     };
   }
   if (tables.includes('schema_migrations')) return { kind: 'own' };

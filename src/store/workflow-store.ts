@@ -115,7 +115,7 @@ export class WorkflowStore {
   private readonly interactions: InteractionStore;
   /** The registered project id, or null for a global store. */
   readonly projectId: string | null;
-  /** What kind of file is open: our own, or a pi-workflows state file served read-only (issue 12). */
+  /** What kind of file is open: our own, or a pi-workflows state file (docs/PI-WORKFLOWS-FILES.md §1). */
   readonly file: StateFile;
   private readonly context: StoreContext;
   /** The durable order of run changes (issue 13 §1). */
@@ -134,8 +134,9 @@ export class WorkflowStore {
 
   /**
    * Opens a store: migrations (read-write), blob pruning (read-write), project registration.
-   * A pi-workflows state file is opened read-only whatever `readOnly` says: no migration, no
-   * pruning, no project row (see `StateDatabase.open`, issue 12).
+   * A pi-workflows state file is opened read-write when this server writes its release, else
+   * read-only (see `StateDatabase.open`); never a migration nor a prune there, and the project
+   * row exactly as pi-workflows' own open writes it (docs/PI-WORKFLOWS-FILES.md §2, §3).
    *
    * @throws StoreError(integrity) for a file that is not a database, a file of neither kind, a
    *   newer schema, or a pi-workflows file this server cannot read
@@ -152,10 +153,14 @@ export class WorkflowStore {
       // The prune deletes only blobs no foreign-key column references (one NOT IN over all of
       // them), so SQLite's per-row child lookups would find nothing — and without indexes on
       // those columns they are full scans per deleted blob.
-      if (!database.readOnly) database.withoutForeignKeyEnforcement(() => database.transaction(() => blobs.pruneUnreferenced()));
+      // Never on a pi-workflows file: pi-workflows never prunes, and blobs there are referenced by
+      // tables this server does not know (docs/PI-WORKFLOWS-FILES.md §3).
+      if (!database.readOnly && database.file.kind === 'own') {
+        database.withoutForeignKeyEnforcement(() => database.transaction(() => blobs.pruneUnreferenced()));
+      }
       const projectId = registerProject(database, options.projectPath === undefined ? process.cwd() : options.projectPath, clock);
-      // A pi-workflows state file lacks the lineage indexes of migration 0002 and is never
-      // changed: its run order lives in memory, built now (issue 12 item 5).
+      // A pi-workflows state file lacks the lineage indexes of migration 0002 and never gets
+      // one: its run order lives in memory, built now (docs/PI-WORKFLOWS-FILES.md §7).
       const runIndex = database.file.kind === 'pi-workflows' ? new RunOrderIndex(database) : undefined;
       if (runIndex !== undefined) database.readSnapshot(() => runIndex.refresh());
       const viewer = new ViewerDeltaLog(database, blobs, runIndex);
@@ -184,7 +189,8 @@ export class WorkflowStore {
 
   /**
    * True when every write is refused (`Controller store is read-only`): opened read-only, or a
-   * pi-workflows state file, which is always read-only (issue 12; see {@link file}).
+   * pi-workflows state file of a release this server does not write (`file.writeRefusal`,
+   * docs/PI-WORKFLOWS-FILES.md §2).
    */
   get readOnly(): boolean {
     return this.database.readOnly;
@@ -742,6 +748,15 @@ function canonicalProjectPath(path: string): string {
   }
 }
 
+/**
+ * The project the store reserves under (STORE.md §3.1): read-only, looked up by canonical path
+ * (null when missing); read-write, its row inserted when missing. On a pi-workflows file this is
+ * the very statement pi-workflows' own read-write open runs (`INSERT … ON CONFLICT(project_id) DO
+ * NOTHING`, the same id, path and clock), so serving a file adds at most the row pi-workflows
+ * itself would add for that directory (docs/PI-WORKFLOWS-FILES.md §3).
+ *
+ * @returns the project id, or null for a global store (or a read-only one without the row)
+ */
 function registerProject(database: StateDatabase, projectPath: string | null, clock: Clock): string | null {
   if (projectPath === null) return null;
   const canonicalPath = canonicalProjectPath(projectPath);
@@ -751,7 +766,12 @@ function registerProject(database: StateDatabase, projectPath: string | null, cl
     return row?.project_id ?? null;
   }
   database.transaction(() => {
-    database.run('INSERT INTO projects(project_id, canonical_path, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', projectId, canonicalPath, clock());
+    database.run(
+      'INSERT INTO projects(project_id, canonical_path, created_at) VALUES (?, ?, ?) ON CONFLICT(project_id) DO NOTHING',
+      projectId,
+      canonicalPath,
+      clock(),
+    );
   });
   return projectId;
 }

@@ -1,11 +1,12 @@
 /**
  * Issue 12 over real HTTP and graphql-ws: a server started (read-write, as a new user would) on
  * a pi-workflows state file serves every query field (lineage, children, latestRun, the lineage
- * connection, filters, node), `viewerDeltas` and the subscriptions with resume; every mutation
- * answers ForbiddenError saying why; `/health` and the start banner say what is open. After the
- * session (and the server's shutdown) the main database file is byte-identical, `sqlite_schema`
- * is unchanged, application id and user version are unchanged, and the check pi-workflows makes
- * at open still accepts the file.
+ * connection, filters, node), `viewerDeltas` and the subscriptions with resume; `/health` and the
+ * start banner say what is open and whether it is written (docs/PI-WORKFLOWS-FILES.md §2). A
+ * 0.16 file is written: after reserve+claim, park, claim and settle over GraphQL and the server's
+ * shutdown, pi-workflows' open check still accepts it with its schema, ids and `schema_meta`
+ * unchanged. Served read-only (`--read-only`, or a release this server does not write) every
+ * mutation answers ForbiddenError saying why, and the main database file stays byte-identical.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -27,13 +28,21 @@ import {
   WorkflowRunLineageDocument,
   WorkflowRunsDocument,
 } from '../../schema/generated/graphql.js';
-import { createPiWorkflowsFile, piWorkflowsOpenCheck, seedPiWorkflowsRuns, type PiWorkflowsFileFacts, type SeededRuns } from '../helpers/pi-workflows-file.js';
+import {
+  createPiWorkflowsFile,
+  piWorkflowsIdentity,
+  piWorkflowsOpenCheck,
+  seedPiWorkflowsRuns,
+  type PiWorkflowsFileFacts,
+  type PiWorkflowsFileOptions,
+  type SeededRuns,
+} from '../helpers/pi-workflows-file.js';
 import { DELTAS_SUBSCRIPTION, deltaEvents, revisionsOf, subscribeWs, untilRevision, wsClient, type DeltasData } from '../helpers/live-fixtures.js';
 import { REPO_ROOT } from '../helpers/fault-fixtures.js';
 import { reserveInput, startTestServer, T0, type TestServer } from '../helpers/server-fixture.js';
 
-const REASON = 'The server is read-only: the database is a pi-workflows state file, served read-only so that pi-workflows keeps accepting it';
-const FORBIDDEN = { __typename: 'ForbiddenError', code: 'FORBIDDEN', message: REASON };
+const NOT_WRITTEN = 'pi-workflows 0.14.0 is not a release this server writes (it writes pi-workflows 0.16.x)';
+const forbidden = (message: string) => ({ __typename: 'ForbiddenError', code: 'FORBIDDEN', message });
 
 const fileHash = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 
@@ -176,67 +185,134 @@ describe('serving a pi-workflows state file', () => {
     stale.unsubscribe();
   });
 
-  it('answers ForbiddenError saying why to every mutation', async () => {
-    const results = [
-      (await fx.data(ReserveWorkflowRunDocument, { input: reserveInput('new-1', { originSessionId: 'session-9' }) })).reserveWorkflowRun,
-      (await fx.data(RestartWorkflowRunDocument, { input: { runId: 'restart-b1', originSessionId: 'session-2' } })).restartWorkflowRun,
-      (await fx.data(ClaimWorkflowRunDocument, { input: { runId: 'run-h', runnerId: 'r', claimToken: 't', leaseMs: 1_000 } })).claimWorkflowRun,
-      (await fx.data(ClaimWorkflowRunDocument, { input: { runnerId: 'r', claimToken: 't', leaseMs: 1_000 } })).claimWorkflowRun,
-      (await fx.data(ParkWorkflowRunDocument, { input: { runId: 'run-a3', claimToken: 'token-a3' } })).parkWorkflowRun,
-      (await fx.data(SettleWorkflowRunDocument, { input: { runId: 'run-a3', claimToken: 'token-a3', status: 'COMPLETED' } })).settleWorkflowRun,
-    ];
-    for (const result of results) expect(result).toEqual(FORBIDDEN);
-  });
-
-  it('says on /health which kind of file is open', async () => {
+  it('says on /health which kind of file is open, and that it is written', async () => {
     const body = (await (await fetch(fx.healthUrl)).json()) as unknown;
     expect(body).toEqual({
       status: 'ok',
       database: {
         path,
-        readOnly: true,
+        readOnly: false,
         kind: 'pi-workflows',
         piWorkflows: {
           schemaVersion: 1,
           appVersion: '0.16.2',
           schemaDigest: facts.digest.toString('hex'),
           optionalColumns: { 'workflow_messages.trigger_turn': true },
+          writable: true,
+          readOnlyReason: null,
+          writtenReleases: ['0.16.x'],
         },
         quickCheck: 'ok',
       },
     });
   });
+});
 
-  it('after a session and shutdown the file is byte-identical and pi-workflows still accepts it', async () => {
-    // Its own file and server: it shuts the server down, which the other tests (any order) use.
-    const ownDir = mkdtempSync(join(tmpdir(), 'pi-file-session-'));
+/** A seeded pi-workflows file in its own directory. */
+function seededPiFile(options: PiWorkflowsFileOptions = {}): { dir: string; path: string; facts: PiWorkflowsFileFacts } {
+  const dir = mkdtempSync(join(tmpdir(), 'pi-file-session-'));
+  const path = join(dir, 'state.sqlite');
+  const writer = createPiWorkflowsFile(path, options);
+  seedPiWorkflowsRuns(writer, T0);
+  writer.close();
+  return { dir, path, facts: writer.facts };
+}
+
+describe('writing a pi-workflows 0.16 state file over GraphQL', () => {
+  it('reserve+claim, park, claim, settle, then shutdown: pi-workflows still accepts the file, its schema, ids and schema_meta unchanged', async () => {
+    const { dir, path, facts } = seededPiFile();
     try {
-      const ownPath = join(ownDir, 'state.sqlite');
-      const writer = createPiWorkflowsFile(ownPath);
-      seedPiWorkflowsRuns(writer, T0);
-      writer.close();
-      const ownBefore = { hash: fileHash(ownPath), facts: fileFacts(ownPath) };
-      const own = await startTestServer({ dbPath: ownPath });
-      const ownClient = wsClient(own.url);
-      // A session: a query, a subscription's replay, a refused mutation.
-      await own.data(WorkflowRunLineageDocument, { runId: 'restart-b1', first: 2 });
-      const { collector } = subscribeWs<DeltasData>(ownClient, DELTAS_SUBSCRIPTION, { runId: 'restart-b1', afterRevision: 0 });
-      await collector.take(1);
-      await own.gql(ReserveWorkflowRunDocument, { input: reserveInput('session-write') });
-      await ownClient.dispose();
-      await own.server.close();
-      expect(fileHash(ownPath)).toBe(ownBefore.hash);
-      expect(fileFacts(ownPath)).toEqual(ownBefore.facts);
-      expect(ownBefore.facts).toMatchObject({ applicationId: 0x50495746, userVersion: 1 });
-      expect(piWorkflowsOpenCheck(writer.facts)).toEqual([]);
+      const before = piWorkflowsIdentity(path);
+      const fx = await startTestServer({ dbPath: path });
+      try {
+        const claim = { runnerId: 'host-7', claimToken: 'tok-life', leaseMs: 60_000 };
+        const reserved = (await fx.data(ReserveWorkflowRunDocument, { input: reserveInput('life-1', { originSessionId: 'session-9', claim }) }))
+          .reserveWorkflowRun;
+        expect(reserved).toMatchObject({ __typename: 'ReserveWorkflowRunSuccess', adopted: false, run: { runId: 'life-1', queueStatus: 'STARTING' } });
+        const parked = (await fx.data(ParkWorkflowRunDocument, { input: { runId: 'life-1', claimToken: 'tok-life' } })).parkWorkflowRun;
+        expect(parked).toMatchObject({ __typename: 'ParkWorkflowRunSuccess', run: { queueStatus: 'PARKED' } });
+        const again = (await fx.data(ClaimWorkflowRunDocument, { input: { runId: 'life-1', runnerId: 'host-7', claimToken: 'tok-2', leaseMs: 60_000 } }))
+          .claimWorkflowRun;
+        expect(again).toMatchObject({ __typename: 'ClaimWorkflowRunSuccess', run: { queueStatus: 'STARTING' } });
+        const settled = (
+          await fx.data(SettleWorkflowRunDocument, { input: { runId: 'life-1', claimToken: 'tok-2', status: 'COMPLETED', output: { ok: true } } })
+        ).settleWorkflowRun;
+        expect(settled).toMatchObject({ __typename: 'SettleWorkflowRunSuccess', run: { status: 'COMPLETED', queueStatus: 'DONE' } });
+        expect((await fx.data(WorkflowRunsDocument, { first: 1 })).workflowRuns.totalCount).toBe(9);
+        const listed = await fx.data(WorkflowRunsDocument, { first: 10, filter: { originSessionId: 'session-9' } });
+        expect(listed.workflowRuns.edges.map((edge) => edge.node.runId)).toEqual(['life-1']);
+      } finally {
+        await fx.close();
+      }
+      expect(piWorkflowsOpenCheck(facts, before)).toEqual([]);
+      const connection = new Database(path, { readonly: true });
+      try {
+        expect(connection.prepare("SELECT r.status, q.status AS queue FROM runs r JOIN run_queue q USING (run_id) WHERE run_id = 'life-1'").get()).toEqual({
+          status: 'completed',
+          queue: 'done',
+        });
+      } finally {
+        connection.close();
+      }
     } finally {
-      rmSync(ownDir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
 
+describe('a pi-workflows state file served read-only', () => {
+  it.each([
+    ['a 0.16 file with --read-only', {}, true, 'The server is read-only', 'the server was started read-only (--read-only)', '0.16.2'],
+    [
+      'a 0.14 file (a release this server does not write)',
+      { line: '0.14' as const },
+      false,
+      `The server is read-only: the database is a pi-workflows state file and ${NOT_WRITTEN}`,
+      NOT_WRITTEN,
+      '0.14.0',
+    ],
+  ])(
+    '%s: every mutation answers ForbiddenError saying why, /health says so, the file stays byte-identical',
+    async (_name, fileOptions, readOnly, message, reason, appVersion) => {
+      const { dir, path, facts } = seededPiFile(fileOptions);
+      try {
+        const before = { hash: fileHash(path), facts: fileFacts(path) };
+        const fx = await startTestServer({ dbPath: path, readOnly });
+        const client = wsClient(fx.url);
+        try {
+          const results = [
+            (await fx.data(ReserveWorkflowRunDocument, { input: reserveInput('new-1', { originSessionId: 'session-9' }) })).reserveWorkflowRun,
+            (await fx.data(RestartWorkflowRunDocument, { input: { runId: 'restart-b1', originSessionId: 'session-2' } })).restartWorkflowRun,
+            (await fx.data(ClaimWorkflowRunDocument, { input: { runId: 'run-h', runnerId: 'r', claimToken: 't', leaseMs: 1_000 } })).claimWorkflowRun,
+            (await fx.data(ClaimWorkflowRunDocument, { input: { runnerId: 'r', claimToken: 't', leaseMs: 1_000 } })).claimWorkflowRun,
+            (await fx.data(ParkWorkflowRunDocument, { input: { runId: 'run-a3', claimToken: 'token-a3' } })).parkWorkflowRun,
+            (await fx.data(SettleWorkflowRunDocument, { input: { runId: 'run-a3', claimToken: 'token-a3', status: 'COMPLETED' } })).settleWorkflowRun,
+          ];
+          for (const result of results) expect(result).toEqual(forbidden(message));
+          const health = (await (await fetch(fx.healthUrl)).json()) as { database: { readOnly: boolean; piWorkflows: unknown } };
+          expect(health.database.readOnly).toBe(true);
+          expect(health.database.piWorkflows).toMatchObject({ appVersion, writable: false, readOnlyReason: reason, writtenReleases: ['0.16.x'] });
+          // A session: a query and a subscription's replay.
+          await fx.data(WorkflowRunLineageDocument, { runId: 'restart-b1', first: 2 });
+          const { collector } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId: 'restart-b1', afterRevision: 0 });
+          await collector.take(1);
+        } finally {
+          await client.dispose();
+          await fx.close();
+        }
+        expect(fileHash(path)).toBe(before.hash);
+        expect(fileFacts(path)).toEqual(before.facts);
+        expect(before.facts).toMatchObject({ applicationId: 0x50495746, userVersion: 1 });
+        expect(piWorkflowsOpenCheck(facts)).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+});
+
 describe('the server CLI on a pi-workflows state file', () => {
-  it('says in its start banner that it serves a pi-workflows state file read-only, and leaves the file untouched', async () => {
+  it('says in its start banner that it serves a pi-workflows file of a release it does not write read-only, and why; the file untouched', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-file-cli-'));
     try {
       const path = join(dir, 'state.sqlite');
@@ -263,7 +339,7 @@ describe('the server CLI on a pi-workflows state file', () => {
         child.stderr.on('data', onData);
         void exited.then(() => reject(new Error(`exited: ${output}`)));
       });
-      expect(output).toContain(`  Database:  ${path} (pi-workflows state file: schema 1, pi-workflows 0.14.0; served read-only; 8 runs)\n`);
+      expect(output).toContain(`  Database:  ${path} (pi-workflows state file: schema 1, pi-workflows 0.14.0; served read-only: ${NOT_WRITTEN}; 8 runs)\n`);
       // The CLI's /health says the same.
       const healthUrl = /Health:\s+(\S+)/.exec(output)?.[1] as string;
       expect(((await (await fetch(healthUrl)).json()) as { database: { kind: string } }).database.kind).toBe('pi-workflows');

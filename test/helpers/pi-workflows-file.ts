@@ -965,14 +965,48 @@ function schemaShape(connection: Database.Database): string {
 }
 
 /**
+ * What pi-workflows' open compares of a file, as one value (docs/PI-WORKFLOWS-FILES.md §3):
+ * SHA-256 of the canonical JSON of its `sqlite_schema` rows (type, name, table name as
+ * `tableName`, sql; names not starting `sqlite_`; ordered by type, name), `application_id`,
+ * `user_version` and the `schema_meta` row (every column; the digest as hex). Opens read-only.
+ */
+export interface PiWorkflowsIdentity {
+  schemaHash: string;
+  applicationId: number;
+  userVersion: number;
+  schemaMeta: Record<string, unknown> | undefined;
+}
+
+/** Reads {@link PiWorkflowsIdentity} of a file (read-only; nothing written). */
+export function piWorkflowsIdentity(path: string): PiWorkflowsIdentity {
+  const connection = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const meta = connection.prepare('SELECT * FROM schema_meta WHERE id = 1').get() as Record<string, unknown> | undefined;
+    return {
+      schemaHash: schemaShape(connection),
+      applicationId: connection.pragma('application_id', { simple: true }) as number,
+      userVersion: connection.pragma('user_version', { simple: true }) as number,
+      schemaMeta:
+        meta === undefined
+          ? undefined
+          : Object.fromEntries(Object.entries(meta).map(([key, value]) => [key, Buffer.isBuffer(value) ? value.toString('hex') : value])),
+    };
+  } finally {
+    connection.close();
+  }
+}
+
+/**
  * Checks a file the way pi-workflows checks its own at open (its `verifySchema`): application id
  * and user version, the `schema_meta` row (name, version, digest, app version as built), and the
  * shape of every schema object (type, name, table, SQL) against the same DDL applied to an
- * empty database. Opens read-only.
+ * empty database; then the file's health: `PRAGMA integrity_check` answers `ok` and
+ * `PRAGMA foreign_key_check` finds nothing. With `before` (the {@link piWorkflowsIdentity} read
+ * before a server wrote to the file), also that the identity is unchanged. Opens read-only.
  *
  * @returns the problems found; empty when pi-workflows would accept the file
  */
-export function piWorkflowsOpenCheck(facts: PiWorkflowsFileFacts): OpenCheckProblems {
+export function piWorkflowsOpenCheck(facts: PiWorkflowsFileFacts, before?: PiWorkflowsIdentity): OpenCheckProblems {
   const problems: string[] = [];
   const connection = new Database(facts.path, { readonly: true, fileMustExist: true });
   const expected = new Database(':memory:');
@@ -991,9 +1025,19 @@ export function piWorkflowsOpenCheck(facts: PiWorkflowsFileFacts): OpenCheckProb
     expected.pragma('foreign_keys = ON');
     expected.exec(facts.ddl);
     if (schemaShape(connection) !== schemaShape(expected)) problems.push('schema shape');
+    const integrity = (connection.prepare('PRAGMA integrity_check').all() as Array<{ integrity_check: string }>).map((row) => row.integrity_check);
+    if (integrity.join('\n') !== 'ok') problems.push(`integrity_check: ${integrity.join('; ')}`);
+    const foreign = connection.prepare('PRAGMA foreign_key_check').all() as Array<{ table: string; parent: string }>;
+    if (foreign.length > 0) problems.push(`foreign_key_check: ${foreign.map((row) => `${row.table} -> ${row.parent}`).join(', ')}`);
   } finally {
     connection.close();
     expected.close();
+  }
+  if (before !== undefined) {
+    const after = piWorkflowsIdentity(facts.path);
+    for (const key of ['schemaHash', 'applicationId', 'userVersion', 'schemaMeta'] as const) {
+      if (JSON.stringify(after[key]) !== JSON.stringify(before[key])) problems.push(`${key} changed`);
+    }
   }
   return problems;
 }

@@ -10,7 +10,7 @@
  * `schemaModel()` returns the layout of one variant (a release line, columns dropped, only what
  * the read side needs); `schemaSql()` turns it into DDL.
  */
-import { READ_SIDE_COLUMNS } from '../../src/store/index.js';
+import { READ_SIDE_COLUMNS, WRITE_SIDE_COLUMNS } from '../../src/store/index.js';
 
 /** One table: its column definitions (`name TYPE …`) and table constraints. */
 export interface TableModel {
@@ -694,6 +694,18 @@ export interface SchemaVariant {
    * (`READ_SIDE_COLUMNS`): proves that list is complete.
    */
   readSideOnly?: boolean;
+  /**
+   * Keep only `schema_meta` and the tables and columns the read side and the write side use
+   * (`READ_SIDE_COLUMNS` and `WRITE_SIDE_COLUMNS`): proves the write list is complete.
+   */
+  writeSideOnly?: boolean;
+}
+
+/** The union of column lists by table. */
+function unionColumns(...lists: Array<Readonly<Record<string, readonly string[]>>>): Record<string, Set<string>> {
+  const union: Record<string, Set<string>> = {};
+  for (const list of lists) for (const [name, columns] of Object.entries(list)) for (const column of columns) (union[name] ??= new Set()).add(column);
+  return union;
 }
 
 function columnName(definition: string): string {
@@ -709,15 +721,16 @@ export function schemaModel(variant: SchemaVariant = {}): SchemaModel {
     const messages = tables.find((entry) => entry.name === 'workflow_messages') as TableModel;
     messages.columns.splice(messages.columns.indexOf('pi_session_entry_id TEXT') + 1, 0, 'trigger_turn INTEGER NOT NULL DEFAULT 0');
   }
-  if (variant.readSideOnly === true) {
+  if (variant.readSideOnly === true || variant.writeSideOnly === true) {
+    const used = variant.writeSideOnly === true ? unionColumns(READ_SIDE_COLUMNS, WRITE_SIDE_COLUMNS) : unionColumns(READ_SIDE_COLUMNS);
     tables = tables
-      .filter((entry) => entry.name === 'schema_meta' || entry.name in READ_SIDE_COLUMNS)
+      .filter((entry) => entry.name === 'schema_meta' || entry.name in used)
       .map((entry) => {
         if (entry.name === 'schema_meta') return entry;
-        const keep = new Set(READ_SIDE_COLUMNS[entry.name]);
+        const keep = used[entry.name] as Set<string>;
         const columns = entry.columns
           .filter((column) => keep.has(columnName(column)))
-          .map((column) => column.replace(/ REFERENCES (\w+)\(.*$/, (match, target: string) => (target in READ_SIDE_COLUMNS ? match : '')));
+          .map((column) => column.replace(/ REFERENCES (\w+)\(.*$/, (match, target: string) => (target in used ? match : '')));
         return { ...entry, columns };
       });
   }

@@ -1,15 +1,17 @@
 /**
  * Issue 12 at the store level: the kind of file is recognised at open (our own, a pi-workflows
- * state file, anything else refused untouched); a pi-workflows file is opened read-only whatever
- * the flags, checked for every table and column the read side uses, and never changed; every
- * read works on it (also on a file holding only those columns); writes are refused.
+ * state file, anything else refused untouched); a pi-workflows file is checked for every table
+ * and column the read side uses; opened read-only (asked for, or a release this server does not
+ * write, docs/PI-WORKFLOWS-FILES.md §2) it is never changed and every write is refused; every
+ * read works on it (also on a file holding only those columns). Read-write serving is
+ * test/store/pi-workflows-read-write.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WorkflowStore, type WorkflowRunRecord } from '../../src/store/index.js';
+import { projectIdFor, WorkflowStore, type WorkflowRunRecord } from '../../src/store/index.js';
 import {
   createPiWorkflowsFile,
   openLikePiWorkflows,
@@ -53,11 +55,11 @@ const open = (options: { readOnly?: boolean } = {}): WorkflowStore => WorkflowSt
 
 describe('a pi-workflows state file', () => {
   it.each([
-    ['0.16', '0.16.2', true],
-    ['0.14', '0.14.0', false],
-  ] as const)('line %s is recognised and opened read-only whatever the flags, with query_only', (line, appVersion, triggerTurn) => {
+    ['0.16', '0.16.2', true, null],
+    ['0.14', '0.14.0', false, 'pi-workflows 0.14.0 is not a release this server writes (it writes pi-workflows 0.16.x)'],
+  ] as const)('line %s is recognised; read-only (query_only) when asked or when its release is not written', (line, appVersion, triggerTurn, writeRefusal) => {
     const { facts } = seededFile({ line });
-    for (const readOnly of [false, true]) {
+    for (const readOnly of [true, false]) {
       const store = open({ readOnly });
       try {
         expect(store.file).toEqual({
@@ -67,24 +69,29 @@ describe('a pi-workflows state file', () => {
           schemaDigest: facts.digest.toString('hex'),
           tableCount: 47,
           optionalColumns: { 'workflow_messages.trigger_turn': triggerTurn },
+          writeRefusal,
         });
-        expect(store.readOnly).toBe(true);
-        expect(connectionOf(store).readonly).toBe(true);
-        expect(connectionOf(store).pragma('query_only', { simple: true })).toBe(1);
-        expect(store.projectId).toBeNull();
+        const servedReadOnly = readOnly || writeRefusal !== null;
+        expect(store.readOnly).toBe(servedReadOnly);
+        expect(connectionOf(store).readonly).toBe(servedReadOnly);
+        expect(connectionOf(store).pragma('query_only', { simple: true })).toBe(servedReadOnly ? 1 : 0);
+        expect(store.projectId).toBe(servedReadOnly ? null : projectIdFor(realpathSync(dir)));
       } finally {
         store.close();
       }
     }
   });
 
-  it('is left byte for byte untouched: no migration, no prune, no project row; pi-workflows still accepts it', () => {
-    const { facts, seeded } = seededFile();
+  it.each([
+    ['0.16 opened read-only', {}, { readOnly: true }],
+    ['0.14 (a release not written)', { line: '0.14' as const }, {}],
+  ])('%s is left byte for byte untouched: no migration, no prune, no project row; pi-workflows still accepts it', (_name, fileOptions, openOptions) => {
+    const { facts, seeded } = seededFile(fileOptions);
     const before = fileHash(path);
     const schema = schemaRows(path);
     expect(piWorkflowsOpenCheck(facts)).toEqual([]);
-    for (const readOnly of [false, true]) {
-      const store = open({ readOnly });
+    for (let round = 0; round < 2; round += 1) {
+      const store = open(openOptions);
       expect(store.listWorkflowRunSlice(undefined, { limit: 101, inverted: false })).toHaveLength(8);
       expect(store.readViewerDeltas('run-a3', 1)?.kind).toBe('deltas');
       store.close();
@@ -104,14 +111,14 @@ describe('a pi-workflows state file', () => {
     }
   });
 
-  it('while pi-workflows has it open with its schema still in the WAL (stale header), it is still recognised and untouched', () => {
+  it('while pi-workflows has it open with its schema still in the WAL (stale header), it is still recognised: untouched read-only, read-write by default', () => {
     const writer = createPiWorkflowsFile(path);
     writer.connection.pragma('wal_autocheckpoint = 0');
     seedPiWorkflowsRuns(writer, T0);
     try {
       expect(readFileSync(path).readUInt32BE(68)).toBe(0); // the header does not show the application id yet
       const before = fileHash(path);
-      const store = open();
+      const store = open({ readOnly: true });
       try {
         expect(store.file.kind).toBe('pi-workflows');
         expect(store.readOnly).toBe(true);
@@ -120,16 +127,27 @@ describe('a pi-workflows state file', () => {
         store.close();
       }
       expect(fileHash(path)).toBe(before);
+      const writing = open();
+      try {
+        expect(writing.file.kind).toBe('pi-workflows');
+        expect(writing.readOnly).toBe(false);
+        expect(writing.getWorkflowRun('restart-b2')?.runStateStatus).toBe('completed');
+      } finally {
+        writing.close();
+      }
     } finally {
       writer.close();
     }
     expect(piWorkflowsOpenCheck(writer.facts)).toEqual([]);
   });
 
-  it('refuses every write with Controller store is read-only, writing nothing', () => {
-    seededFile();
+  it.each([
+    ['0.16 opened read-only', {}, { readOnly: true }],
+    ['0.14 (a release not written)', { line: '0.14' as const }, {}],
+  ])('%s refuses every write with Controller store is read-only, writing nothing', (_name, fileOptions, openOptions) => {
+    seededFile(fileOptions);
     const before = fileHash(path);
-    const store = open();
+    const store = open(openOptions);
     try {
       const writes: Array<() => unknown> = [
         () => store.reserveWorkflowRun(reserveInput('new-run')),
