@@ -49,6 +49,13 @@ const MUTATIONS: Array<[string, string]> = [
   ['claimWorkflowRun', `mutation { claimWorkflowRun(input: { runnerId: "r", claimToken: "t", leaseMs: 1000 }) ${RESULT} }`],
   ['parkWorkflowRun', `mutation { parkWorkflowRun(input: { runId: "sc-claimed", claimToken: "t-sc-claimed" }) ${RESULT} }`],
   ['settleWorkflowRun', `mutation { settleWorkflowRun(input: { runId: "sc-claimed", claimToken: "t-sc-claimed", status: COMPLETED }) ${RESULT} }`],
+  ['renewWorkflowRunClaim', `mutation { renewWorkflowRunClaim(input: { runId: "sc-claimed", claimToken: "t-sc-claimed", leaseMs: 1000 }) ${RESULT} }`],
+  ['markWorkflowRunRunning', `mutation { markWorkflowRunRunning(input: { runId: "sc-claimed", claimToken: "t-sc-claimed" }) ${RESULT} }`],
+  ['reportWorkflowRunState', `mutation { reportWorkflowRunState(input: { runId: "sc-claimed", claimToken: "t-sc-claimed", state: WAITING }) ${RESULT} }`],
+  ['cancelWorkflowRun', `mutation { cancelWorkflowRun(input: { runId: "sc-claimed", claimToken: "t-sc-claimed" }) ${RESULT} }`],
+  ['cancelWorkflowRun', `mutation { cancelWorkflowRun(input: { runId: "sc-queued" }) ${RESULT} }`],
+  ['pauseWorkflowRun', `mutation { pauseWorkflowRun(input: { runId: "sc-queued" }) ${RESULT} }`],
+  ['resumeWorkflowRun', `mutation { resumeWorkflowRun(input: { runId: "sc-queued" }) ${RESULT} }`],
 ];
 
 describe('--read-token and --token', () => {

@@ -6,9 +6,15 @@
  */
 import { describe, expect } from 'vitest';
 import {
+  CancelWorkflowRunDocument,
   ClaimWorkflowRunDocument,
+  MarkWorkflowRunRunningDocument,
   ParkWorkflowRunDocument,
+  PauseWorkflowRunDocument,
+  RenewWorkflowRunClaimDocument,
+  ReportWorkflowRunStateDocument,
   ReserveWorkflowRunDocument,
+  ResumeWorkflowRunDocument,
   RestartWorkflowRunDocument,
   SettleWorkflowRunDocument,
 } from '../../schema/generated/graphql.js';
@@ -83,6 +89,22 @@ describe('input limits', () => {
     for (let i = 0; i < 70; i += 1) deep = { a: deep };
     const output = { runId: 'root-1', claimToken: 'token-1', status: 'COMPLETED' as const, output: deep };
     expect(await refused(fx, () => fx.data(SettleWorkflowRunDocument, { input: output }))).toEqual(invalid('output', 'output is nested deeper than 64 levels'));
+  });
+
+  it('the run-life mutations: ids and tokens have the text limit, a reported detail the long-text limit', async ({ fx }) => {
+    const runId = invalid('runId', 'runId must be at most 4096 characters');
+    const claimToken = invalid('claimToken', 'claimToken must be at most 4096 characters');
+    expect(await refused(fx, () => fx.data(RenewWorkflowRunClaimDocument, { input: { runId: 'root-1', claimToken: LONG, leaseMs: 1_000 } }))).toEqual(
+      claimToken,
+    );
+    expect(await refused(fx, () => fx.data(MarkWorkflowRunRunningDocument, { input: { runId: LONG, claimToken: 'token-1' } }))).toEqual(runId);
+    const detail = { runId: 'root-1', claimToken: 'token-1', state: 'WAITING' as const, detail: VERY_LONG };
+    expect(await refused(fx, () => fx.data(ReportWorkflowRunStateDocument, { input: detail }))).toEqual(
+      invalid('detail', 'detail must be at most 65536 characters'),
+    );
+    expect(await refused(fx, () => fx.data(CancelWorkflowRunDocument, { input: { runId: 'root-1', claimToken: LONG } }))).toEqual(claimToken);
+    expect(await refused(fx, () => fx.data(PauseWorkflowRunDocument, { input: { runId: LONG } }))).toEqual(runId);
+    expect(await refused(fx, () => fx.data(ResumeWorkflowRunDocument, { input: { runId: LONG } }))).toEqual(runId);
   });
 
   it('reserveWorkflowRun: a JSON value is measured by the UTF-8 bytes of its JSON text, escapes included', async ({ fx }) => {

@@ -4,8 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CancelWorkflowRunDocument,
   ClaimWorkflowRunDocument,
+  MarkWorkflowRunRunningDocument,
   ParkWorkflowRunDocument,
+  PauseWorkflowRunDocument,
+  RenewWorkflowRunClaimDocument,
+  ReportWorkflowRunStateDocument,
+  ResumeWorkflowRunDocument,
   ReserveWorkflowRunDocument,
   RestartWorkflowRunDocument,
   SettleWorkflowRunDocument,
@@ -44,6 +50,13 @@ describe('read-only server', () => {
       (await reader.data(ClaimWorkflowRunDocument, { input: { runnerId: 'r', claimToken: 't', leaseMs: 1_000 } })).claimWorkflowRun,
       (await reader.data(ParkWorkflowRunDocument, { input: { runId: 'claimed-1', claimToken: 'token-c' } })).parkWorkflowRun,
       (await reader.data(SettleWorkflowRunDocument, { input: { runId: 'claimed-1', claimToken: 'token-c', status: 'COMPLETED' } })).settleWorkflowRun,
+      (await reader.data(RenewWorkflowRunClaimDocument, { input: { runId: 'claimed-1', claimToken: 'token-c', leaseMs: 1_000 } })).renewWorkflowRunClaim,
+      (await reader.data(MarkWorkflowRunRunningDocument, { input: { runId: 'claimed-1', claimToken: 'token-c' } })).markWorkflowRunRunning,
+      (await reader.data(ReportWorkflowRunStateDocument, { input: { runId: 'claimed-1', claimToken: 'token-c', state: 'WAITING' } })).reportWorkflowRunState,
+      (await reader.data(CancelWorkflowRunDocument, { input: { runId: 'claimed-1', claimToken: 'token-c' } })).cancelWorkflowRun,
+      (await reader.data(CancelWorkflowRunDocument, { input: { runId: 'claimed-1' } })).cancelWorkflowRun,
+      (await reader.data(PauseWorkflowRunDocument, { input: { runId: 'claimed-1' } })).pauseWorkflowRun,
+      (await reader.data(ResumeWorkflowRunDocument, { input: { runId: 'claimed-1' } })).resumeWorkflowRun,
     ];
     for (const result of results) expect(result).toEqual(FORBIDDEN);
     expect(snapshotTables(writer.store)).toEqual(before);

@@ -38,6 +38,18 @@ describe('mutation result unions and ViewerDeltaPage.kind', () => {
     ['ClaimWorkflowRunResult', ['ClaimWorkflowRunSuccess', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'ValidationError']],
     ['ParkWorkflowRunResult', ['ClaimLostError', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'ParkWorkflowRunSuccess', 'ValidationError']],
     ['SettleWorkflowRunResult', ['ClaimLostError', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'SettleWorkflowRunSuccess', 'ValidationError']],
+    ['RenewWorkflowRunClaimResult', ['ClaimLostError', 'ForbiddenError', 'NotFoundError', 'RenewWorkflowRunClaimSuccess', 'ValidationError']],
+    [
+      'MarkWorkflowRunRunningResult',
+      ['ClaimLostError', 'ConflictError', 'ForbiddenError', 'MarkWorkflowRunRunningSuccess', 'NotFoundError', 'ValidationError'],
+    ],
+    [
+      'ReportWorkflowRunStateResult',
+      ['ClaimLostError', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'ReportWorkflowRunStateSuccess', 'ValidationError'],
+    ],
+    ['CancelWorkflowRunResult', ['CancelWorkflowRunSuccess', 'ClaimLostError', 'ConflictError', 'ForbiddenError', 'NotFoundError', 'ValidationError']],
+    ['PauseWorkflowRunResult', ['ConflictError', 'ForbiddenError', 'NotFoundError', 'PauseWorkflowRunSuccess', 'ValidationError']],
+    ['ResumeWorkflowRunResult', ['ConflictError', 'ForbiddenError', 'NotFoundError', 'ResumeWorkflowRunSuccess', 'ValidationError']],
   ])('%s offers exactly its success type and the errors it can return', async ([union, members], { fx }) => {
     const info = await typeInfo(fx, union);
     expect(info?.possibleTypes?.map((type) => type.name).sort()).toEqual(members);
