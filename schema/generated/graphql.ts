@@ -50,7 +50,7 @@ export type LineageKind =
   /** The child runs its terminal parent again (restart number + 1). */
   | 'RESTART';
 
-/** The claim holder reports its worker running the run (docs/PI-WORKFLOWS-FILES.md §5 "report running"). */
+/** The claim holder reports its worker running the run (docs/PI-WORKFLOWS-FILES.md §5 "mark running"). */
 export type MarkWorkflowRunRunningInput = {
   /** The token the run was claimed with. */
   claimToken: string;
@@ -86,13 +86,13 @@ export type PatchOp =
   /** Replace the value at path. */
   | 'REPLACE';
 
-/** Pause a parked run waiting for input (docs/PI-WORKFLOWS-FILES.md §5). */
+/** Pause a parked run waiting for input (docs/PI-WORKFLOWS-FILES.md §5 "pause a parked run"). */
 export type PauseWorkflowRunInput = {
   /** The parked run. */
   runId: string;
 };
 
-/** Heartbeat: extend the live claim of a run (docs/PI-WORKFLOWS-FILES.md §5 "heartbeat"). */
+/** Heartbeat: extend the live claim of a run (docs/PI-WORKFLOWS-FILES.md §5 "renew claim (heartbeat)"). */
 export type RenewWorkflowRunClaimInput = {
   /** The token the run was claimed with. */
   claimToken: string;
@@ -102,7 +102,7 @@ export type RenewWorkflowRunClaimInput = {
   runId: string;
 };
 
-/** The claim holder reports the run’s own state, RUNNING or WAITING (docs/PI-WORKFLOWS-FILES.md §5). */
+/** The claim holder reports the run’s own state, RUNNING or WAITING (docs/PI-WORKFLOWS-FILES.md §5, an operation pi-workflows’ store has not: its engine writes the run state). */
 export type ReportWorkflowRunStateInput = {
   /** The token the run was claimed with. */
   claimToken: string;
@@ -169,7 +169,7 @@ export type RestartWorkflowRunInput = {
   runId: string;
 };
 
-/** Resume a paused interaction (docs/PI-WORKFLOWS-FILES.md §5). */
+/** Resume a paused interaction (docs/PI-WORKFLOWS-FILES.md §5 "resume a paused interaction"). */
 export type ResumeWorkflowRunInput = {
   /** The paused run. */
   runId: string;

@@ -287,8 +287,8 @@ export function cancelWorkflowRun(context: StoreContext, input: CancelWorkflowRu
 }
 
 /**
- * Cancels a run and decides the refusals (docs/PI-WORKFLOWS-FILES.md §5 "settle CANCELLED with
- * the claim", "cancel without a claim"): the cancel of {@link cancelWorkflowRun}, in one
+ * Cancels a run and decides the refusals (docs/PI-WORKFLOWS-FILES.md §5 "settle CANCELLED /
+ * cancel with the claim", "cancel without a claim"): the cancel of {@link cancelWorkflowRun}, in one
  * transaction.
  *
  * @returns the cancelled run's record

@@ -62,7 +62,7 @@ export function markWorkflowRunRunning(context: StoreContext, input: RunClaimInp
 
 /**
  * Worker ready for the claim holder, deciding the refusals: the writes of
- * {@link markWorkflowRunRunning} (docs/PI-WORKFLOWS-FILES.md §5 "report running"), in one
+ * {@link markWorkflowRunRunning} (docs/PI-WORKFLOWS-FILES.md §5 "mark running"), in one
  * transaction.
  *
  * @returns the run's record, queue `running`

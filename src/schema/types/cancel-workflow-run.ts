@@ -33,7 +33,7 @@ builder.mutationField('cancelWorkflowRun', (t) =>
     type: CancelSuccessRef,
     description:
       'Cancel a run (status and queue CANCELLED, error code cancelled, its pending work cancelled), with its claim or, without ' +
-      'a token, through a control claim (docs/PI-WORKFLOWS-FILES.md §5 "settle CANCELLED with the claim", "cancel without a claim").',
+      'a token, through a control claim (docs/PI-WORKFLOWS-FILES.md §5 "settle CANCELLED / cancel with the claim", "cancel without a claim").',
     args: { input: t.arg({ type: CancelInputRef, required: true, description: 'The run to cancel.' }) },
     errors: ERRORS,
     resolve: (_root, { input }, context) =>

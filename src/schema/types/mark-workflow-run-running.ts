@@ -4,7 +4,7 @@ import { limitedInput, limitedText } from '../input-limits.js';
 import { runSuccessType } from './run-success.js';
 
 const MarkRunningInputRef = builder.inputType('MarkWorkflowRunRunningInput', {
-  description: 'The claim holder reports its worker running the run (docs/PI-WORKFLOWS-FILES.md §5 "report running").',
+  description: 'The claim holder reports its worker running the run (docs/PI-WORKFLOWS-FILES.md §5 "mark running").',
   validate: limitedInput({ runId: limitedText(), claimToken: limitedText() }),
   fields: (t) => ({
     runId: t.string({ required: true, description: 'The claimed run.' }),
@@ -28,7 +28,7 @@ builder.mutationField('markWorkflowRunRunning', (t) =>
     type: MarkRunningSuccessRef,
     description:
       'The claim holder reports the run running: queue RUNNING, startedAt set the first time, event run.queue_running ' +
-      '(docs/PI-WORKFLOWS-FILES.md §5 "report running"). The run’s own status is reported with reportWorkflowRunState.',
+      '(docs/PI-WORKFLOWS-FILES.md §5 "mark running"). The run’s own status is reported with reportWorkflowRunState.',
     args: { input: t.arg({ type: MarkRunningInputRef, required: true, description: 'The claimed run.' }) },
     errors: ERRORS,
     resolve: (_root, { input }, context) =>

@@ -4,7 +4,7 @@ import { limitedInput, limitedText } from '../input-limits.js';
 import { runSuccessType } from './run-success.js';
 
 const PauseInputRef = builder.inputType('PauseWorkflowRunInput', {
-  description: 'Pause a parked run waiting for input (docs/PI-WORKFLOWS-FILES.md §5).',
+  description: 'Pause a parked run waiting for input (docs/PI-WORKFLOWS-FILES.md §5 "pause a parked run").',
   validate: limitedInput({ runId: limitedText() }),
   fields: (t) => ({ runId: t.string({ required: true, description: 'The parked run.' }) }),
 });

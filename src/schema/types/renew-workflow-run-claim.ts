@@ -4,7 +4,7 @@ import { limitedInput, limitedText } from '../input-limits.js';
 import { runSuccessType } from './run-success.js';
 
 const RenewInputRef = builder.inputType('RenewWorkflowRunClaimInput', {
-  description: 'Heartbeat: extend the live claim of a run (docs/PI-WORKFLOWS-FILES.md §5 "heartbeat").',
+  description: 'Heartbeat: extend the live claim of a run (docs/PI-WORKFLOWS-FILES.md §5 "renew claim (heartbeat)").',
   validate: limitedInput({ runId: limitedText(), claimToken: limitedText() }),
   fields: (t) => ({
     runId: t.string({ required: true, description: 'The claimed run.' }),
@@ -29,7 +29,7 @@ builder.mutationField('renewWorkflowRunClaim', (t) =>
     type: RenewSuccessRef,
     description:
       'Heartbeat of the claim holder: the lease’s heartbeat is now and it expires leaseMs from now. Writes the lease times and ' +
-      'the summary and replay viewer deltas only: no event, no revision bump (docs/PI-WORKFLOWS-FILES.md §5 "heartbeat").',
+      'the summary and replay viewer deltas only: no event, no revision bump (docs/PI-WORKFLOWS-FILES.md §5 "renew claim (heartbeat)").',
     args: { input: t.arg({ type: RenewInputRef, required: true, description: 'The claim to renew and for how long.' }) },
     errors: ERRORS,
     resolve: (_root, { input }, context) =>

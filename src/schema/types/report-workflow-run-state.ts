@@ -6,7 +6,8 @@ import { ReportedRunStateEnum } from './reported-run-state.js';
 import { runSuccessType } from './run-success.js';
 
 const ReportStateInputRef = builder.inputType('ReportWorkflowRunStateInput', {
-  description: 'The claim holder reports the run’s own state, RUNNING or WAITING (docs/PI-WORKFLOWS-FILES.md §5).',
+  description:
+    'The claim holder reports the run’s own state, RUNNING or WAITING (docs/PI-WORKFLOWS-FILES.md §5, an operation pi-workflows’ store has not: its engine writes the run state).',
   validate: limitedInput({ runId: limitedText(), claimToken: limitedText(), detail: limitedText(MAX_LONG_TEXT_LENGTH) }),
   fields: (t) => ({
     runId: t.string({ required: true, description: 'The claimed run.' }),

@@ -4,7 +4,7 @@ import { limitedInput, limitedText } from '../input-limits.js';
 import { runSuccessType } from './run-success.js';
 
 const ResumeInputRef = builder.inputType('ResumeWorkflowRunInput', {
-  description: 'Resume a paused interaction (docs/PI-WORKFLOWS-FILES.md §5).',
+  description: 'Resume a paused interaction (docs/PI-WORKFLOWS-FILES.md §5 "resume a paused interaction").',
   validate: limitedInput({ runId: limitedText() }),
   fields: (t) => ({ runId: t.string({ required: true, description: 'The paused run.' }) }),
 });
