@@ -260,6 +260,60 @@ describe('writing a pi-workflows 0.16 state file over GraphQL', () => {
   });
 });
 
+const CHANGES = /* GraphQL */ `
+  subscription Changes($after: String) {
+    workflowRunChanges(after: $after) {
+      __typename
+      ... on WorkflowRunChange { cursor run { runId queueStatus } }
+      ... on WorkflowRunChangesResetRequired { cursor }
+    }
+  }
+`;
+interface ChangesData {
+  workflowRunChanges: { __typename: string; cursor: string; run?: { runId: string; queueStatus: string } };
+}
+const changeLabel = (event: { data?: ChangesData | null } | undefined): string =>
+  `${event?.data?.workflowRunChanges.run?.runId ?? event?.data?.workflowRunChanges.__typename} ${event?.data?.workflowRunChanges.run?.queueStatus ?? ''}`;
+
+describe('the run-list change feed on a pi-workflows file the server writes', () => {
+  it('delivers the server’s own writes once, in order, and a cursor stays valid across a server restart', async () => {
+    const { dir, path } = seededPiFile();
+    try {
+      let fx = await startTestServer({ dbPath: path });
+      let client = wsClient(fx.url);
+      let cursor: string;
+      try {
+        const page = await fx.data<{ workflowRuns: { changeCursor: string } }, Record<string, never>>('query { workflowRuns(first: 1) { changeCursor } }');
+        await fx.data(ReserveWorkflowRunDocument, { input: reserveInput('feed-1', { originSessionId: 'session-f1' }) });
+        const { collector, unsubscribe } = subscribeWs<ChangesData>(client, CHANGES, { after: page.workflowRuns.changeCursor }, 'changes');
+        expect((await collector.take(1)).map(changeLabel)).toEqual(['feed-1 QUEUED']);
+        await fx.data(ClaimWorkflowRunDocument, { input: { runId: 'feed-1', runnerId: 'host-1', claimToken: 'tok-f1', leaseMs: 60_000 } });
+        await fx.data(ReserveWorkflowRunDocument, { input: reserveInput('feed-2', { originSessionId: 'session-f2' }) });
+        const events = await collector.take(3);
+        expect(events.map(changeLabel)).toEqual(['feed-1 QUEUED', 'feed-1 STARTING', 'feed-2 QUEUED']);
+        cursor = events[2]?.data?.workflowRunChanges.cursor as string;
+        unsubscribe();
+      } finally {
+        await client.dispose();
+        await fx.close();
+      }
+      fx = await startTestServer({ dbPath: path });
+      client = wsClient(fx.url);
+      try {
+        const { collector } = subscribeWs<ChangesData>(client, CHANGES, { after: cursor }, 'after-restart');
+        // Nothing after the cursor yet: the first event is the write made now, nothing replayed twice.
+        await fx.data(ParkWorkflowRunDocument, { input: { runId: 'feed-1', claimToken: 'tok-f1' } });
+        expect((await collector.take(1)).map(changeLabel)).toEqual(['feed-1 PARKED']);
+      } finally {
+        await client.dispose();
+        await fx.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a pi-workflows state file served read-only', () => {
   it.each([
     ['a 0.16 file with --read-only', {}, true, 'The server is read-only', 'the server was started read-only (--read-only)', '0.16.2'],
