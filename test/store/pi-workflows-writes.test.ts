@@ -13,9 +13,13 @@
  * writes.
  */
 import type Database from 'better-sqlite3';
-import { afterEach, describe, expect, test } from 'vitest';
-import type { ReserveWorkflowRunInput, WorkflowStore } from '../../src/store/index.js';
-import { openTestStore, reserveInput, sha256Hex, TestClock, type TestStore } from '../helpers/store-fixtures.js';
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { canonicalJson, WorkflowStore, type ReserveWorkflowRunInput } from '../../src/store/index.js';
+import { createPiWorkflowsFile, piWorkflowsIdentity, piWorkflowsOpenCheck } from '../helpers/pi-workflows-file.js';
+import { openTestStore, reserveInput, sha256Hex, tempDir, TestClock, type TestStore } from '../helpers/store-fixtures.js';
 import { connectionOf, storeInternals } from '../helpers/store-internals.js';
 import { diffCall, writeShape, type Row, type WriteDiff } from '../helpers/write-diff.js';
 
@@ -38,16 +42,81 @@ interface Fixture {
   close(): void;
 }
 
+/** One project directory for every store, so both kinds of file get the same project id. */
+const PROJECT_DIR = tempDir('pi-writes-project-');
+afterAll(() => rmSync(PROJECT_DIR, { recursive: true, force: true }));
+
+const OWN = 'our own file';
+const PI = 'a pi-workflows 0.16.2 file';
+
 const KINDS: Array<{ kind: string; open(): Fixture }> = [
   {
-    kind: 'our own file',
+    kind: OWN,
     open() {
       const clock = new TickingClock();
-      const t: TestStore = openTestStore({ file: true, clock });
-      return { kind: 'our own file', store: t.store, clock, connection: connectionOf(t.store), close: () => t.close() };
+      const t: TestStore = openTestStore({ file: true, clock, projectPath: PROJECT_DIR });
+      return { kind: OWN, store: t.store, clock, connection: connectionOf(t.store), close: () => t.close() };
+    },
+  },
+  {
+    kind: PI,
+    open() {
+      const dir = tempDir('pi-writes-');
+      const path = join(dir, 'state.sqlite');
+      const writer = createPiWorkflowsFile(path);
+      writer.close();
+      const identity = piWorkflowsIdentity(path);
+      const clock = new TickingClock();
+      const store = WorkflowStore.open({ path, projectPath: PROJECT_DIR, clock: clock.now });
+      const connection = connectionOf(store);
+      return {
+        kind: PI,
+        store,
+        clock,
+        connection,
+        close() {
+          try {
+            readBackAsPiWorkflows(connection);
+            store.close();
+            // pi-workflows' own open accepts the file as the cases left it (docs/PI-WORKFLOWS-FILES.md §3).
+            expect(piWorkflowsOpenCheck(writer.facts, identity)).toEqual([]);
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      };
     },
   },
 ];
+
+/**
+ * Reads a pi-workflows file back as pi-workflows reads its runs: every run through its run
+ * select (run, definition, queue, binding, lease joined), every run's root source row, every
+ * JSON blob parsed and in canonical form (its own canonical JSON), every text blob UTF-8.
+ */
+function readBackAsPiWorkflows(connection: Database.Database): void {
+  const runs = connection.prepare('SELECT count(*) AS n FROM runs').get() as { n: number };
+  const joined = connection
+    .prepare(
+      `SELECT r.run_id, d.workflow_name, q.status, l.generation, b.origin_session_id, s.source_type
+       FROM runs r JOIN workflow_definitions d ON d.definition_digest = r.definition_digest
+       JOIN run_queue q ON q.run_id = r.run_id LEFT JOIN run_bindings b ON b.run_id = r.run_id
+       JOIN leases l ON l.resource_id = r.resource_id
+       JOIN run_sources s ON s.run_id = r.run_id AND s.mount_path = ''`,
+    )
+    .all();
+  expect(joined).toHaveLength(runs.n);
+  for (const blob of connection.prepare('SELECT content, media_type, byte_length FROM blobs').all() as Array<{
+    content: Buffer;
+    media_type: string;
+    byte_length: number;
+  }>) {
+    expect(blob.byte_length).toBe(blob.content.length);
+    const text = blob.content.toString('utf8');
+    if (blob.media_type === 'application/json') expect(canonicalJson(JSON.parse(text))).toBe(text);
+    else expect(blob.media_type).toBe('text/plain');
+  }
+}
 
 let open: Fixture[] = [];
 afterEach(() => {
@@ -65,7 +134,47 @@ function fixture(kind: (typeof KINDS)[number]): Fixture {
 function written<T>(f: Fixture, fn: () => T): { result: T; diff: WriteDiff; at: number } {
   const at = f.clock.t;
   const { result, diff } = diffCall(f.connection, fn, OWN_FILE_ONLY_TABLES);
+  record(f, diff);
   return { result, diff, at };
+}
+
+/** Every diff of the cases, per kind of file, in order, keyed by case name and call number. */
+const recorded = new Map<string, Map<string, { diff: WriteDiff; columns: (table: string) => Set<string> }>>();
+
+function record(f: Fixture, diff: WriteDiff): void {
+  const full = expect.getState().currentTestName ?? '';
+  if (!full.startsWith('what each store operation writes')) return;
+  const name = full.split(' > ').slice(1).join(' > ');
+  const byKind = recorded.get(f.kind) ?? new Map();
+  recorded.set(f.kind, byKind);
+  let index = 1;
+  while (byKind.has(`${name} #${index}`)) index += 1;
+  const connection = f.connection;
+  const columns = (table: string) =>
+    new Set((connection.prepare('SELECT name FROM pragma_table_info(?)').all(table) as Array<{ name: string }>).map((row) => row.name));
+  const known = new Map<string, Set<string>>();
+  for (const table of Object.keys(diff)) known.set(table, columns(table));
+  byKind.set(`${name} #${index}`, { diff, columns: (table: string) => known.get(table) ?? new Set() });
+}
+
+/** A diff with only the given columns of each row, event ids (random) left out. */
+function projected(diff: WriteDiff, keep: (table: string) => Set<string>): WriteDiff {
+  const pick = (table: string, row: Row): Row =>
+    Object.fromEntries(Object.entries(row).filter(([column]) => keep(table).has(column) && !(table === 'events' && column === 'event_id')));
+  const out: WriteDiff = {};
+  for (const [table, writes] of Object.entries(diff)) {
+    out[table] = {
+      inserted: writes.inserted.map((row) => pick(table, row)),
+      updated: writes.updated.map((update) => ({
+        key: table === 'events' ? '' : update.key,
+        before: pick(table, update.before),
+        after: pick(table, update.after),
+        columns: update.columns.filter((column) => keep(table).has(column)),
+      })),
+      deleted: writes.deleted.map((row) => pick(table, row)),
+    };
+  }
+  return out;
 }
 
 const TIME_COLUMN = /_at$/;
@@ -165,6 +274,23 @@ function parkRun(f: Fixture, runId: string): void {
 const PROJECT_ID = /^project-[0-9a-f]{40}$/;
 const resourceOf = (f: Fixture, runId: string): string =>
   (f.connection.prepare('SELECT resource_id FROM runs WHERE run_id = ?').get(runId) as { resource_id: string }).resource_id;
+
+/** A run claimed for interaction validation with a waiting attempt, a pending request and a validating submission. */
+function runWithInteractionOn(f: Fixture, runId: string): void {
+  reserveRun(f, runId);
+  const interactions = storeInternals(f.store).interactions;
+  interactions.openInteraction(
+    { runId, nodeId: 'ask', attemptId: `attempt-${runId}`, requestId: `request-${runId}`, targetSessionId: `session-${runId}` },
+    f.clock.t,
+  );
+  interactions.addValidatingSubmission(
+    { submissionId: `submission-${runId}`, requestId: `request-${runId}`, idempotencyKey: 'k', payload: { answer: 'yes' } },
+    f.clock.t,
+  );
+  if (f.store.claimWorkflowRunForInteractionValidation({ runId, runnerId: 'runner-1', claimToken: `token-${runId}`, leaseMs: LEASE }) === undefined) {
+    throw new Error('setup: claim refused');
+  }
+}
 
 describe.each(KINDS)('what each store operation writes on $kind (docs/PI-WORKFLOWS-FILES.md §5)', (kind) => {
   test('reserve a root: the run rows, one run.queued by the origin session, no viewer delta; blobs and definition only when new', () => {
@@ -648,22 +774,7 @@ describe.each(KINDS)('what each store operation writes on $kind (docs/PI-WORKFLO
     expect(deltasWritten(f, diff)).toEqual([...bumpDeltas(3), ...summaryReplay(4)]);
   });
 
-  /** A run claimed for interaction validation with a waiting attempt, a pending request and a validating submission. */
-  function runWithInteraction(f: Fixture, runId: string): void {
-    reserveRun(f, runId);
-    const interactions = storeInternals(f.store).interactions;
-    interactions.openInteraction(
-      { runId, nodeId: 'ask', attemptId: `attempt-${runId}`, requestId: `request-${runId}`, targetSessionId: `session-${runId}` },
-      f.clock.t,
-    );
-    interactions.addValidatingSubmission(
-      { submissionId: `submission-${runId}`, requestId: `request-${runId}`, idempotencyKey: 'k', payload: { answer: 'yes' } },
-      f.clock.t,
-    );
-    if (f.store.claimWorkflowRunForInteractionValidation({ runId, runnerId: 'runner-1', claimToken: `token-${runId}`, leaseMs: LEASE }) === undefined) {
-      throw new Error('setup: claim refused');
-    }
-  }
+  const runWithInteraction = runWithInteractionOn;
 
   test('cancel with the claim: the fail rows with status and code cancelled, and the dependents (attempts, submissions with the receipt, requests)', () => {
     const f = fixture(kind);
@@ -886,5 +997,117 @@ describe.each(KINDS)('what each store operation writes on $kind (docs/PI-WORKFLO
     const turn = written(f, () => f.store.startWorkflowTurn({ workflowTurnId: 'turn-1', workflowMessageId: id, runId: 'run-1', targetSessionId: 'S' }));
     expect(writeShape(turn.diff)).toEqual({ workflow_turns: { inserted: 1 } });
     expect(turn.diff.workflow_turns?.inserted[0]).toMatchObject({ workflow_turn_id: 'turn-1', state: 'started', started_at: turn.at, ended_at: null });
+  });
+});
+
+describe('cancel on a pi-workflows file: the dependents only its tables hold (docs/PI-WORKFLOWS-FILES.md §5)', () => {
+  test('pending effect cancelled, applying effect ambiguous with its attempt interrupted, each bumped with effect.* by control; unresolved decision resolved cancelled', () => {
+    const f = fixture(KINDS.find((entry) => entry.kind === PI) as (typeof KINDS)[number]);
+    runWithInteractionOn(f, 'run-1');
+    const at0 = f.clock.t - 1_000;
+    const blob = (text: string): Buffer => {
+      const bytes = Buffer.from(text, 'utf8');
+      const hash = createHash('sha256').update(bytes).digest();
+      f.connection
+        .prepare('INSERT OR IGNORE INTO blobs(blob_hash, media_type, byte_length, content, created_at) VALUES (?, ?, ?, ?, ?)')
+        .run(hash, 'application/json', bytes.length, bytes, at0);
+      return hash;
+    };
+    const runResource = resourceOf(f, 'run-1');
+    f.connection.transaction(() => {
+      for (const [effectId, status, attempts] of [
+        ['effect-a', 'pending', 0],
+        ['effect-b', 'applying', 1],
+        ['effect-c', 'applied', 1],
+      ] as const) {
+        const resourceId = `effect-resource-${effectId}`;
+        f.connection
+          .prepare("INSERT INTO resources(resource_id, resource_type, aggregate_key, revision, created_at, updated_at) VALUES (?, 'effect', ?, 1, ?, ?)")
+          .run(resourceId, effectId, at0, at0);
+        f.connection.prepare('INSERT INTO leases(resource_id, generation) VALUES (?, 0)').run(resourceId);
+        f.connection
+          .prepare(
+            `INSERT INTO effects(effect_id, resource_id, source_resource_id, source_revision, effect_type, idempotency_key, payload_hash,
+               owner_scope, status, attempt_count, created_at, updated_at) VALUES (?, ?, ?, 1, 'http.post', ?, ?, 'run', ?, ?, ?, ?)`,
+          )
+          .run(effectId, resourceId, runResource, effectId, blob(`{"effect":"${effectId}"}`), status, attempts, at0, at0);
+        if (attempts > 0) {
+          f.connection
+            .prepare("INSERT INTO effect_attempts(effect_id, attempt_number, owner_id, lease_generation, started_at) VALUES (?, 1, 'host-1', 1, ?)")
+            .run(effectId, at0);
+        }
+      }
+      f.connection
+        .prepare(
+          `INSERT INTO resources(resource_id, resource_type, aggregate_key, revision, created_at, updated_at) VALUES ('decision-resource', 'decision', 'decision-1', 1, ?, ?)`,
+        )
+        .run(at0, at0);
+      f.connection
+        .prepare(
+          `INSERT INTO human_decisions(decision_id, resource_id, run_id, attempt_id, audience, title, subject_hash, presentation_hash, choices_hash,
+             request_digest, presentation_revision, request_hash, created_at)
+           VALUES ('decision-1', 'decision-resource', 'run-1', 'attempt-run-1', 'origin', 'Pick', ?, ?, ?, ?, 1, ?, ?)`,
+        )
+        .run(blob('{"s":1}'), blob('{"p":1}'), blob('[1]'), Buffer.alloc(32, 7), blob('{"r":1}'), at0);
+    })();
+    const { diff, at } = written(f, () => f.store.cancelWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1' }));
+    expect(timesWritten(diff)).toEqual([at]);
+    const cancelText = diff.run_queue?.updated[0]?.after.error_hash;
+    expect(writeShape(diff)).toMatchObject({
+      effects: {
+        updated: [
+          ['error_hash', 'settled_at', 'status', 'updated_at'],
+          ['error_hash', 'settled_at', 'status', 'updated_at'],
+        ],
+      },
+      effect_attempts: { updated: [['error_hash', 'finished_at', 'outcome']] },
+      human_decision_resolutions: { inserted: 1 },
+      resources: {
+        updated: [
+          ['revision', 'updated_at'],
+          ['revision', 'updated_at'],
+          ['revision', 'updated_at'],
+        ],
+      },
+      events: { inserted: 3 },
+    });
+    expect(diff.effects?.updated.map((update) => [update.key, update.after.status, update.after.error_hash, update.after.next_attempt_at])).toEqual([
+      ['effect-a', 'cancelled', cancelText, null],
+      ['effect-b', 'ambiguous', cancelText, null],
+    ]);
+    expect(diff.effect_attempts?.updated[0]?.after).toMatchObject({ effect_id: 'effect-b', outcome: 'interrupted', finished_at: at, error_hash: cancelText });
+    expect(diff.human_decision_resolutions?.inserted[0]).toEqual({
+      decision_id: 'decision-1',
+      outcome: 'cancelled',
+      provenance: 'explicit_cancel',
+      response_hash: null,
+      reason: 'Workflow run cancelled',
+      channel: null,
+      actor_id: 'runner-1',
+      request_digest: '07'.repeat(32),
+      resolved_at: at,
+    });
+    expect(eventsWritten(f, diff).map((event) => [event.type, event.resourceRevision, event.actor, event.leaseGeneration, event.payload])).toEqual([
+      ['effect.cancelled', 2, ['control', 'runner-1'], null, { runId: 'run-1', reason: 'workflowCancelled' }],
+      ['effect.ambiguous', 2, ['control', 'runner-1'], null, { runId: 'run-1', reason: 'workflowCancelled' }],
+      ['run.queue_cancelled', 3, ['session', 'runner-1'], 1, { status: 'cancelled', code: 'cancelled', error: 'Workflow run cancelled' }],
+    ]);
+    // Effects have no viewer row: the viewer deltas are the run's only.
+    expect(deltasWritten(f, diff)).toEqual([...bumpDeltas(3), ...summaryReplay(4)]);
+  });
+});
+
+describe('both kinds of file', () => {
+  test('every case above wrote the same rows to the shared tables of our own file and of a pi-workflows file (the columns both have)', () => {
+    const own = recorded.get(OWN) ?? new Map();
+    const pi = recorded.get(PI) ?? new Map();
+    expect([...pi.keys()]).toEqual([...own.keys()]);
+    expect(own.size).toBeGreaterThan(20);
+    for (const [name, ours] of own) {
+      const theirs = pi.get(name);
+      if (theirs === undefined) throw new Error(`no pi-workflows diff for ${name}`);
+      const common = (table: string) => new Set([...ours.columns(table)].filter((column) => theirs.columns(table).has(column)));
+      expect(projected(theirs.diff, common), name).toEqual(projected(ours.diff, common));
+    }
   });
 });
