@@ -171,10 +171,10 @@ export const WRITE_SIDE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 /**
  * Columns that differ between pi-workflows releases of the same schema version, detected per
  * file and reported (banner, `/health`), never assumed: `table.column` → what its presence means.
+ * None today: 0.14 and 0.16 have the same columns (0.16 keeps a message's turn flag inside its
+ * content JSON, not in a `workflow_messages.trigger_turn` column; docs/PI-WORKFLOWS-FILES.md §8).
  */
-export const VERSION_DEPENDENT_COLUMNS: Readonly<Record<string, string>> = {
-  'workflow_messages.trigger_turn': 'the 0.16 line mirrors a message turn flag in its own column (absent in 0.14.0)',
-};
+export const VERSION_DEPENDENT_COLUMNS: Readonly<Record<string, string>> = {};
 
 function columnsOf(connection: SqliteDatabase, table: string): Set<string> {
   const rows = connection.prepare('SELECT name FROM pragma_table_info(?)').all(table) as Array<{ name: string }>;

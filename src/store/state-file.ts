@@ -73,8 +73,7 @@ export interface PiWorkflowsStateFile {
   tableCount: number;
   /**
    * Columns that differ between pi-workflows releases, as found in this file (`table.column`
-   * → present), e.g. `workflow_messages.trigger_turn` (the 0.16 line). Filled by the read-side
-   * check at open.
+   * → present; see `VERSION_DEPENDENT_COLUMNS`, none today). Filled by the read-side check at open.
    */
   optionalColumns: Record<string, boolean>;
   /**

@@ -19,6 +19,7 @@ export interface WorkflowMessageContent {
   content: string;
   display: boolean;
   details: JsonValue;
+  /** Whether delivering the message starts a turn; stored only here, in the content (docs/PI-WORKFLOWS-FILES.md §8). */
   triggerTurn: boolean;
 }
 
@@ -125,7 +126,9 @@ export class WorkflowMessageStore {
   ) {}
 
   /**
-   * Creates a `pending` message, idempotently (STORE.md §9 "Create").
+   * Creates a `pending` message, idempotently (STORE.md §9 "Create"). The turn flag is written
+   * only inside the content blob (`content.triggerTurn`), as pi-workflows 0.16 keeps it; no column
+   * holds it (docs/PI-WORKFLOWS-FILES.md §8).
    *
    * @param now epoch ms
    * @returns the stored (or existing, matching) message
@@ -158,8 +161,8 @@ export class WorkflowMessageStore {
       );
       this.database.run(
         `INSERT INTO workflow_messages(workflow_message_id, run_id, target_session_id, kind, source_id, content_hash,
-           order_number, status, pi_session_entry_id, trigger_turn, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, ?, ?)`,
+           order_number, status, pi_session_entry_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, ?)`,
         id,
         input.runId,
         input.targetSessionId,
@@ -167,7 +170,6 @@ export class WorkflowMessageStore {
         input.sourceId,
         contentHash,
         order?.next ?? 1,
-        input.content.triggerTurn ? 1 : 0,
         now,
         now,
       );

@@ -102,6 +102,8 @@ describe('migrations at the server level', () => {
       expect(names.length).toBeGreaterThan(0);
       for (const name of names) downgrade.exec(`DROP ${kind} ${name}`);
     }
+    // 0008 dropped the column 0001 made: back it comes (no message rows here).
+    downgrade.exec('ALTER TABLE workflow_messages ADD COLUMN trigger_turn INTEGER NOT NULL DEFAULT 0 CHECK (trigger_turn IN (0, 1))');
     downgrade.exec('DELETE FROM schema_migrations WHERE version > 1');
     downgrade.close();
     copyFileSync(scratch, olderDb);

@@ -197,7 +197,7 @@ describe('serving a pi-workflows state file', () => {
           schemaVersion: 1,
           appVersion: '0.16.2',
           schemaDigest: facts.digest.toString('hex'),
-          optionalColumns: { 'workflow_messages.trigger_turn': true },
+          optionalColumns: {},
           writable: true,
           readOnlyReason: null,
           writtenReleases: ['0.16.x'],

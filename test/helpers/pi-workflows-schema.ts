@@ -1,9 +1,9 @@
 /**
  * The layout of a pi-workflows state file as data (issue 12 item 6), written for these tests
- * from the published facts of osolmaz/pi-workflows (`src/state/schema.ts` at 0.14.0 and the
- * 0.16 line's `workflow_messages.trigger_turn`; `src/state/database.ts` for what it sets at
- * open): 47 tables, their columns with types, keys and foreign keys, and the indexes the real
- * schema has, so a file built from it has the same tables, columns, foreign keys and indexes.
+ * from the published facts of osolmaz/pi-workflows (`src/state/schema.ts` at 0.14.0; the 0.16
+ * line has the same columns: it keeps a message's `triggerTurn` inside the content JSON and has
+ * no `workflow_messages.trigger_turn` column; `src/state/database.ts` for what it sets at open):
+ * 47 tables, their columns with types, keys and foreign keys, and the indexes the real schema has, so a file built from it has the same tables, columns, foreign keys and indexes.
  * Most CHECK constraints are left out: nothing here depends on them. The DDL text is our own, so
  * its `schema_digest` differs from any release's, as the digests of the releases differ too.
  *
@@ -26,7 +26,7 @@ export interface SchemaModel {
   indexes: string[];
 }
 
-/** A release line of pi-workflows: `0.14` (0.14.0 layout) or `0.16` (adds `workflow_messages.trigger_turn`). */
+/** A release line of pi-workflows: `0.14` (0.14.0) or `0.16` (the same tables and columns; another `app_version`). */
 export type ReleaseLine = '0.14' | '0.16';
 
 const ACTOR = "TEXT NOT NULL CHECK (actor_type IN ('session', 'host', 'controller', 'channel', 'human', 'policy', 'control', 'system'))";
@@ -685,7 +685,7 @@ const INDEXES = [
 
 /** How a variant differs from the full layout of its release line. */
 export interface SchemaVariant {
-  /** Default `0.16`. */
+  /** Default `0.16`. Both lines have the same layout; the line decides only the file's `app_version`. */
   line?: ReleaseLine;
   /** `table.column` to leave out, or `table` to leave the whole table out (with its indexes). */
   drop?: readonly string[];
@@ -714,13 +714,8 @@ function columnName(definition: string): string {
 
 /** The layout of one variant. */
 export function schemaModel(variant: SchemaVariant = {}): SchemaModel {
-  const line = variant.line ?? '0.16';
   const drop = new Set(variant.drop ?? []);
   let tables = baseTables();
-  if (line === '0.16') {
-    const messages = tables.find((entry) => entry.name === 'workflow_messages') as TableModel;
-    messages.columns.splice(messages.columns.indexOf('pi_session_entry_id TEXT') + 1, 0, 'trigger_turn INTEGER NOT NULL DEFAULT 0');
-  }
   if (variant.readSideOnly === true || variant.writeSideOnly === true) {
     const used = variant.writeSideOnly === true ? unionColumns(READ_SIDE_COLUMNS, WRITE_SIDE_COLUMNS) : unionColumns(READ_SIDE_COLUMNS);
     tables = tables

@@ -132,9 +132,10 @@ describe('migration 0007 backfill', () => {
       const store = WorkflowStore.open({ path, projectPath: dir, clock: clock.now });
       chain({ store, clock } as unknown as TestStore);
       reserve(store, 'third');
-      // Taken back to 0006 by dropping only what 0007 added: a database written before it.
+      // Taken back to 0006 by dropping only what 0007 added (and giving back the column 0008 dropped): a database written before it.
       connectionOf(store).exec(`DROP TRIGGER run_chain_size_inserted; DROP TRIGGER run_chain_size_deleted; DROP TRIGGER run_chain_size_rerooted;
-        DROP TABLE run_chain_sizes; DELETE FROM schema_migrations WHERE version >= 7;`);
+        DROP TABLE run_chain_sizes; DELETE FROM schema_migrations WHERE version >= 7;
+        ALTER TABLE workflow_messages ADD COLUMN trigger_turn INTEGER NOT NULL DEFAULT 0 CHECK (trigger_turn IN (0, 1));`);
       reserve(store, 'fourth');
       store.close();
       const migrated = WorkflowStore.open({ path, projectPath: dir, clock: clock.now });

@@ -40,6 +40,7 @@ describe('migrations (STORE.md §13.9)', () => {
       [5, '0005_write_pages'],
       [6, '0006_claim_candidates'],
       [7, '0007_chain_sizes'],
+      [8, '0008_message_turn_flag_in_content'],
     ]);
     open().close();
     const rows = migrationRows() as Array<{ version: number; name: string }>;
@@ -51,6 +52,7 @@ describe('migrations (STORE.md §13.9)', () => {
       [5, '0005_write_pages'],
       [6, '0006_claim_candidates'],
       [7, '0007_chain_sizes'],
+      [8, '0008_message_turn_flag_in_content'],
     ]);
   });
 
@@ -108,19 +110,19 @@ describe('migrations (STORE.md §13.9)', () => {
   it('refuses a database with a newer migration, leaving its bytes unchanged', () => {
     open().close();
     const db = new Database(path);
-    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (8, '0008_future', 1)").run();
+    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (9, '0009_future', 1)").run();
     db.close();
     const before = fileHash(path);
     expectStoreError(
       () => open(),
-      `Workflow state database ${path} has migration 0008_future, newer than this server knows (latest 0007_chain_sizes); upgrade the server`,
+      `Workflow state database ${path} has migration 0009_future, newer than this server knows (latest 0008_message_turn_flag_in_content); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
     expect(existsSync(`${path}-wal`)).toBe(false);
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} has migration 0008_future, newer than this server knows (latest 0007_chain_sizes); upgrade the server`,
+      `Workflow state database ${path} has migration 0009_future, newer than this server knows (latest 0008_message_turn_flag_in_content); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
@@ -152,7 +154,7 @@ describe('migrations (STORE.md §13.9)', () => {
     new Database(path).close();
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} is not migrated to 0007_chain_sizes; open it read-write once to upgrade`,
+      `Workflow state database ${path} is not migrated to 0008_message_turn_flag_in_content; open it read-write once to upgrade`,
       'integrity',
     );
   });
@@ -177,6 +179,94 @@ describe('migrations (STORE.md §13.9)', () => {
     } finally {
       reopened.close();
     }
+  });
+
+  describe('0008: the turn flag only in the message content (docs/PI-WORKFLOWS-FILES.md §8)', () => {
+    const content = (triggerTurn: boolean) => ({
+      schema: 'pi-workflows.workflow-message-content.v1' as const,
+      customType: 'c',
+      content: 'hello',
+      display: true,
+      details: null,
+      triggerTurn,
+    });
+    const messageColumns = (file = path) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return (db.prepare("SELECT name FROM pragma_table_info('workflow_messages')").all() as Array<{ name: string }>).map((row) => row.name);
+      } finally {
+        db.close();
+      }
+    };
+    /** A file with two messages, taken back to 0007: the trigger_turn column 0001 made, filled as the store wrote it. */
+    function fileBefore0008(): void {
+      const store = open();
+      reserve(store, 'run-1');
+      store.createWorkflowMessage({ idempotencyKey: 'a', runId: 'run-1', targetSessionId: 'S', kind: 'step', sourceId: 's', content: content(true) });
+      store.createWorkflowMessage({ idempotencyKey: 'b', runId: 'run-1', targetSessionId: 'S', kind: 'notification', sourceId: 'n', content: content(false) });
+      store.close();
+      const db = new Database(path);
+      db.exec(`ALTER TABLE workflow_messages ADD COLUMN trigger_turn INTEGER NOT NULL DEFAULT 0 CHECK (trigger_turn IN (0, 1));
+        UPDATE workflow_messages SET trigger_turn = (SELECT json_extract(CAST(content AS TEXT), '$.triggerTurn') FROM blobs WHERE blob_hash = content_hash);
+        DELETE FROM schema_migrations WHERE version >= 8;`);
+      db.close();
+    }
+    const rows = () => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db
+          .prepare(
+            'SELECT workflow_message_id, kind, status, order_number, content_hash, CAST(b.content AS TEXT) AS content FROM workflow_messages JOIN blobs b ON b.blob_hash = content_hash ORDER BY order_number',
+          )
+          .all();
+      } finally {
+        db.close();
+      }
+    };
+
+    it('drops workflow_messages.trigger_turn and keeps every message and its content (the flag in it)', () => {
+      fileBefore0008();
+      expect(messageColumns()).toContain('trigger_turn');
+      const before = rows();
+      expect(before.map((row) => JSON.parse((row as { content: string }).content).triggerTurn)).toEqual([true, false]);
+      const store = open();
+      try {
+        expect(store.listWorkflowMessages('run-1').map((message) => (message.content as { triggerTurn: boolean }).triggerTurn)).toEqual([true, false]);
+        store.createWorkflowMessage({ idempotencyKey: 'c', runId: 'run-1', targetSessionId: 'S', kind: 'followUp', sourceId: 'f', content: content(true) });
+      } finally {
+        store.close();
+      }
+      expect(messageColumns()).not.toContain('trigger_turn');
+      expect(rows().slice(0, 2)).toEqual(before);
+      expect(JSON.parse((rows()[2] as { content: string }).content).triggerTurn).toBe(true);
+      expect((migrationRows() as Array<{ version: number }>).map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    });
+
+    it.each([
+      ['lacks the flag', { schema: 'pi-workflows.workflow-message-content.v1', customType: 'c', content: 'x', display: true, details: null }],
+      ['says otherwise than the column', content(false)],
+    ])('refuses, applying nothing, a file where a message content %s', (_case, other) => {
+      fileBefore0008();
+      const text = JSON.stringify(other);
+      const db = new Database(path);
+      const hash = Buffer.from(sha256Hex(text), 'hex');
+      db.prepare("INSERT OR IGNORE INTO blobs(blob_hash, media_type, byte_length, content, created_at) VALUES (?, 'application/json', ?, ?, 0)").run(
+        hash,
+        Buffer.byteLength(text),
+        Buffer.from(text),
+      );
+      db.prepare("UPDATE workflow_messages SET content_hash = ? WHERE kind = 'step'").run(hash);
+      db.close();
+      const before = rows();
+      expectStoreError(
+        () => open(),
+        `Migration 0008_message_turn_flag_in_content failed on workflow state database ${path}: CHECK constraint failed: message_content_carries_trigger_turn; no pending migration was applied`,
+        'integrity',
+      );
+      expect(messageColumns()).toContain('trigger_turn');
+      expect(rows()).toEqual(before);
+      expect((migrationRows() as Array<{ version: number }>).map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    });
   });
 
   it('StateDatabase.transaction joins an open transaction (helpers join the caller’s)', () => {

@@ -55,9 +55,9 @@ const open = (options: { readOnly?: boolean } = {}): WorkflowStore => WorkflowSt
 
 describe('a pi-workflows state file', () => {
   it.each([
-    ['0.16', '0.16.2', true, null],
-    ['0.14', '0.14.0', false, 'pi-workflows 0.14.0 is not a release this server writes (it writes pi-workflows 0.16.x)'],
-  ] as const)('line %s is recognised; read-only (query_only) when asked or when its release is not written', (line, appVersion, triggerTurn, writeRefusal) => {
+    ['0.16', '0.16.2', null],
+    ['0.14', '0.14.0', 'pi-workflows 0.14.0 is not a release this server writes (it writes pi-workflows 0.16.x)'],
+  ] as const)('line %s is recognised; read-only (query_only) when asked or when its release is not written', (line, appVersion, writeRefusal) => {
     const { facts } = seededFile({ line });
     for (const readOnly of [true, false]) {
       const store = open({ readOnly });
@@ -68,7 +68,7 @@ describe('a pi-workflows state file', () => {
           appVersion,
           schemaDigest: facts.digest.toString('hex'),
           tableCount: 47,
-          optionalColumns: { 'workflow_messages.trigger_turn': triggerTurn },
+          optionalColumns: {},
           writeRefusal,
         });
         const servedReadOnly = readOnly || writeRefusal !== null;
@@ -216,7 +216,7 @@ describe('a pi-workflows state file', () => {
     const { seeded } = seededFile({ readSideOnly: true });
     const store = open();
     try {
-      expect(store.file).toMatchObject({ kind: 'pi-workflows', tableCount: 13, optionalColumns: { 'workflow_messages.trigger_turn': false } });
+      expect(store.file).toMatchObject({ kind: 'pi-workflows', tableCount: 13, optionalColumns: {} });
       const filters = [
         undefined,
         { status: ['failed' as const] },
