@@ -35,13 +35,19 @@ const ERROR_CODES: Record<string, string> = {
 
 const RESULT = '{ __typename ... on Error { code message } }';
 
-/** The five mutations: field name, input type, success type. */
+/** Every mutation: field name, input type, success type. */
 const MUTATIONS = {
   reserveWorkflowRun: { input: 'ReserveWorkflowRunInput', success: 'ReserveWorkflowRunSuccess' },
   restartWorkflowRun: { input: 'RestartWorkflowRunInput', success: 'RestartWorkflowRunSuccess' },
   claimWorkflowRun: { input: 'ClaimWorkflowRunInput', success: 'ClaimWorkflowRunSuccess' },
   parkWorkflowRun: { input: 'ParkWorkflowRunInput', success: 'ParkWorkflowRunSuccess' },
   settleWorkflowRun: { input: 'SettleWorkflowRunInput', success: 'SettleWorkflowRunSuccess' },
+  renewWorkflowRunClaim: { input: 'RenewWorkflowRunClaimInput', success: 'RenewWorkflowRunClaimSuccess' },
+  markWorkflowRunRunning: { input: 'MarkWorkflowRunRunningInput', success: 'MarkWorkflowRunRunningSuccess' },
+  reportWorkflowRunState: { input: 'ReportWorkflowRunStateInput', success: 'ReportWorkflowRunStateSuccess' },
+  cancelWorkflowRun: { input: 'CancelWorkflowRunInput', success: 'CancelWorkflowRunSuccess' },
+  pauseWorkflowRun: { input: 'PauseWorkflowRunInput', success: 'PauseWorkflowRunSuccess' },
+  resumeWorkflowRun: { input: 'ResumeWorkflowRunInput', success: 'ResumeWorkflowRunSuccess' },
 } as const;
 type MutationName = keyof typeof MUTATIONS;
 
@@ -227,6 +233,12 @@ const INPUTS: Record<MutationName, fc.Arbitrary<unknown>> = {
     { runId: runIdLike, claimToken: token, status: enumOf('COMPLETED', 'FAILED', 'TIMED_OUT', 'CANCELLED') },
     { error: text, output: json },
   ),
+  renewWorkflowRunClaim: inputOf({ runId: runIdLike, claimToken: token, leaseMs }),
+  markWorkflowRunRunning: inputOf({ runId: runIdLike, claimToken: token }),
+  reportWorkflowRunState: inputOf({ runId: runIdLike, claimToken: token, state: enumOf('RUNNING', 'WAITING') }, { detail: text }),
+  cancelWorkflowRun: inputOf({ runId: runIdLike }, { claimToken: token }),
+  pauseWorkflowRun: inputOf({ runId: runIdLike }),
+  resumeWorkflowRun: inputOf({ runId: runIdLike }),
 };
 
 // ---------------------------------------------------------------------------------------------
