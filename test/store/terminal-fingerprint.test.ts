@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { canonicalJson, terminalFingerprint } from '../../src/store/index.js';
-import { claim, reserve, sha256Hex, terminalRun, WORKFLOW_REF } from '../helpers/store-fixtures.js';
+import { claim, reserve, sha256Hex, sql, terminalRun, WORKFLOW_REF } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 
 /** SHA-256 of canonical {workflowRef, input, status, finalOutput, error, reason} (STORE.md §7.1, §13.2). */
@@ -43,14 +43,19 @@ describe('terminal fingerprint (STORE.md §7.1, §13.2)', () => {
     );
   });
 
-  it('reason = the status detail left on a completed run', ({ t }) => {
+  it('reason = the status detail of a completed run: null after settle COMPLETED (it clears the detail), the detail when a host left one', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1');
     t.store.parkWorkflowRunForWorkerNoProgress({ runId: 'run-1', claimToken: 'token-run-1', detail: 'stuck' });
     claim(t.store, 'run-1', 'runner-1', 'second');
     const run = t.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'second', status: 'completed', output: 'ok' });
-    expect(run.statusDetail).toBe('stuck');
-    expect(run.terminalFingerprint).toBe(expected({ input: { topic: 'tests' }, status: 'completed', finalOutput: 'ok', error: null, reason: 'stuck' }));
+    expect(run.statusDetail).toBeNull();
+    expect(run.terminalFingerprint).toBe(expected({ input: { topic: 'tests' }, status: 'completed', finalOutput: 'ok', error: null, reason: null }));
+    // A pi-workflows engine persisting a completed run state with a detail (host stand-in).
+    sql(t.store, "UPDATE runs SET status_detail = 'stuck' WHERE run_id = 'run-1'");
+    const stored = t.store.getWorkflowRun('run-1');
+    expect(stored?.statusDetail).toBe('stuck');
+    expect(stored?.terminalFingerprint).toBe(expected({ input: { topic: 'tests' }, status: 'completed', finalOutput: 'ok', error: null, reason: 'stuck' }));
   });
 
   it('is computed for headless runs too, with a null input', ({ t }) => {
