@@ -12,6 +12,8 @@
  *   completion are refused, writing nothing.
  * - Subscribers (graphql-ws) see the pi host's commits: workflowRunDeltas every revision once, in
  *   order, heartbeats included; workflowRunChanges every evented change once, in order.
+ * - Both write the same run at once (the pi host's timeline revisions, the server's heartbeats):
+ *   every revision number is taken once, nothing is lost, the subscriber gets each once in order.
  */
 import { realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -306,6 +308,32 @@ describe('the server beside a live pi-workflows host', () => {
     ]);
     expect(deltas.error).toBeUndefined();
     expect(changes.error).toBeUndefined();
+  });
+
+  it('both write the same run at once (the pi host’s timeline, the server’s heartbeats): every revision of both taken once, delivered once and in order', async () => {
+    await pi.call('reserve', { runs: [piRun('shared', 'interactive')] });
+    expect(await apiClaim('host-api', 'shared')).toMatchObject({ presentationRevision: 2, claim: { leaseGeneration: 1 } });
+    const deltas = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId: 'shared', afterRevision: 2 }, 'shared').collector;
+    const RENEW = `mutation ($input: RenewWorkflowRunClaimInput!) { renewWorkflowRunClaim(input: $input) { __typename ... on RenewWorkflowRunClaimSuccess { run { presentationRevision } } } }`;
+    // Fifteen rounds, in each the pi host's revision and the server's heartbeat sent at the same moment.
+    const piRevisions: number[] = [];
+    const apiRevisions: number[] = [];
+    for (let k = 0; k < 15; k += 1) {
+      const [piRevision, renewed] = await Promise.all([
+        pi.call('delta', { runId: 'shared', k }),
+        gql<{ renewWorkflowRunClaim: { run: { presentationRevision: number } } }>(RENEW, {
+          input: { runId: 'shared', claimToken: 'host-api-token', leaseMs: HOUR },
+        }),
+      ]);
+      piRevisions.push(piRevision);
+      apiRevisions.push(renewed.renewWorkflowRunClaim.run.presentationRevision);
+    }
+    expect([...piRevisions, ...apiRevisions].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, index) => 3 + index));
+    await untilRevision(deltas, 32);
+    const pis = new Set(piRevisions);
+    expect(batches(deltas)).toEqual(Array.from({ length: 30 }, (_, index) => [3 + index, pis.has(3 + index) ? ['TIMELINE/items'] : ['SUMMARY/', 'REPLAY/']]));
+    expect(fileClaims(['shared']).shared).toEqual({ generation: 1, owner: 'host-api', claimed: 1, queued: 1 });
+    console.info(`same run: pi revisions ${piRevisions.join(',')}; server heartbeats ${apiRevisions.join(',')}`);
   });
 
   it('after all of it, with both still attached, pi-workflows’ open accepts the file: identity unchanged, integrity and foreign keys clean', () => {
