@@ -9,8 +9,9 @@
  * database afterwards.
  *
  * In-memory state (the audit of issue 15 item 1): no store code changes memory inside a write's
- * transaction — the run order index serves read-only pi-workflows files, the change log's
- * identity is read once — and the change feed's state (its delta and run-change read caches,
+ * transaction — the run order index of a pi-workflows file is brought up to date by reads only
+ * (one made inside a write keeps no version and looks again after, see `RunOrderIndex.refresh`),
+ * the change log's identity is read once — and the change feed's state (its delta and run-change read caches,
  * the heads it knows, its wake-up count, its own-commit baseline) changes only on reads outside
  * a transaction (a group runs in one tick, nothing else runs in between) or in the commit
  * listener, once per committed group. The test of a failing write in a group checks that the
