@@ -366,18 +366,24 @@ describe('a pi-workflows state file served read-only', () => {
 });
 
 describe('the server CLI on a pi-workflows state file', () => {
-  it('says in its start banner that it serves a pi-workflows file of a release it does not write read-only, and why; the file untouched', async () => {
+  it.each([
+    ['0.14 (not written)', { line: '0.14' as const }, [], `pi-workflows 0.14.0; served read-only: ${NOT_WRITTEN}; 8 runs`, false],
+    ['0.16', {}, [], 'pi-workflows 0.16.2; served read-write; 8 runs', true],
+    ['0.16 with --read-only', {}, ['--read-only'], 'pi-workflows 0.16.2; served read-only: the server was started read-only (--read-only); 8 runs', false],
+  ])('%s: the start banner says how the file is served and why; /health the same', async (_name, fileOptions, flags, banner, writable) => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-file-cli-'));
     try {
       const path = join(dir, 'state.sqlite');
-      const writer = createPiWorkflowsFile(path, { line: '0.14' });
+      const writer = createPiWorkflowsFile(path, fileOptions);
       seedPiWorkflowsRuns(writer, T0);
       writer.close();
       const hash = fileHash(path);
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts', '--db', path, '--port', '0', '--log-level', 'silent', '--project', dir], {
-        cwd: REPO_ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const identity = piWorkflowsIdentity(path);
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/server/main.ts', '--db', path, '--port', '0', '--log-level', 'silent', '--project', dir, ...flags],
+        { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let output = '';
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       await new Promise<void>((resolve, reject) => {
@@ -393,13 +399,15 @@ describe('the server CLI on a pi-workflows state file', () => {
         child.stderr.on('data', onData);
         void exited.then(() => reject(new Error(`exited: ${output}`)));
       });
-      expect(output).toContain(`  Database:  ${path} (pi-workflows state file: schema 1, pi-workflows 0.14.0; served read-only: ${NOT_WRITTEN}; 8 runs)\n`);
+      expect(output).toContain(`  Database:  ${path} (pi-workflows state file: schema 1, ${banner})\n`);
       // The CLI's /health says the same.
       const healthUrl = /Health:\s+(\S+)/.exec(output)?.[1] as string;
-      expect(((await (await fetch(healthUrl)).json()) as { database: { kind: string } }).database.kind).toBe('pi-workflows');
+      const health = (await (await fetch(healthUrl)).json()) as { database: { kind: string; readOnly: boolean; piWorkflows: { writable: boolean } } };
+      expect(health.database).toMatchObject({ kind: 'pi-workflows', readOnly: !writable, piWorkflows: { writable } });
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(fileHash(path)).toBe(hash);
+      if (!writable) expect(fileHash(path)).toBe(hash);
+      expect(piWorkflowsOpenCheck(writer.facts, identity)).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
