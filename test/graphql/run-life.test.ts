@@ -156,6 +156,17 @@ describe('markWorkflowRunRunning', () => {
     expect(again).toMatchObject({ startedAt: iso(T0 + 2_000), updatedAt: iso(T0 + 3_000) });
   });
 
+  it("ConflictError when a parked run held by a control claim would be its session's second active run; nothing written", async ({ fx }) => {
+    await reserve(fx, reserveInput('parked'));
+    await claim(fx, 'parked', 'token-p');
+    await park(fx, 'parked', 'token-p');
+    await reserve(fx, reserveInput('active'));
+    controlClaim(fx, 'parked');
+    expect(await unchanged(fx, () => markRunning(fx, { runId: 'parked', claimToken: 'control' }))).toEqual(
+      conflict('Pi session already has an active workflow run: session-1'),
+    );
+  });
+
   it('ClaimLostError for a wrong token or an expired lease; NotFoundError; nothing written', async ({ fx }) => {
     await reserve(fx, reserveInput('run-1'));
     await claim(fx, 'run-1', 'token-1', { leaseMs: 5_000 });
