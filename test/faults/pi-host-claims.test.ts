@@ -7,9 +7,10 @@
  * - Both reserve at once: every run of both is there, in the file and in the server's run list.
  * - Both race to claim the same runs, by id and by claim next: every run is claimed exactly
  *   once, its lease generation moves once, and neither takes a run the other holds.
- * - A lease the pi host renews is never taken (the server answers not claimable); once it
- *   expired the server takes it (generation + 1) and the pi host's late heartbeat, park and
- *   completion are refused, writing nothing.
+ * - A lease the pi host renews is never taken (the server answers not claimable, a cancel
+ *   without a claim is refused); once it expired the server takes it (generation + 1: a claim,
+ *   or the control claim of a cancel) and the pi host's late heartbeat, park and completion
+ *   are refused, writing nothing.
  * - Subscribers (graphql-ws) see the pi host's commits: workflowRunDeltas every revision once, in
  *   order, heartbeats included; workflowRunChanges every evented change once, in order.
  * - Both write the same run at once (the pi host's timeline revisions, the server's heartbeats):
@@ -121,6 +122,16 @@ function fileClaims(runIds: readonly string[]): Record<string, { generation: num
   }
 }
 
+/** The lease expiry of a run in the file, epoch ms. */
+function leaseExpiry(runId: string): number {
+  const connection = new Database(facts.path, { readonly: true });
+  try {
+    return (connection.prepare('SELECT expires_at FROM leases WHERE resource_id = ?').get(runResourceId(runId)) as { expires_at: number }).expires_at;
+  } finally {
+    connection.close();
+  }
+}
+
 const names = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, index) => `${prefix}-${String(index).padStart(3, '0')}`);
 
 beforeAll(async () => {
@@ -218,7 +229,7 @@ describe('the server beside a live pi-workflows host', () => {
     expect(fileClaims([...piHeld, ...apiHeld])).toEqual(held);
   });
 
-  it('a lease the pi host renews is never taken; once expired the server takes it, and the pi host’s late heartbeat, park and completion write nothing', async () => {
+  it('a lease the pi host renews is never taken (claim, cancel without a claim); once expired the server takes it, and the pi host’s late heartbeat, park and completion write nothing', async () => {
     await pi.call('reserve', { runs: [piRun('renewed', 'interactive'), piRun('expired', 'interactive')] });
     const t = Date.now();
     const claim = { runnerId: 'host-pi', claimToken: 'pi-secret', leaseMs: 60_000, now: t - 120_000 };
@@ -245,6 +256,27 @@ describe('the server beside a live pi-workflows host', () => {
     const run = await gql<{ workflowRun: RunFields }>(`{ workflowRun(runId: "expired") { ${RUN} } }`);
     expect(run.workflowRun).toEqual(taken);
     expect(fileClaims(['expired'])).toEqual(afterTake);
+
+    // Cancel without a claim (the control claim) never takes the renewed lease either; on an
+    // expired pi lease it takes the control claim (generation + 1), cancels and releases it, and
+    // the pi host's late completion is refused.
+    const CANCEL = `mutation ($input: CancelWorkflowRunInput!) { cancelWorkflowRun(input: $input) { __typename ... on CancelWorkflowRunSuccess { run { ${RUN} } } ... on Error { message } } }`;
+    const renewedLease = fileClaims(['renewed']);
+    const expiresAt = new Date(leaseExpiry('renewed')).toISOString();
+    expect(await gql(CANCEL, { input: { runId: 'renewed' } })).toEqual({
+      cancelWorkflowRun: {
+        __typename: 'ConflictError',
+        message: `Workflow run renewed is claimed by host-pi until ${expiresAt}: cancel it with that claim's token, or once the lease has expired`,
+      },
+    });
+    expect(fileClaims(['renewed'])).toEqual(renewedLease);
+    await pi.call('reserve', { runs: [piRun('stale', 'interactive')] });
+    expect(await pi.call('claim', { runId: 'stale', ...claim })).toMatchObject({ generation: 1 });
+    expect(await gql(CANCEL, { input: { runId: 'stale' } })).toMatchObject({
+      cancelWorkflowRun: { __typename: 'CancelWorkflowRunSuccess', run: { status: 'CANCELLED', queueStatus: 'CANCELLED', claim: null } },
+    });
+    expect(fileClaims(['stale']).stale).toEqual({ generation: 2, owner: null, claimed: 1, queued: 1 });
+    expect(await pi.call('complete', { runId: 'stale', claimToken: 'pi-secret' })).toBe(false);
 
     // Released by the pi host (park), the renewed run is the server's to claim.
     expect(await pi.call('park', { runId: 'renewed', claimToken: 'pi-secret' })).toBe(true);
