@@ -965,6 +965,78 @@ describe.each(KINDS)('what each store operation writes on $kind (docs/PI-WORKFLO
     expect(deltasWritten(f, diff)).toEqual([...bumpDeltas(9), ...summaryReplay(10)]);
   });
 
+  test('fail with the claim and a code: the code in the queue and the payload, the error text on run and queue', () => {
+    const f = fixture(kind);
+    reserveRun(f, 'run-1');
+    claimRun(f, 'run-1');
+    const { diff, at } = written(f, () =>
+      f.store.failWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1', errorCode: 'exploded', errorMessage: 'it blew up' }),
+    );
+    expect(timesWritten(diff)).toEqual([at]);
+    expect(diff.run_queue?.updated[0]?.after).toMatchObject({ status: 'failed', error_code: 'exploded', finished_at: at });
+    expect(diff.runs?.updated[0]?.after).toMatchObject({ status: 'failed', error_hash: diff.run_queue?.updated[0]?.after.error_hash });
+    expect(blobsWritten(diff)).toContain('text/plain: it blew up');
+    expect(eventsWritten(f, diff).map((event) => [event.type, event.actor, event.leaseGeneration, event.payload])).toEqual([
+      ['run.queue_failed', ['session', 'runner-1'], 1, { status: 'failed', code: 'exploded', error: 'it blew up' }],
+    ]);
+  });
+
+  test('interaction timeout (control claim held): request cancelled, run running, queue starting, receipt on the submission; bump, then summary, replay, conversation', () => {
+    const f = fixture(kind);
+    parkedWaiting(f, 'run-1');
+    const deadline = f.clock.t + 1_000;
+    f.connection.prepare("UPDATE node_attempts SET deadline_at = ? WHERE attempt_id = 'attempt-run-1'").run(deadline);
+    const message = f.store.createWorkflowMessage({
+      idempotencyKey: 'k',
+      runId: 'run-1',
+      targetSessionId: 'session-run-1',
+      kind: 'step',
+      sourceId: 'request-run-1',
+      content: {
+        schema: 'pi-workflows.workflow-message-content.v1',
+        customType: 'pi-workflows.step',
+        content: 'answer',
+        display: true,
+        details: {},
+        triggerTurn: true,
+      },
+    });
+    f.store.markWorkflowMessageSent({ workflowMessageId: message.workflowMessageId, targetSessionId: 'session-run-1', piSessionEntryId: 'entry-1' });
+    f.store.startWorkflowTurn({ workflowTurnId: 'turn-1', workflowMessageId: message.workflowMessageId, runId: 'run-1', targetSessionId: 'session-run-1' });
+    storeInternals(f.store).interactions.addValidatingSubmission(
+      { submissionId: 'sub-1', requestId: 'request-run-1', idempotencyKey: 'i', payload: { a: 1 } },
+      f.clock.t,
+    );
+    f.clock.t = deadline;
+    if (f.store.claimWorkflowRunForControl({ runId: 'run-1', runnerId: 'host-control', claimToken: 'ctl', leaseMs: LEASE }) === undefined)
+      throw new Error('setup: control claim refused');
+    const { diff, at } = written(f, () => f.store.beginWorkflowRunInteractionTimeout({ runId: 'run-1', claimToken: 'ctl', targetSessionId: 'session-run-1' }));
+    expect(writeShape(diff)).toEqual({
+      blobs: { inserted: 4 },
+      events: { inserted: 1 },
+      interactive_requests: { updated: [['revision', 'status', 'updated_at']] },
+      interactive_submissions: { updated: [['outcome', 'receipt_hash']] },
+      resources: { updated: [['revision', 'updated_at']] },
+      run_queue: { updated: [['status', 'updated_at']] },
+      runs: { updated: [['finished_at', 'status', 'status_detail', 'updated_at']] },
+      sqlite_sequence: { updated: [['seq']] },
+      viewer_deltas: { inserted: 7 },
+      viewer_runs: { updated: [['presentation_revision', 'updated_at']] },
+    });
+    expect(timesWritten(diff)).toEqual([at]);
+    expect(diff.runs?.updated[0]?.after).toMatchObject({ status: 'running', status_detail: 'finishing expired interaction deadline', finished_at: null });
+    expect(blobsWritten(diff)).toContain('application/json: {"error":"Workflow node model-turn deadline expired","status":"rejected"}');
+    const events = eventsWritten(f, diff);
+    expect(events.map((event) => [event.type, event.actor, event.leaseGeneration, event.payload])).toEqual([
+      ['run.interaction_timeout_started', ['host', 'host-control'], 2, { requestId: 'request-run-1', attemptId: 'attempt-run-1' }],
+    ]);
+    const n = (viewerAt(diff, 'run-1')?.presentation_revision as number) - 1;
+    expect(deltasWritten(f, diff)).toEqual([
+      ...bumpDeltas(n),
+      ...['summary', 'replay', 'conversation'].map((target, index): [number, number, string, unknown] => [n + 1, index, target, revisionPatch(n + 1)]),
+    ]);
+  });
+
   test('workflow messages: create (the row and its content blob), sent with the session entry, start turn (one started turn)', () => {
     const f = fixture(kind);
     reserveRun(f, 'run-1', { originSessionId: 'S' });
