@@ -225,8 +225,33 @@ describe('writing a pi-workflows 0.16 file', () => {
       store.settleWorkflowRun({ runId: 'w-3', claimToken: 'tok-w3', status: 'failed', error: 'broke' });
       store.restartWorkflowRun({ runId: 'w-3', originSessionId: 'session-w-2' });
       store.recordRunEvent({ runId: 'w-2', type: 'host.note', payload: { note: 1 } });
+      const message = store.createWorkflowMessage({
+        idempotencyKey: 'key-w2',
+        runId: 'w-2',
+        targetSessionId: 'session-w-2',
+        kind: 'step',
+        sourceId: 'request-w2',
+        content: {
+          schema: 'pi-workflows.workflow-message-content.v1',
+          customType: 'pi-workflows.step',
+          content: 'hi',
+          display: true,
+          details: {},
+          triggerTurn: true,
+        },
+      });
+      store.markWorkflowMessageSent({ workflowMessageId: message.workflowMessageId, targetSessionId: 'session-w-2', piSessionEntryId: 'entry-1' });
+      const turn = store.startWorkflowTurn({ workflowMessageId: message.workflowMessageId, runId: 'w-2', targetSessionId: 'session-w-2' });
+      store.endWorkflowTurn({ workflowTurnId: turn.workflowTurnId, stopReason: 'completed', responseSessionEntryId: null });
       store.recordViewerDeltas('w-2', [{ targetType: 'summary' }]);
-      store.cancelWorkflowRun({ runId: 'run-h' });
+      expect(store.cancelWorkflowRun({ runId: 'run-h' })).toBe(true);
+      expect(store.getWorkflowRuns(['w-1', 'w-2', 'w-3', 'run-h']).map((run) => [run?.runStateStatus, run?.status])).toEqual([
+        ['cancelled', 'cancelled'],
+        ['queued', 'done'],
+        ['failed', 'failed'],
+        ['cancelled', 'cancelled'],
+      ]);
+      expect(store.listWorkflowTurns('w-2').map((entry) => entry.state)).toEqual(['ended']);
     } finally {
       store.close();
     }
