@@ -70,7 +70,11 @@ export interface PreparedRun {
   run: WorkflowRunRecord;
 }
 
-interface Lineage {
+/**
+ * A new run's lineage as the seeds' rules computed it (STORE.md §6.1 rules 3-5): the parent row,
+ * the chain root, kind, restart number and the parsed fingerprint (32 bytes, restarts only).
+ */
+export interface Lineage {
   parent: RunRow | undefined;
   rootRunId: string;
   lineageKind: LineageKind | null;
@@ -94,12 +98,12 @@ interface Lineage {
  *   `Controller store is read-only` (forbidden), and conflict errors for a taken slot
  *   (one active queue entry per session, one restart per parent)
  */
-export function reserveWorkflowRun(context: StoreContext, input: ReserveWorkflowRunInput): WorkflowRunRecord {
+export function reserveWorkflowRun(context: StoreContext, input: ReserveWorkflowRunInput, ownRules?: OwnLineageRules): WorkflowRunRecord {
   assertWritable(context);
   assertRunId(input.runId); // §6.1 rule 1 order: run id syntax before the timestamp
   const now = resolveNow(input.now, context.clock);
   return context.database.transaction(() => {
-    reserveInTransaction(context, input, now);
+    reserveInTransaction(context, input, now, 'queued', ownRules);
     return readRecord(context, input.runId, now);
   });
 }
@@ -113,7 +117,7 @@ export function reserveWorkflowRun(context: StoreContext, input: ReserveWorkflow
  *   with an existing run, `Workflow run could not be claimed: <runId>` (conflict), and every
  *   error of {@link reserveWorkflowRun}
  */
-export function prepareOrAdoptWorkflowRun(context: StoreContext, input: ReserveWorkflowRunInput, claim: ClaimRequest): PreparedRun {
+export function prepareOrAdoptWorkflowRun(context: StoreContext, input: ReserveWorkflowRunInput, claim: ClaimRequest, ownRules?: OwnLineageRules): PreparedRun {
   assertWritable(context);
   assertRunId(input.runId);
   const now = resolveNow(input.now, context.clock);
@@ -127,7 +131,7 @@ export function prepareOrAdoptWorkflowRun(context: StoreContext, input: ReserveW
     }
     // pi-workflows inserts the queue row already `starting`, affinity = the claiming runner
     // (docs/PI-WORKFLOWS-FILES.md §8); the claim then keeps that status.
-    reserveInTransaction(context, { ...input, runnerId: claim.runnerId }, now, 'starting');
+    reserveInTransaction(context, { ...input, runnerId: claim.runnerId }, now, 'starting', ownRules);
     const claimed = claimCore(context, input.runId, claim, now, { allowPendingInteraction: false, preserveQueueStatus: true });
     if (claimed === undefined) {
       throw new StoreError('conflict', `Workflow run could not be claimed: ${input.runId}`);
@@ -227,11 +231,25 @@ function validateInputShape(input: ReserveWorkflowRunInput): void {
 }
 
 /**
+ * Checks of a caller's own that a reservation runs after every seed rule and this project's
+ * value checks, before anything is written (the restart policy of the reservation path): throw
+ * to refuse.
+ */
+export type OwnLineageRules = (lineage: Lineage) => void;
+
+/**
  * The reservation proper; runs inside the caller's transaction.
  *
  * @param queueStatus the new queue row's status: `queued`, or `starting` when a claim follows
+ * @param ownRules run after the seeds' rules and {@link validateInputShape}, before the writes
  */
-function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunInput, now: number, queueStatus: 'queued' | 'starting' = 'queued'): void {
+function reserveInTransaction(
+  context: StoreContext,
+  input: ReserveWorkflowRunInput,
+  now: number,
+  queueStatus: 'queued' | 'starting',
+  ownRules: OwnLineageRules | undefined,
+): void {
   // 1. syntax (run id, timestamp in the caller, digest)
   assertRunId(input.runId);
   const digest = digestBuffer(input.definitionDigest);
@@ -243,6 +261,7 @@ function reserveInTransaction(context: StoreContext, input: ReserveWorkflowRunIn
   const lineage = computeLineage(context, input, now);
   // our value checks, for what the seeds leave open (their lineage writes roll back with the transaction)
   validateInputShape(input);
+  ownRules?.(lineage);
   // 6. writes
   const projectId = requireProjectId(context);
   const source = validWorkflowSource(input.workflowSource);

@@ -5,11 +5,12 @@ import {
   reserveWorkflowRun,
   restartChildOf,
   type ClaimRequest,
+  type OwnLineageRules,
   type PreparedRun,
   type ReserveWorkflowRunInput,
 } from './run-reservation.js';
 import { assertWritable, type StoreContext } from './store-context.js';
-import { assertRunId, digestBuffer, resolveNow, sha256Hex, terminalFingerprintBuffer } from './values.js';
+import { assertRunId, resolveNow, sha256Hex, terminalFingerprintBuffer } from './values.js';
 import { workflowMessageIdFor } from './workflow-messages.js';
 
 /** Most restarts in one chain (`MAX_RESTARTS`, STORE.md §7). */
@@ -113,60 +114,49 @@ function assertOwnUnusedFingerprint(context: StoreContext, parent: RunRow, given
 }
 
 /**
- * The restart policy in front of a reservation with lineage `restart` (STORE.md §13.11 and
- * its 2026-12-01 addition, issue 10 item 8), in the order of §13.1. It applies only to a new
- * run whose named parent exists and belongs to the caller's session; otherwise the
- * reservation reports its own error (`Workflow run already reserved`, `Workflow run not
- * found`, `Workflow parent belongs to another Pi session`). In order: the parent is
- * interactive and not cancelled; restart limit; then, once the parent is terminal and the
- * given fingerprint parses (else the reservation's `Restart parent is not terminal`,
- * `Restart requires the parent terminal fingerprint`, `Expected a terminal fingerprint`):
- * the fingerprint is the parent's own, and not already restarted in the chain.
+ * The restart policy of a reservation with lineage `restart` (STORE.md §13.11 and its
+ * 2026-12-01 addition, issue 10 item 8), in the order of §13.1, run by the reservation after
+ * every seed rule (docs/PI-WORKFLOWS-FILES.md §8: the seed's rules decide first, so a wrong
+ * restart number is `Restart number does not follow its parent` whatever the fingerprint): the
+ * parent is interactive and not cancelled; restart limit; the fingerprint is the parent's own,
+ * and not already restarted in the chain. The seeds' rules have found the parent, in the caller's
+ * session and terminal, and parsed the fingerprint.
  *
  * @throws StoreError restart_rejected ({@link ONLY_INTERACTIVE_RESTART}, cancelled, limit,
  *   repeated outcome); conflict {@link fingerprintMismatchMessage}
  */
-function assertRestartReservationPolicy(context: StoreContext, input: ReserveWorkflowRunInput, now: number): void {
-  if (input.lineageKind !== 'restart' || input.parentRunId === undefined) return;
-  if (loadRunRow(context, input.runId) !== undefined) return;
-  const parent = loadRunRow(context, input.parentRunId);
-  if (parent === undefined || parent.origin_session_id !== input.originSessionId) return;
-  assertRestartable(parent);
-  assertWithinRestartLimit(parent);
-  if (!isTerminal(parent) || input.parentTerminalFingerprint === undefined) return;
-  let given: Buffer;
-  try {
-    given = terminalFingerprintBuffer(input.parentTerminalFingerprint);
-  } catch {
-    return; // the reservation reports the syntax error in its own order
-  }
-  assertOwnUnusedFingerprint(context, parent, given, ownFingerprint(context, parent, now));
+function restartReservationPolicy(context: StoreContext, now: number): OwnLineageRules {
+  return (lineage) => {
+    const { parent, fingerprint } = lineage;
+    if (lineage.lineageKind !== 'restart' || parent === undefined || fingerprint === null) return;
+    assertRestartable(parent);
+    assertWithinRestartLimit(parent);
+    assertOwnUnusedFingerprint(context, parent, fingerprint, ownFingerprint(context, parent, now));
+  };
 }
 
 /**
- * Reservation with the restart policy in front (STORE.md §13.11): the seeds' syntax checks
- * (run id, timestamp, digest), then for lineage `restart` of a new run the policy of
- * {@link assertRestartReservationPolicy}, then §6.1 (and with a claim, §6.2) in the same
- * transaction. A restart reservation therefore carries the parent's own terminal fingerprint
- * and restarts only interactive runs, as `restartWorkflowRun` does (issue 10 item 8).
+ * Reservation with the restart policy (STORE.md §13.11): §6.1 (and with a claim, §6.2) with
+ * {@link restartReservationPolicy} after the seeds' rules, in one transaction. A restart
+ * reservation therefore carries the parent's own terminal fingerprint and restarts only
+ * interactive runs, as `restartWorkflowRun` does (issue 10 item 8).
  *
  * @returns `{state, run}`; `state` is `reserved` without a claim
  * @throws every error of `reserveWorkflowRun` / `prepareOrAdoptWorkflowRun`, and the errors of
- *   {@link assertRestartReservationPolicy}
+ *   {@link restartReservationPolicy}
  */
 export function reserveWithRestartPolicy(
   context: StoreContext,
   input: ReserveWorkflowRunInput,
   claim?: ClaimRequest,
 ): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
-  assertWritable(context); // before the policy checks: a read-only store refuses first
+  assertWritable(context);
   assertRunId(input.runId);
   const now = resolveNow(input.now, context.clock);
-  digestBuffer(input.definitionDigest);
+  const policy = restartReservationPolicy(context, now);
   return context.database.transaction(() => {
-    assertRestartReservationPolicy(context, input, now);
-    if (claim === undefined) return { state: 'reserved' as const, run: reserveWorkflowRun(context, input) };
-    return prepareOrAdoptWorkflowRun(context, input, claim);
+    if (claim === undefined) return { state: 'reserved' as const, run: reserveWorkflowRun(context, input, policy) };
+    return prepareOrAdoptWorkflowRun(context, input, claim, policy);
   });
 }
 

@@ -308,6 +308,22 @@ describe('reserveWorkflowRun', () => {
       });
     });
 
+    it('a restart with restartNumber 5 and a well-formed fingerprint not the parent’s: the seed’s rule decides first', async ({ fx }) => {
+      const root = await failedRoot(fx, 'root-1', 'boom');
+      const other = 'cd'.repeat(32);
+      expect(root.terminalFingerprint).not.toBe(other);
+      const restart = { parentRunId: 'root-1', lineageKind: 'RESTART' as const, parentTerminalFingerprint: other, restartNumber: 5 };
+      expect(await reserveFails(fx, reserveInput('restart-1', restart))).toEqual(lineageError('Restart number does not follow its parent'));
+      const claimed = { ...restart, claim: { runnerId: 'runner-1', claimToken: 't', leaseMs: 1_000 } };
+      expect(await reserveFails(fx, reserveInput('restart-1', claimed))).toEqual(lineageError('Restart number does not follow its parent'));
+      // Our own check comes after: with the right number, the fingerprint mismatch.
+      expect(await reserveFails(fx, reserveInput('restart-1', { ...restart, restartNumber: 1 }))).toEqual({
+        __typename: 'ConflictError',
+        code: 'CONFLICT',
+        message: 'Terminal fingerprint does not match the terminal outcome of workflow run: root-1',
+      });
+    });
+
     it('a restart with restartNumber -1: Restart number does not follow its parent', async ({ fx }) => {
       const root = await failedRoot(fx, 'root-1', 'boom');
       expect(

@@ -375,6 +375,30 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
     );
   });
 
+  it('the seed’s rules decide before the policy: restart number 5 with a fingerprint not the parent’s is the seed’s lineage error', ({ t }) => {
+    terminalRun(t, 'root');
+    const bogus = 'cd'.repeat(32);
+    expect(own(t, 'root')).not.toBe(bogus);
+    for (const claimRequest of [undefined, CLAIM]) {
+      expectRejectedUnchanged(
+        t.store,
+        () => t.store.reserveWithPolicy(input('child', { ...restartOf('root', bogus), restartNumber: 5 }), claimRequest),
+        'Restart number does not follow its parent',
+        'lineage',
+      );
+    }
+    // A cancelled parent too: the restart number is the seed’s rule, the cancelled parent the policy’s.
+    terminalRun(t, 'gone', { originSessionId: SESSION }, 'cancelled');
+    expectPolicyRefused(t, input('child', { ...restartOf('gone', own(t, 'gone')), restartNumber: 5 }), 'Restart number does not follow its parent', 'lineage');
+    // With the right restart number the policy then decides.
+    expectPolicyRefused(
+      t,
+      input('child', { ...restartOf('root', bogus), restartNumber: 1 }),
+      'Terminal fingerprint does not match the terminal outcome of workflow run: root',
+      'conflict',
+    );
+  });
+
   it('leaves an existing run id to the reservation (already reserved), skipping the policy', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
     t.store.reserveWorkflowRun(input('child', restartOf('root', FP1)));
