@@ -135,8 +135,13 @@ describe('SIGKILL of the server mid-write beside a live pi-workflows host', () =
       }
     };
     let piRevisions = 0;
+    let piSlowestMs = 0;
     const piLoop = async (): Promise<void> => {
-      for (let k = 0; !killed; k += 1) piRevisions = await host.call('delta', { runId: 'pi-own', k });
+      for (let k = 0; !killed; k += 1) {
+        const started = performance.now();
+        piRevisions = await host.call('delta', { runId: 'pi-own', k });
+        piSlowestMs = Math.max(piSlowestMs, performance.now() - started);
+      }
     };
     const lanes = Array.from({ length: LANES }, (_, index) => lane(index));
     const piWriting = piLoop();
@@ -150,7 +155,7 @@ describe('SIGKILL of the server mid-write beside a live pi-workflows host', () =
     await Promise.all([...lanes, piWriting]);
     expect(inFlightAtKill).toBeGreaterThan(0);
     console.info(
-      `killed with ${inFlightAtKill} requests in flight after ${changes.events.filter(isBurst).length} burst commits delivered; ${acked.size} runs acknowledged; pi host at revision ${piRevisions}`,
+      `killed with ${inFlightAtKill} requests in flight after ${changes.events.filter(isBurst).length} burst commits delivered; ${acked.size} runs acknowledged; pi host at revision ${piRevisions}, its slowest commit (round trip) ${Math.round(piSlowestMs)} ms`,
     );
 
     // The file as the kill left it (its -wal still there), the pi host still attached.
