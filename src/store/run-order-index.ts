@@ -124,7 +124,10 @@ export class RunOrderIndex {
     const row = this.database.get<{ v: number; c: number }>('SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c');
     const version = row === undefined ? undefined : `${row.v}:${row.c}`;
     if (!this.stale && version !== undefined && version === this.dataVersion) return;
-    if (this.stale || !this.catchUp()) this.rebuild();
+    // Only this connection wrote since the last look (data_version unmoved): this server never
+    // deletes a run, and a rolled-back one shows in the newest rowid, so the count can be skipped.
+    const othersCommitted = this.dataVersion === undefined || row === undefined || this.dataVersion.split(':')[0] !== String(row.v);
+    if (this.stale || !this.catchUp(othersCommitted)) this.rebuild();
     this.epoch += 1;
     this.stale = false;
     // Inside a write transaction what was read may still be rolled back: look again next time
@@ -214,8 +217,13 @@ export class RunOrderIndex {
     return true;
   }
 
-  /** Reads the runs inserted since the last look; false when the index cannot be caught up. */
-  private catchUp(): boolean {
+  /**
+   * Reads the runs inserted since the last look; false when the index cannot be caught up.
+   *
+   * @param countRuns also compare the count and rowid sum of `runs` (a run deleted by another
+   *   process)
+   */
+  private catchUp(countRuns: boolean): boolean {
     const newest = this.newest;
     if (newest !== undefined) {
       const row = this.database.get<{ run_id: string }>('SELECT run_id FROM runs WHERE rowid = ?', newest.rowid);
@@ -223,6 +231,7 @@ export class RunOrderIndex {
     }
     const rows = this.database.all<RunOrderRow>(`${SELECT_ROWS} WHERE rowid > ? ORDER BY rowid`, newest?.rowid ?? 0);
     for (const row of rows) if (!this.add(row)) return false;
+    if (!countRuns) return true;
     const tally = this.database.get<{ n: number; s: number }>('SELECT count(*) AS n, total(rowid) AS s FROM runs');
     return tally !== undefined && tally.n === this.all.length && tally.s === this.rowidSum;
   }

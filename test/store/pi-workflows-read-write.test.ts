@@ -23,7 +23,7 @@ import {
   type PiWorkflowsFileOptions,
 } from '../helpers/pi-workflows-file.js';
 import { expectStoreError, reserveInput, T0, tempDir, TestClock } from '../helpers/store-fixtures.js';
-import { connectionOf } from '../helpers/store-internals.js';
+import { connectionOf, storeInternals } from '../helpers/store-internals.js';
 
 let dir: string;
 let path: string;
@@ -264,8 +264,10 @@ describe('what the server keeps in memory stays right after its own writes', () 
     seededFile();
     const store = open();
     try {
+      const index = storeInternals(store).runIndex;
       expect(store.chainSizes(['run-b'])).toEqual([3]);
       expect(store.countWorkflowRuns()).toBe(8);
+      expect(index?.rebuilds).toBe(1);
       clock.advance(1_000);
       store.reserveWorkflowRun(reserveInput('own-root'));
       expect(store.countWorkflowRuns()).toBe(9);
@@ -281,6 +283,7 @@ describe('what the server keeps in memory stays right after its own writes', () 
         restart.run.runId,
       ]);
       expect(store.chainViewerHeads('run-b').has(restart.run.runId)).toBe(true);
+      expect(index?.rebuilds).toBe(1); // our own writes are caught up by rowid, never rebuilt
       // A write that rolled back leaves nothing behind in the index either.
       expect(() =>
         store.transaction(() => {
@@ -290,6 +293,7 @@ describe('what the server keeps in memory stays right after its own writes', () 
         }),
       ).toThrow('roll back');
       expect(store.countWorkflowRuns()).toBe(10);
+      expect(index?.rebuilds).toBe(2); // the rolled-back run was seen inside its transaction: rebuilt once
       expect(store.listWorkflowRunSlice(undefined, { limit: 1, inverted: false }).map(({ run }) => run.runId)).toEqual([restart.run.runId]);
     } finally {
       store.close();
