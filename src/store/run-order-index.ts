@@ -2,9 +2,9 @@ import type { StateDatabase } from './database.js';
 import type { LineageKind } from './run-records.js';
 
 /**
- * An in-process index of run order for files without this server's lineage indexes (issue 12
- * item 5). A pi-workflows state file has no index on `runs.root_run_id` nor on
- * `runs.created_at`, and is never changed (not even by an index): without help, every
+ * An in-process index of run order for files without this server's lineage indexes
+ * (docs/PI-WORKFLOWS-FILES.md §7). A pi-workflows state file has no index on `runs.root_run_id`
+ * nor on `runs.created_at`, and never gets one (its schema is never changed): without help, every
  * `lineage`, `latestRun`, lineage `totalCount` and run-list page would scan and sort the whole
  * `runs` table. This index keeps, in memory, the fields of each run that never change once it
  * is inserted (run id, root, parent, lineage kind, created_at) in list order and per chain, so
