@@ -100,8 +100,10 @@ export function resourceIdFor(type: string, aggregateKey: string): string {
  * A fresh event id: `event-` + UUID (STORE.md §3.5), a time-ordered version 7 UUID (RFC 9562
  * §5.7, from the `uuid` package: 48 bits of Unix time in ms, then a counter that keeps ids of one
  * process increasing within a millisecond, then random bits). Ids of later events sort after
- * earlier ones, so the unique index on `events.event_id` grows at its right edge (one page per
- * write) instead of at a random leaf (issue 15 item 1).
+ * earlier ones, so the unique index on `events.event_id` grows at its right edge instead of at a
+ * random leaf (issue 15 item 1). pi-workflows writes v4 ids and only stores and compares them, so
+ * both are valid rows on either kind of file; v7 is kept for the pages it saves a group commit
+ * (measured in docs/PI-WORKFLOWS-FILES.md §8).
  *
  * @returns `event-xxxxxxxx-xxxx-7xxx-yxxx-xxxxxxxxxxxx`, lowercase hex
  */
