@@ -187,7 +187,9 @@ export class StateDatabase {
    *
    * A read-write request on a file whose header carries the pi-workflows application id (or
    * whose WAL holds frames the header may not show yet) first looks with a read-only
-   * connection: closing a read-write connection would checkpoint someone else's WAL into it.
+   * connection, so a file to be served read-only is never touched by a read-write one (closing
+   * it would checkpoint someone else's WAL into the file); only a file this server writes is
+   * then reopened read-write.
    *
    * @throws StoreError(integrity) when the file is not a SQLite database, is of neither kind,
    *   is a pi-workflows file of an unknown schema version or lacking a column the read side
