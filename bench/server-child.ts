@@ -100,6 +100,23 @@ serveRequests({
     });
   },
 
+  /** `count` renewals (heartbeats) of one live claim straight on the store; wall time (ms) and CPU (µs). */
+  rawRenew(message) {
+    const store = running().store;
+    const input = { runId: String(message.runId), claimToken: String(message.claimToken), leaseMs: 60_000 };
+    return timedLoop(Number(message.count), () => {
+      if (store.renewWorkflowRunClaim(input) === undefined) throw new Error(`claim of ${input.runId} lost`);
+    });
+  },
+
+  /** `count` viewer revisions (one timeline draft each, {@link timelineDraft}) on `runId`; wall time (ms) and CPU (µs). */
+  rawRevisions(message) {
+    const store = running().store;
+    const runId = String(message.runId);
+    const first = Number(message.first ?? 0);
+    return timedLoop(Number(message.count), (index) => void store.recordViewerDeltas(runId, timelineDraft(first + index)));
+  },
+
   /**
    * `count` single-row INSERT transactions into a database beside the server's (WAL,
    * synchronous=FULL: one fsync'd commit each) — the fsync-bound commit rate of this disk in

@@ -1,0 +1,221 @@
+/**
+ * Writes on a pi-workflows state file against the same writes on our own file of the same runs
+ * (the 10,000 runs of bench/pi-workflows-file.ts; quick: 2,000), each file served by a server
+ * in its own process, read-write:
+ *
+ * - reserve+claim: `reserveWorkflowRun` with a claim (prepare-or-adopt), a new root run with its
+ *   own origin session each time;
+ * - one viewer revision: `renewWorkflowRunClaim` (a heartbeat: lease times and one revision of
+ *   `summary` + `replay` deltas, the cheapest mutation that records a revision) on one claimed run.
+ *
+ * Over HTTP, one request at a time, in interleaved rounds: each round sends a block of requests
+ * to one file then a block to the other, the first file alternating, so background load hits
+ * both alike. Figures: p50/p99 latency per file, the pi-workflows file's p50 ÷ ours (target
+ * ≤ 1.2×, bench/targets.ts), and the server CPU per request (`process.cpuUsage()` of each
+ * child around each block; median of the blocks). For context, the same store calls inside each
+ * server's process (`store.reserveWithPolicy`, `store.renewWorkflowRunClaim`,
+ * `store.recordViewerDeltas` with one timeline draft), in segments alternating the same way.
+ */
+import type { BenchContext } from './bench-context.js';
+import type { Child } from './ipc.js';
+import { buildBothFiles, startBothServers, type BothServers } from './pi-workflows-file.js';
+import { median, summarize, type Figure } from './stats.js';
+import { RESERVE_MUTATION, reserveVariables } from './store-inputs.js';
+import { meets, type TargetKey } from './targets.js';
+import type { GraphQLHttpClient } from './http-load.js';
+
+const BENCH = 'pi-workflows-writes';
+const LEASE_MS = 60_000;
+
+const RENEW_MUTATION = `mutation Renew($input: RenewWorkflowRunClaimInput!) {
+  renewWorkflowRunClaim(input: $input) {
+    __typename
+    ... on RenewWorkflowRunClaimSuccess { run { runId claim { leaseGeneration expiresAt } } }
+    ... on Error { code message }
+  }
+}`;
+
+type Label = 'ours' | 'pi';
+
+/** One file's side: its client, its server child, and a claimed run to renew. */
+interface Side {
+  label: Label;
+  client: GraphQLHttpClient;
+  child: Child;
+  claimed: { runId: string; claimToken: string };
+}
+
+/** What the rounds collected per file. */
+interface Collected {
+  latencies: number[];
+  /** Server CPU per request of each block, µs. */
+  cpuPerOp: number[];
+}
+
+/** The two files' samples of one measured operation. */
+type Samples = Record<Label, Collected>;
+
+function emptySamples(): Samples {
+  return { ours: { latencies: [], cpuPerOp: [] }, pi: { latencies: [], cpuPerOp: [] } };
+}
+
+/**
+ * Runs `rounds` rounds; each sends `block` requests to one side, then `block` to the other (the
+ * first side alternating), timing each request and the side's server CPU around its block.
+ * Rounds below 0 warm up and are not kept.
+ */
+async function interleaved(sides: readonly [Side, Side], rounds: number, block: number, send: (side: Side) => Promise<void>): Promise<Samples> {
+  const samples = emptySamples();
+  for (let round = -2; round < rounds; round += 1) {
+    for (const side of round % 2 === 0 ? sides : [sides[1], sides[0]]) {
+      const cpuBefore = await side.child.call<number>('cpuNow');
+      const latencies: number[] = [];
+      for (let index = 0; index < block; index += 1) {
+        const started = performance.now();
+        await send(side);
+        latencies.push(performance.now() - started);
+      }
+      const cpuUs = (await side.child.call<number>('cpuNow')) - cpuBefore;
+      if (round < 0) continue;
+      samples[side.label].latencies.push(...latencies);
+      samples[side.label].cpuPerOp.push(cpuUs / block);
+    }
+  }
+  return samples;
+}
+
+/** The HTTP figures of one operation: latency per file (the pi-workflows one held to `target`) and CPU per request. */
+function httpFigures(name: string, samples: Samples, target: TargetKey): Figure[] {
+  const ours = summarize(samples.ours.latencies);
+  const pi = summarize(samples.pi.latencies);
+  const oursCpu = median(samples.ours.cpuPerOp);
+  const piCpu = median(samples.pi.cpuPerOp);
+  return [
+    { bench: BENCH, name: `${name}: our format`, unit: 'ms', p50: ours.p50, p99: ours.p99, n: ours.n },
+    meets(
+      {
+        bench: BENCH,
+        name: `${name}: pi-workflows file`,
+        unit: 'ms',
+        p50: pi.p50,
+        p99: pi.p99,
+        n: pi.n,
+        baseline: 'our format',
+        ratio: pi.p50 / ours.p50,
+      },
+      target,
+      { baselineValue: ours.p50 },
+    ),
+    {
+      bench: BENCH,
+      name: `${name}: server CPU per request, pi-workflows file`,
+      unit: 'µs',
+      value: piCpu,
+      n: samples.pi.cpuPerOp.length,
+      baseline: `our format = ${oursCpu.toFixed(0)} µs`,
+      ratio: piCpu / oursCpu,
+    },
+  ];
+}
+
+/** Per-call wall time and CPU of a store call in each server's process, in alternating segments. */
+async function inProcess(
+  name: string,
+  sides: readonly [Side, Side],
+  rounds: number,
+  call: (side: Side, round: number) => Promise<{ ms: number; count: number; cpuUs: number }>,
+): Promise<Figure[]> {
+  const wall: Record<Label, number[]> = { ours: [], pi: [] };
+  const cpu: Record<Label, number[]> = { ours: [], pi: [] };
+  let count = 0;
+  for (let round = -1; round < rounds; round += 1) {
+    for (const side of round % 2 === 0 ? sides : [sides[1], sides[0]]) {
+      const result = await call(side, round + 1);
+      if (round < 0) continue;
+      wall[side.label].push((result.ms * 1000) / result.count);
+      cpu[side.label].push(result.cpuUs / result.count);
+      if (side.label === 'pi') count += result.count;
+    }
+  }
+  const [oursWall, piWall, oursCpu, piCpu] = [median(wall.ours), median(wall.pi), median(cpu.ours), median(cpu.pi)];
+  return [
+    {
+      bench: BENCH,
+      name: `${name}: our format`,
+      unit: 'µs',
+      value: oursWall,
+      n: count,
+      note: `${oursCpu.toFixed(0)} µs CPU per call (median of ${rounds} segments)`,
+    },
+    {
+      bench: BENCH,
+      name: `${name}: pi-workflows file`,
+      unit: 'µs',
+      value: piWall,
+      n: count,
+      baseline: 'our format',
+      ratio: piWall / oursWall,
+      note: `${piCpu.toFixed(0)} µs CPU per call, ${(piCpu / oursCpu).toFixed(2)}× ours`,
+    },
+  ];
+}
+
+export async function measurePiWorkflowsWrites(context: BenchContext): Promise<Figure[]> {
+  const rounds = context.quick ? 8 : 30;
+  const block = 10;
+  const files = buildBothFiles(context, BENCH);
+  let both: BothServers | undefined;
+  try {
+    const figures = [...files.figures];
+    both = await startBothServers(context, BENCH, files);
+    let sequence = 0;
+    const reserve = async (client: GraphQLHttpClient, id: string): Promise<void> => {
+      const body = await client.postOk(RESERVE_MUTATION, reserveVariables(id, `${id}-session`, `${id}-token`));
+      const result = (body.data as { reserveWorkflowRun: { __typename: string; adopted?: boolean } }).reserveWorkflowRun;
+      if (result.__typename !== 'ReserveWorkflowRunSuccess' || result.adopted !== false) throw new Error(`reserve answered ${JSON.stringify(result)}`);
+    };
+    const sides = (['ours', 'pi'] as const).map((label, index): Side => {
+      const server = (both as BothServers).servers[index] as BothServers['servers'][number];
+      const id = `renewed-${label}`;
+      return {
+        label,
+        client: label === 'ours' ? (both as BothServers).ours : (both as BothServers).pi,
+        child: server.child,
+        claimed: { runId: id, claimToken: `${id}-token` },
+      };
+    }) as [Side, Side];
+    for (const side of sides) await reserve(side.client, side.claimed.runId);
+
+    context.progress(`${BENCH}: reserveWorkflowRun with a claim over HTTP, ${rounds} rounds of ${block} per file, interleaved`);
+    const reserves = await interleaved(sides, rounds, block, async (side) => {
+      sequence += 1;
+      await reserve(side.client, `bench-${side.label}-${sequence}`);
+    });
+    figures.push(...httpFigures('reserveWorkflowRun with a claim (HTTP)', reserves, 'pi-workflows file reserve+claim'));
+
+    context.progress(`${BENCH}: renewWorkflowRunClaim (one viewer revision) over HTTP, ${rounds} rounds of ${block} per file, interleaved`);
+    const renewals = await interleaved(sides, rounds, block, async (side) => {
+      const body = await side.client.postOk(RENEW_MUTATION, { input: { ...side.claimed, leaseMs: LEASE_MS } });
+      const result = (body.data as { renewWorkflowRunClaim: { __typename: string } }).renewWorkflowRunClaim;
+      if (result.__typename !== 'RenewWorkflowRunClaimSuccess') throw new Error(`renew answered ${JSON.stringify(result)}`);
+    });
+    figures.push(...httpFigures('renewWorkflowRunClaim, one viewer revision (HTTP)', renewals, 'pi-workflows file viewer revision'));
+
+    context.progress(`${BENCH}: the same store calls inside each server's process, ${rounds} segments of ${block * 2} per file, alternating`);
+    figures.push(
+      ...(await inProcess('store.reserveWithPolicy with a claim (in-process)', sides, rounds, (side, round) =>
+        side.child.call('rawReserve', { count: block * 2, prefix: `raw-${side.label}-${round}` }),
+      )),
+      ...(await inProcess('store.renewWorkflowRunClaim (in-process)', sides, rounds, (side) =>
+        side.child.call('rawRenew', { ...side.claimed, count: block * 2 }),
+      )),
+      ...(await inProcess('store.recordViewerDeltas, one draft (in-process)', sides, rounds, (side, round) =>
+        side.child.call('rawRevisions', { runId: side.claimed.runId, count: block * 2, first: round * block * 2 }),
+      )),
+    );
+    return figures;
+  } finally {
+    await both?.stop();
+    files.temp.remove();
+  }
+}
