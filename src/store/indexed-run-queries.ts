@@ -47,6 +47,8 @@ interface Taken<Key, Run> {
  * `limit`, fetching them by primary key. Without a filter it walks until `limit` rows are found
  * (a candidate without a row means the index is behind a deletion: it is skipped and the index
  * rebuilt next time); with one it looks at no more than `budget` candidates, in one statement.
+ * Without a filter, a reading the index answers alone (`columns.fromIndex`, run ids) reads no
+ * row: refreshed in the caller's snapshot, the index holds exactly the runs that snapshot sees.
  */
 function takeRows<Key, Run>(
   context: StoreContext,
@@ -57,6 +59,18 @@ function takeRows<Key, Run>(
   columns: RunColumns<Run>,
   budget = Number.POSITIVE_INFINITY,
 ): Taken<Key, Run> {
+  const fromIndex = columns.fromIndex;
+  if (where.sql.length === 0 && fromIndex !== undefined) {
+    const runs: Array<KeyedRun<Key, Run>> = [];
+    let last: Key | undefined;
+    if (limit <= 0) return { runs, last, exhausted: false };
+    for (const candidate of candidates) {
+      runs.push({ run: fromIndex(candidate.entry), key: candidate.key });
+      last = candidate.key;
+      if (runs.length === limit) return { runs, last, exhausted: false };
+    }
+    return { runs, last, exhausted: true };
+  }
   const taken: Array<{ row: KeyColumns; key: Key }> = [];
   const iterator = candidates[Symbol.iterator]();
   let last: Key | undefined;

@@ -1,4 +1,5 @@
 import { FILTER_JOINS } from './run-filter.js';
+import type { IndexedRun } from './run-order-index.js';
 import { RUN_ROW_SELECT, toRunRecords, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import type { StoreContext } from './store-context.js';
 
@@ -35,6 +36,11 @@ export interface RunColumns<Run> {
   select(joins: readonly string[]): string;
   /** The runs of one batch of rows, in the rows' order. */
   toRuns(context: StoreContext, rows: KeyColumns[]): Run[];
+  /**
+   * The run of an in-process run index entry, when the reading needs nothing the index lacks:
+   * an unfiltered slice through the index then reads no row (docs/PI-WORKFLOWS-FILES.md §7).
+   */
+  fromIndex?: (entry: IndexedRun) => Run;
 }
 
 /** Whole run records (STORE.md §10): the joined row of `RUN_ROW_SELECT`, which joins every table. */
@@ -52,6 +58,7 @@ export const RUN_ID_COLUMNS: RunColumns<RunIdOnly> = {
   select: (joins) =>
     `SELECT r.run_id, r.root_run_id, r.parent_run_id, r.created_at AS run_created_at${joins.includes(FILTER_JOINS.q) ? ', q.updated_at' : ''} FROM runs r ${joins.join(' ')}`,
   toRuns: (_context, rows) => (rows as IdColumns[]).map((row) => ({ runId: row.run_id, rootRunId: row.root_run_id, parentRunId: row.parent_run_id })),
+  fromIndex: (entry) => ({ runId: entry.runId, rootRunId: entry.rootRunId, parentRunId: entry.parentRunId }),
 };
 
 /**

@@ -175,4 +175,24 @@ describe('id-only slices on a pi-workflows state file (in-process run index)', (
       ['run-a', 'run-b'],
     );
   });
+
+  it('answers an unfiltered page and a lineage page from the index alone: no statement beyond the freshness check', () => {
+    const expected = store.listWorkflowRunSlice(undefined, { limit: 3, inverted: false });
+    const lineage = store.lineageSlice('run-b', { limit: 3, inverted: true });
+    const database = storeInternals(store).database;
+    const all = vi.spyOn(database, 'all');
+    const get = vi.spyOn(database, 'get');
+    try {
+      expect(idsAndKeys(store.listWorkflowRunIdSlice(undefined, { limit: 3, inverted: false }))).toEqual(idsAndKeys(expected));
+      expect(idsAndKeys(store.lineageIdSlice('run-b', { limit: 3, inverted: true }))).toEqual(idsAndKeys(lineage));
+      expect(all.mock.calls).toEqual([]);
+      expect(get.mock.calls.map(([sql]) => sql)).toEqual([
+        'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
+        'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
+      ]);
+    } finally {
+      all.mockRestore();
+      get.mockRestore();
+    }
+  });
 });

@@ -209,7 +209,12 @@ describe('the in-process run order index answers like the lineage indexes', () =
     const writer = new PiWorkflowsWriter(openLikePiWorkflows(facts.path), facts);
     const index = storeInternals(theirs).runIndex;
     try {
-      const newest = (): string[] => theirs.listWorkflowRunSlice(undefined, { limit: 3, inverted: false }).map(({ run }) => run.runId);
+      // The whole-record page (rows by primary key) and the id-only page (the index alone) agree at every step.
+      const newest = (): string[] => {
+        const ids = theirs.listWorkflowRunSlice(undefined, { limit: 3, inverted: false }).map(({ run }) => run.runId);
+        expect(theirs.listWorkflowRunIdSlice(undefined, { limit: 3, inverted: false }).map(({ run }) => run.runId)).toEqual(ids);
+        return ids;
+      };
       const count = theirs.countWorkflowRuns();
       const latest = theirs.latestRunIdsOfChains(['c00-root'])[0];
       const rebuilds = index?.rebuilds ?? 0;
@@ -224,6 +229,7 @@ describe('the in-process run order index answers like the lineage indexes', () =
       expect(theirs.latestRunIdsOfChains(['c00-root', 'aa-new-root'])).toEqual(['zz-new-child', 'aa-new-root']);
       expect(theirs.chainSizes(['c00-root'])).toEqual([2]);
       expect(theirs.lineageSlice('c00-root', { limit: 5, inverted: false }).map(({ run }) => run.runId)).toEqual(['c00-root', 'zz-new-child']);
+      expect(theirs.lineageIdSlice('c00-root', { limit: 5, inverted: false }).map(({ run }) => run.runId)).toEqual(['c00-root', 'zz-new-child']);
       expect(index?.rebuilds).toBe(rebuilds); // caught up, not rebuilt
 
       // The UPDATED_AT order follows an update of another connection, read again once per unseen commit.
@@ -249,6 +255,7 @@ describe('the in-process run order index answers like the lineage indexes', () =
       expect(theirs.countWorkflowRuns()).toBe(count + 1);
       expect(newest()[0]).toBe('zz-new-child');
       expect(newest()).not.toContain('aa-new-root');
+      expect(theirs.lineageIdSlice('aa-new-root', { limit: 5, inverted: false })).toEqual([]);
       expect(theirs.latestRunIdsOfChains(['aa-new-root'])).toEqual(['aa-new-root']);
       expect(index?.rebuilds).toBe(rebuilds + 1);
 
