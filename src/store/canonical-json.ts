@@ -98,7 +98,7 @@ function canonicalObject(value: object): string {
   requirePlainObject(value);
   const record = value as Record<string, unknown>;
   let text = '{';
-  for (const key of canonicalKeyOrder(Object.keys(record))) {
+  for (const key of sortCanonically(Object.keys(record))) {
     const entry = record[key];
     if (entry === undefined) continue;
     const member = canonicalJson(entry);
@@ -134,13 +134,19 @@ function isArrayIndex(key: string): boolean {
  * @returns a new array (the argument is left as it was)
  */
 export function canonicalKeyOrder(keys: readonly string[]): string[] {
-  const indices: string[] = [];
-  const others: string[] = [];
-  for (const key of keys) (isArrayIndex(key) ? indices : others).push(key);
-  others.sort(compareCodeUnits);
-  if (indices.length === 0) return others;
-  indices.sort((a, b) => Number(a) - Number(b));
-  return [...indices, ...others];
+  return sortCanonically([...keys]);
+}
+
+/** Sorts `keys` in place into {@link canonicalKeyOrder}; without array-index keys, a plain code-unit sort. */
+function sortCanonically(keys: string[]): string[] {
+  if (!keys.some(isArrayIndex)) return keys.sort(compareCodeUnits);
+  return keys.sort((a, b) => {
+    const aIndex = isArrayIndex(a);
+    const bIndex = isArrayIndex(b);
+    if (aIndex && bIndex) return Number(a) - Number(b);
+    if (aIndex !== bIndex) return aIndex ? -1 : 1;
+    return compareCodeUnits(a, b);
+  });
 }
 
 /**
