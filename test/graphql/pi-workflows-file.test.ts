@@ -386,26 +386,32 @@ describe('the server CLI on a pi-workflows state file', () => {
       );
       let output = '';
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no banner: ${output}`)), 30_000);
-        const onData = (chunk: Buffer): void => {
-          output += chunk.toString('utf8');
-          if (/Health: /.test(output)) {
-            clearTimeout(timer);
-            resolve();
-          }
-        };
-        child.stdout.on('data', onData);
-        child.stderr.on('data', onData);
-        void exited.then(() => reject(new Error(`exited: ${output}`)));
-      });
-      expect(output).toContain(`  Database:  ${path} (pi-workflows state file: schema 1, ${banner})\n`);
-      // The CLI's /health says the same.
-      const healthUrl = /Health:\s+(\S+)/.exec(output)?.[1] as string;
-      const health = (await (await fetch(healthUrl)).json()) as { database: { kind: string; readOnly: boolean; piWorkflows: { writable: boolean } } };
-      expect(health.database).toMatchObject({ kind: 'pi-workflows', readOnly: !writable, piWorkflows: { writable } });
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      let exitCode: number | null;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no banner: ${output}`)), 30_000);
+          const onData = (chunk: Buffer): void => {
+            output += chunk.toString('utf8');
+            if (/Health: /.test(output)) {
+              clearTimeout(timer);
+              resolve();
+            }
+          };
+          child.stdout.on('data', onData);
+          child.stderr.on('data', onData);
+          void exited.then(() => reject(new Error(`exited: ${output}`)));
+        });
+        expect(output).toContain(`  Database:  ${path} (pi-workflows state file: schema 1, ${banner})\n`);
+        // The CLI's /health says the same.
+        const healthUrl = /Health:\s+(\S+)/.exec(output)?.[1] as string;
+        const health = (await (await fetch(healthUrl)).json()) as { database: { kind: string; readOnly: boolean; piWorkflows: { writable: boolean } } };
+        expect(health.database).toMatchObject({ kind: 'pi-workflows', readOnly: !writable, piWorkflows: { writable } });
+      } finally {
+        // Stopped also when an expectation above failed: no server outlives its test.
+        child.kill('SIGTERM');
+        exitCode = await exited;
+      }
+      expect(exitCode).toBe(0);
       if (!writable) expect(fileHash(path)).toBe(hash);
       expect(piWorkflowsOpenCheck(writer.facts, identity)).toEqual([]);
     } finally {
