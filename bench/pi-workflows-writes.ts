@@ -8,13 +8,13 @@
  * - one viewer revision: `renewWorkflowRunClaim` (a heartbeat: lease times and one revision of
  *   `summary` + `replay` deltas, the cheapest mutation that records a revision) on one claimed run.
  *
- * Over HTTP, one request at a time, in interleaved rounds: each round sends a block of requests
- * to one file then a block to the other, the first file alternating, so background load hits
- * both alike. Figures: p50/p99 latency per file, the pi-workflows file's p50 ÷ ours (target
- * ≤ 1.2×, bench/targets.ts), and the server CPU per request (`process.cpuUsage()` of each
- * child around each block; median of the blocks). For context, the same store calls inside each
+ * Over HTTP, one request at a time, in interleaved rounds: the two files take turns request by
+ * request (the first one alternating), so background load hits both alike. Figures: p50/p99
+ * latency per file, the pi-workflows file's p50 ÷ ours (target ≤ 1.2×, bench/targets.ts), and
+ * the server CPU per request (`process.cpuUsage()` of each child around each round of 10
+ * requests per file; median of the rounds). For context, the same store calls inside each
  * server's process (`store.reserveWithPolicy`, `store.renewWorkflowRunClaim`,
- * `store.recordViewerDeltas` with one timeline draft), in segments alternating the same way.
+ * `store.recordViewerDeltas` with one timeline draft), in segments alternating file by file.
  */
 import type { BenchContext } from './bench-context.js';
 import type { Child } from './ipc.js';
@@ -60,26 +60,31 @@ function emptySamples(): Samples {
 }
 
 /**
- * Runs `rounds` rounds; each sends `block` requests to one side, then `block` to the other (the
- * first side alternating), timing each request and the side's server CPU around its block.
- * Rounds below 0 warm up and are not kept.
+ * Runs `rounds` rounds of `block` requests per side, the sides taking turns request by request
+ * (which one goes first alternates), so a burst of background load (a slow fsync) hits both
+ * alike. Each side's server CPU is read around the round: the two servers are separate
+ * processes, so each reading holds only its own side's requests. Rounds below 0 warm up and are
+ * not kept.
  */
 async function interleaved(sides: readonly [Side, Side], rounds: number, block: number, send: (side: Side) => Promise<void>): Promise<Samples> {
   const samples = emptySamples();
+  const cpuNow = (side: Side): Promise<number> => side.child.call<number>('cpuNow');
   for (let round = -2; round < rounds; round += 1) {
-    for (const side of round % 2 === 0 ? sides : [sides[1], sides[0]]) {
-      const cpuBefore = await side.child.call<number>('cpuNow');
-      const latencies: number[] = [];
-      for (let index = 0; index < block; index += 1) {
+    const cpuBefore = await Promise.all(sides.map(cpuNow));
+    const latencies: Record<Label, number[]> = { ours: [], pi: [] };
+    for (let index = 0; index < block; index += 1) {
+      for (const side of (round + index) % 2 === 0 ? sides : [sides[1], sides[0]]) {
         const started = performance.now();
         await send(side);
-        latencies.push(performance.now() - started);
+        latencies[side.label].push(performance.now() - started);
       }
-      const cpuUs = (await side.child.call<number>('cpuNow')) - cpuBefore;
-      if (round < 0) continue;
-      samples[side.label].latencies.push(...latencies);
-      samples[side.label].cpuPerOp.push(cpuUs / block);
     }
+    const cpuAfter = await Promise.all(sides.map(cpuNow));
+    if (round < 0) continue;
+    sides.forEach((side, at) => {
+      samples[side.label].latencies.push(...latencies[side.label]);
+      samples[side.label].cpuPerOp.push(((cpuAfter[at] as number) - (cpuBefore[at] as number)) / block);
+    });
   }
   return samples;
 }
@@ -186,14 +191,14 @@ export async function measurePiWorkflowsWrites(context: BenchContext): Promise<F
     }) as [Side, Side];
     for (const side of sides) await reserve(side.client, side.claimed.runId);
 
-    context.progress(`${BENCH}: reserveWorkflowRun with a claim over HTTP, ${rounds} rounds of ${block} per file, interleaved`);
+    context.progress(`${BENCH}: reserveWorkflowRun with a claim over HTTP, ${rounds} rounds of ${block} per file, request by request`);
     const reserves = await interleaved(sides, rounds, block, async (side) => {
       sequence += 1;
       await reserve(side.client, `bench-${side.label}-${sequence}`);
     });
     figures.push(...httpFigures('reserveWorkflowRun with a claim (HTTP)', reserves, 'pi-workflows file reserve+claim'));
 
-    context.progress(`${BENCH}: renewWorkflowRunClaim (one viewer revision) over HTTP, ${rounds} rounds of ${block} per file, interleaved`);
+    context.progress(`${BENCH}: renewWorkflowRunClaim (one viewer revision) over HTTP, ${rounds} rounds of ${block} per file, request by request`);
     const renewals = await interleaved(sides, rounds, block, async (side) => {
       const body = await side.client.postOk(RENEW_MUTATION, { input: { ...side.claimed, leaseMs: LEASE_MS } });
       const result = (body.data as { renewWorkflowRunClaim: { __typename: string } }).renewWorkflowRunClaim;
