@@ -94,10 +94,15 @@ function linkOrCopy(source: string, dest: string): boolean {
   }
 }
 
-/** Copies a tree; `link` hard-links files instead (never for files a later step may rewrite). */
+/**
+ * Copies a tree; `link` hard-links files instead (never for files a later step may rewrite).
+ * The top of the copy is followed when it is a symlink (a worktree's `node_modules` linked to
+ * another checkout's): copied as a link, the image's `npm prune --omit=dev` would prune the
+ * other checkout's packages. Links inside the tree stay links.
+ */
 function copyTree(source: string, dest: string, options: { link?: boolean; exclude?: (path: string) => boolean; base?: string } = {}): void {
   const base = options.base ?? source;
-  const stats = lstatSync(source);
+  const stats = source === base ? statSync(source) : lstatSync(source);
   if (options.exclude?.(relative(base, source).split('\\').join('/')) === true && source !== base) return;
   if (stats.isSymbolicLink()) {
     symlinkSync(readlinkSync(source), dest);
