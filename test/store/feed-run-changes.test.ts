@@ -285,12 +285,13 @@ describe('the durable order: migration 0003', () => {
       clock.t += 10;
       store.claimWorkflowRun({ runId: 'run-1', runnerId: 'runner-1', claimToken: 'token-1', leaseMs: 60_000 }); // run-1 now newest
       store.close();
-      // Back to a database of migration 0002 (as an older server left it), then reopen: 0003 (and 0004) run.
+      // Back to a database of migration 0002 (as an older server left it), then reopen: 0003 to 0008 run (0008 drops the column 0001 made).
       const raw = new Database(path);
       raw.exec(`DROP TRIGGER run_changes_viewer_insert; DROP TRIGGER run_changes_viewer_revision;
         DROP TRIGGER run_changes_run_status; DROP TRIGGER run_changes_queue_insert; DROP TRIGGER run_changes_queue_status;
         DROP VIEW run_change_marks; DROP TABLE run_changes; DROP TABLE run_change_head;
         DROP INDEX run_queue_updated_idx;
+        ALTER TABLE workflow_messages ADD COLUMN trigger_turn INTEGER NOT NULL DEFAULT 0;
         DELETE FROM schema_migrations WHERE version >= 3;`);
       raw.close();
       store = WorkflowStore.open({ path, projectPath: dir, clock: () => clock.t });
