@@ -12,8 +12,9 @@
  * request (the first one alternating), so background load hits both alike. Figures: p50/p99
  * latency per file, the pi-workflows file's p50 ÷ ours (target ≤ 1.2×, bench/targets.ts), and
  * the server CPU per request (`process.cpuUsage()` of each child around each round of 10
- * requests per file; median of the rounds). For context, the same store calls inside each
- * server's process (`store.reserveWithPolicy`, `store.renewWorkflowRunClaim`,
+ * requests per file; median of the rounds). For context, a run-list page read right after each
+ * reserve (on a pi-workflows file the in-process run index catches up first), and the same store
+ * calls inside each server's process (`store.reserveWithPolicy`, `store.renewWorkflowRunClaim`,
  * `store.recordViewerDeltas` with one timeline draft), in segments alternating file by file.
  */
 import type { BenchContext } from './bench-context.js';
@@ -34,6 +35,9 @@ const RENEW_MUTATION = `mutation Renew($input: RenewWorkflowRunClaimInput!) {
     ... on Error { code message }
   }
 }`;
+
+/** The run-list page of bench/pi-workflows-file.ts (newest first, run ids only). */
+const RUN_LIST_PAGE = 'query P { workflowRuns(first: 100) { totalCount edges { node { runId } } } }';
 
 type Label = 'ours' | 'pi';
 
@@ -64,9 +68,9 @@ function emptySamples(): Samples {
  * (which one goes first alternates), so a burst of background load (a slow fsync) hits both
  * alike. Each side's server CPU is read around the round: the two servers are separate
  * processes, so each reading holds only its own side's requests. Rounds below 0 warm up and are
- * not kept.
+ * not kept. `send` may return the ms of the part it measured (else the whole call is timed).
  */
-async function interleaved(sides: readonly [Side, Side], rounds: number, block: number, send: (side: Side) => Promise<void>): Promise<Samples> {
+async function interleaved(sides: readonly [Side, Side], rounds: number, block: number, send: (side: Side) => Promise<number | void>): Promise<Samples> {
   const samples = emptySamples();
   const cpuNow = (side: Side): Promise<number> => side.child.call<number>('cpuNow');
   for (let round = -2; round < rounds; round += 1) {
@@ -75,8 +79,8 @@ async function interleaved(sides: readonly [Side, Side], rounds: number, block: 
     for (let index = 0; index < block; index += 1) {
       for (const side of (round + index) % 2 === 0 ? sides : [sides[1], sides[0]]) {
         const started = performance.now();
-        await send(side);
-        latencies[side.label].push(performance.now() - started);
+        const measured = await send(side);
+        latencies[side.label].push(typeof measured === 'number' ? measured : performance.now() - started);
       }
     }
     const cpuAfter = await Promise.all(sides.map(cpuNow));
@@ -205,6 +209,35 @@ export async function measurePiWorkflowsWrites(context: BenchContext): Promise<F
       if (result.__typename !== 'RenewWorkflowRunClaimSuccess') throw new Error(`renew answered ${JSON.stringify(result)}`);
     });
     figures.push(...httpFigures('renewWorkflowRunClaim, one viewer revision (HTTP)', renewals, 'pi-workflows file viewer revision'));
+
+    context.progress(`${BENCH}: a run-list page right after each reserve (the run index catching up on a pi-workflows file), ${rounds} rounds of ${block}`);
+    const pages = await interleaved(sides, rounds, block, async (side) => {
+      sequence += 1;
+      await reserve(side.client, `bench-${side.label}-${sequence}`);
+      const started = performance.now();
+      const body = await side.client.postOk(RUN_LIST_PAGE);
+      const ms = performance.now() - started;
+      const edges = (body.data as { workflowRuns: { edges: Array<{ node: { runId: string } }> } }).workflowRuns.edges;
+      if (edges[0]?.node.runId !== `bench-${side.label}-${sequence}`) throw new Error(`the page after a reserve starts with ${edges[0]?.node.runId}`);
+      return ms;
+    });
+    const pageOurs = summarize(pages.ours.latencies);
+    const pagePi = summarize(pages.pi.latencies);
+    const pageName = 'workflowRuns(first: 100) + totalCount right after a reserve (HTTP)';
+    figures.push(
+      { bench: BENCH, name: `${pageName}: our format`, unit: 'ms', p50: pageOurs.p50, p99: pageOurs.p99, n: pageOurs.n },
+      {
+        bench: BENCH,
+        name: `${pageName}: pi-workflows file`,
+        unit: 'ms',
+        p50: pagePi.p50,
+        p99: pagePi.p99,
+        n: pagePi.n,
+        baseline: 'our format',
+        ratio: pagePi.p50 / pageOurs.p50,
+        note: 'the page only is timed; the newest run is the one just reserved',
+      },
+    );
 
     context.progress(`${BENCH}: the same store calls inside each server's process, ${rounds} segments of ${block * 2} per file, alternating`);
     figures.push(
