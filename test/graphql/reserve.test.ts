@@ -7,6 +7,7 @@ import { describe, expect } from 'vitest';
 import { ReserveWorkflowRunDocument, type ReserveWorkflowRunInput, type ReserveWorkflowRunMutation } from '../../schema/generated/graphql.js';
 import { claim, DEFINITION, failedRoot, park, reserve, reserveInput, snapshotTables, type TestServer } from '../helpers/server-fixture.js';
 import { freshServerTest as it } from '../helpers/server-test.js';
+import { reserveAsOlderBuild } from '../helpers/older-canonical-form.js';
 import { connectionOf } from '../helpers/store-internals.js';
 
 type ReserveResult = ReserveWorkflowRunMutation['reserveWorkflowRun'];
@@ -117,6 +118,30 @@ describe('reserveWorkflowRun', () => {
       code: 'INVALID_INPUT',
       message: 'runnerId must be at most 4096 characters',
       field: 'runnerId',
+    });
+  });
+
+  it('adopts an identical retry of a run an older build stored with keys in code-unit order (docs/PI-WORKFLOWS-FILES.md §8)', async ({ fx }) => {
+    const definition = { name: 'numbered', steps: { 10: 'deploy', 2: 'build' } };
+    const older = { definition, input: { 10: 'ten', 2: 'two' }, launchOptions: { retries: { 3: true, 20: false } } };
+    const claimInput = { runnerId: 'runner-1', claimToken: 'secret-token', leaseMs: 30_000 };
+    const digest = reserveAsOlderBuild(
+      fx.store,
+      { runId: 'root-1', workflowName: 'demo', workflowSourceRef: 'workflows/demo.ts', originSessionId: 'session-1', ...older },
+      claimInput,
+      fx.clock.now(),
+    );
+    const before = snapshotTables(fx.store);
+    const retry = reserveInput('root-1', { ...older, claim: { ...claimInput, claimToken: 'other-token' } });
+    const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, { input: retry });
+    expect(reserveWorkflowRun).toMatchObject({ __typename: 'ReserveWorkflowRunSuccess', adopted: true, run: { runId: 'root-1', input: older.input } });
+    expect(snapshotTables(fx.store)).toEqual(before);
+    expect(connectionOf(fx.store).prepare('SELECT hex(definition_digest) AS digest FROM runs').get()).toEqual({ digest: digest.toUpperCase() });
+    // Another definition is still a conflict.
+    expect(await reserveFails(fx, { ...retry, definition: { ...definition, name: 'other' } })).toEqual({
+      __typename: 'ConflictError',
+      code: 'CONFLICT',
+      message: 'Workflow run preparation conflicts: root-1',
     });
   });
 

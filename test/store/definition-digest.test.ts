@@ -11,41 +11,13 @@ import {
   expectRejectedUnchanged,
   reserveInput,
   rowOf,
-  sha256Hex,
-  sql,
   WORKFLOW_REF,
   expectStoreError,
   type TestStore,
 } from '../helpers/store-fixtures.js';
-import { unreferencedBlobs } from '../helpers/store-internals.js';
+import { reserveAsOlderBuild } from '../helpers/older-canonical-form.js';
+import { connectionOf } from '../helpers/store-internals.js';
 import { storeTest as it } from '../helpers/store-test.js';
-
-/** The canonical JSON an older build wrote: every object's keys in plain code-unit order ("10" before "2"). */
-function codeUnitOrderJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(codeUnitOrderJson).join(',')}]`;
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  const record = value as Record<string, unknown>;
-  return `{${Object.keys(record)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${codeUnitOrderJson(record[key])}`)
-    .join(',')}}`;
-}
-
-/** Points `runs.<column>` (or workflow_definitions.definition_hash) of run-1 at a blob holding `value` in the older form. */
-function rewriteBlob(t: TestStore, table: 'runs' | 'workflow_definitions', column: string, where: string, key: unknown, value: unknown): void {
-  const text = codeUnitOrderJson(value);
-  const hash = Buffer.from(sha256Hex(text), 'hex');
-  sql(
-    t.store,
-    'INSERT INTO blobs(blob_hash, media_type, byte_length, content, created_at) VALUES (?, ?, ?, ?, ?)',
-    hash,
-    'application/json',
-    Buffer.byteLength(text),
-    Buffer.from(text),
-    t.clock.t,
-  );
-  sql(t.store, `UPDATE ${table} SET ${column} = ? WHERE ${where} = ?`, hash, key);
-}
 
 /** A reservation by snapshot: {@link reserveInput} without digest and source. */
 function byDefinition(runId: string) {
@@ -79,20 +51,19 @@ describe('definition digest (STORE.md §13.4)', () => {
     const claimRequest = { runnerId: 'runner-1', claimToken: 'tok-1', leaseMs: 30_000 };
     const retry = () => ({ ...byDefinition('run-1'), definitionSnapshot: definition, input, launchOptions });
 
-    /** Reserves and claims run-1 exactly as the older build stored it: digest, source hash and blobs in code-unit order. */
+    /** run-1 reserved and claimed exactly as the older build stored it. */
     function olderRun(t: TestStore): string {
-      const legacy = sha256Hex(codeUnitOrderJson(definition));
-      expect(legacy).not.toBe(definitionDigest(definition));
-      t.store.prepareOrAdoptWorkflowRun(
-        { ...retry(), definitionDigest: legacy, workflowSource: { kind: 'file', path: WORKFLOW_REF, hash: legacy } },
+      const legacy = reserveAsOlderBuild(
+        t.store,
+        { runId: 'run-1', workflowName: 'demo', workflowSourceRef: WORKFLOW_REF, definition, input, launchOptions, originSessionId: 'session-run-1' },
         claimRequest,
+        t.clock.t,
       );
-      rewriteBlob(t, 'runs', 'input_hash', 'run_id', 'run-1', input);
-      rewriteBlob(t, 'runs', 'launch_options_hash', 'run_id', 'run-1', launchOptions);
-      rewriteBlob(t, 'workflow_definitions', 'definition_hash', 'definition_digest', Buffer.from(legacy, 'hex'), definition);
-      // The canonical-form blobs the reservation wrote are no longer referenced: gone, as if never written.
-      for (const hash of unreferencedBlobs(t.store)) sql(t.store, 'DELETE FROM blobs WHERE blob_hash = ?', Buffer.from(hash, 'hex'));
+      expect(legacy).not.toBe(definitionDigest(definition));
       expect(rowOf(t.store, 'run_sources', 'run-1').source_revision).toBe(legacy);
+      expect(connectionOf(t.store).prepare('SELECT CAST(content AS TEXT) AS text FROM blobs b JOIN runs r ON r.input_hash = b.blob_hash').get()).toEqual({
+        text: '{"10":"ten","2":"two"}',
+      });
       return legacy;
     }
 
