@@ -1,5 +1,6 @@
 import { isStoreError, type StateFile, type StoreErrorKind } from '../store/index.js';
 import type { GraphQLContext } from './context.js';
+import { startStoreWriteSpan } from './tracing.js';
 
 /** Base of every typed mutation error (API.md "Typed errors"): a stable `code` and the store's message. */
 export abstract class ApiError extends Error {
@@ -117,9 +118,15 @@ export function readOnlyMessage(file: StateFile): string {
 export async function runMutation<T>(context: Pick<GraphQLContext, 'scope' | 'readOnly' | 'store'>, call: () => T): Promise<T> {
   if (context.scope !== 'write') throw new ForbiddenError(READ_SCOPE_MESSAGE);
   if (context.readOnly !== null) throw new ForbiddenError(context.readOnly);
+  // With tracing on (docs/TRACING.md), the write transaction is a `pi_workflows.store.write` span with the run id.
+  const span = startStoreWriteSpan(context);
   try {
-    return await context.store.writeAsync(call);
+    const result = await context.store.writeAsync(call);
+    span?.done(result);
+    return result;
   } catch (error) {
-    throw toApiError(error);
+    const mapped = toApiError(error);
+    span?.failed(mapped);
+    throw mapped;
   }
 }

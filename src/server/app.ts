@@ -23,6 +23,8 @@ import { createLiveQueries, type LiveQueryStats } from './live-queries.js';
 import { feedRunChanges } from './live-invalidation.js';
 import { createSharedEventExecution, type SharedEventExecutionStats } from './shared-event-execution.js';
 import { serveStaticFile } from './static-files.js';
+import { createTracing, type Tracing } from './tracing.js';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { databaseKindHealth } from './state-file.js';
 
 /** How long close() lets WebSocket peers answer the close and HTTP requests finish before cutting them, in ms. */
@@ -50,7 +52,8 @@ export interface RunningServer {
   /**
    * Stops accepting connections; sends every graphql-ws socket a close (1001) and cuts those
    * whose peer has not answered within 2 s; lets in-flight HTTP requests finish for up to 2 s,
-   * then cuts them; closes the database. Resolves within about 4 s. Idempotent.
+   * then cuts them; closes the database; with tracing on, exports the buffered spans (at most 2 s
+   * more). Resolves within about 4 s (6 s with tracing). Idempotent.
    */
   close(): Promise<void>;
 }
@@ -61,6 +64,11 @@ export interface StartOptions {
   logger?: Logger;
   /** Store clock (default `Date.now`). */
   clock?: Clock;
+  /**
+   * With `config.tracing` on: the span processor to use instead of the OTLP exporter's batch
+   * processor (tests: a SimpleSpanProcessor over an InMemorySpanExporter).
+   */
+  spanProcessor?: SpanProcessor;
 }
 
 /**
@@ -105,6 +113,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     throw error;
   }
   const feed = new ChangeFeed(store, { pollIntervalMs: config.pollIntervalMs });
+  // Off (undefined) unless config.tracing: then no span, no hook, no per-event work (docs/TRACING.md).
+  const tracing: Tracing | undefined =
+    config.tracing == null ? undefined : createTracing(config.tracing, options.spanProcessor === undefined ? {} : { spanProcessor: options.spanProcessor });
   const metrics = createMetrics(store, feed);
   const credentials: Credentials = { token: config.token, readTokens: config.readTokens ?? [] };
   const scopes = new GrantedScopes();
@@ -140,6 +151,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // GraphQL over HTTP's persisted-document id (yoga refuses unknown body keys otherwise).
     ...(persisted === undefined ? {} : { extraParamNames: ['documentId'] }),
     plugins: [
+      ...(tracing === undefined ? [] : [tracing.plugin]),
       metrics.plugin(),
       requestLogPlugin(logger, (serverContext) => scopes.of(serverContext.req) ?? null),
       redactErrorsPlugin(),
@@ -152,6 +164,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
 
   function handle(request: IncomingMessage, response: ServerResponse): void {
+    tracing?.httpRequest(request, response);
     // Host and Origin first, for every path: a DNS-rebinding or cross-site page gets nothing.
     const verdict = policy.check(request);
     if (!verdict.ok) {
@@ -282,6 +295,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // once, by the caller, and not also by the WebSocket server.
   const graphqlWs = attachGraphQLWs(httpServer, yoga, config, logger, {
     ...(persisted === undefined ? {} : { persisted }),
+    ...(tracing === undefined ? {} : { tracing }),
     // A foreign Host or Origin gets its HTTP status before the upgrade (issue 10.1).
     verifyClient: policy.verifyWebSocketClient((request, refused) => logRefusal(request, refused.status, refused.message)),
     // The connection's scope holds for every operation on it (issue 10.11).
@@ -310,6 +324,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       });
       await yoga.dispose();
       store.close();
+      // The spans still buffered go out; an exporter that cannot reach its collector does not hold the close past the grace.
+      if (tracing !== undefined)
+        await Promise.race([tracing.shutdown().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
     })();
     return closing;
   };

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { parseAllowedHost, parseCorsOrigin } from './request-policy.js';
+import { tracingSettingsFromEnv, type TracingSettings } from './tracing.js';
 
 /** Server settings; every option has an environment equivalent (CLI wins). */
 export interface ServerConfig {
@@ -50,6 +51,11 @@ export interface ServerConfig {
    * socket, a graphql-sse stream); default {@link DEFAULT_MAX_LIVE_QUERIES}.
    */
   maxLiveQueriesPerConnection?: number;
+  /**
+   * OpenTelemetry tracing over OTLP/HTTP (docs/TRACING.md): null/absent = off (the default); on
+   * with `--otel` or the `OTEL_*` variables (see `tracingSettingsFromEnv`).
+   */
+  tracing?: TracingSettings | null;
   /** pino log level. */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -192,6 +198,15 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     )
     .addOption(new Option('--only-persisted', 'run only the operations of the manifest, refuse any other query (env PI_WORKFLOWS_ONLY_PERSISTED=true|false)'))
     .addOption(
+      new Option(
+        '--otel',
+        'export OpenTelemetry traces over OTLP/HTTP (default endpoint http://localhost:4318; OTEL_EXPORTER_OTLP_ENDPOINT, ' +
+          'OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf|http/json, OTEL_SERVICE_NAME; setting an OTLP endpoint or ' +
+          'OTEL_TRACES_EXPORTER=otlp turns it on too, OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true off; ' +
+          'env PI_WORKFLOWS_OTEL=true|false; see docs/TRACING.md)',
+      ),
+    )
+    .addOption(
       new Option('--log-level <level>', 'log level').env('LOG_LEVEL').default('info').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     )
     .addHelpText(
@@ -199,7 +214,8 @@ export function parseServerConfig(argv: string[]): ServerConfig {
       '\nEnvironment variables: PI_WORKFLOWS_DB, PORT, HOST, PI_WORKFLOWS_READ_ONLY, PI_WORKFLOWS_TOKEN, PI_WORKFLOWS_READ_TOKENS,\n' +
         'PI_WORKFLOWS_CORS_ORIGINS, PI_WORKFLOWS_ALLOWED_HOSTS, PI_WORKFLOWS_PROJECT, PI_WORKFLOWS_POLL_INTERVAL_MS,\n' +
         'PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, PI_WORKFLOWS_PERSISTED_OPERATIONS, PI_WORKFLOWS_ONLY_PERSISTED,\n' +
-        'PI_WORKFLOWS_LIVE_THROTTLE_MS, PI_WORKFLOWS_MAX_LIVE_QUERIES, LOG_LEVEL.\n\n' +
+        'PI_WORKFLOWS_LIVE_THROTTLE_MS, PI_WORKFLOWS_MAX_LIVE_QUERIES, PI_WORKFLOWS_OTEL, LOG_LEVEL; the standard OTEL_* variables\n' +
+        '(tracing, docs/TRACING.md).\n\n' +
         "Browsers: only pages from the server's own origin may call it, and only for the host names it answers\n" +
         '(see README "Security").\n\n' +
         'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret\n' +
@@ -226,6 +242,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     logLevel: ServerConfig['logLevel'];
     persistedOperations?: string;
     onlyPersisted?: boolean;
+    otel?: boolean;
   }>();
   const onlyPersisted = options.onlyPersisted === true || envFlag('PI_WORKFLOWS_ONLY_PERSISTED', program);
   const persistedOperations = options.persistedOperations === undefined || options.persistedOperations === '' ? null : resolve(options.persistedOperations);
@@ -233,6 +250,12 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     program.error('error: --only-persisted needs --persisted-operations <manifest.json> (the operations to allow)');
   }
   const readOnly = options.readOnly === true || envFlag('PI_WORKFLOWS_READ_ONLY', program);
+  let tracing: TracingSettings | null = null;
+  try {
+    tracing = tracingSettingsFromEnv(options.otel === true || envFlag('PI_WORKFLOWS_OTEL', program));
+  } catch (error) {
+    program.error(`error: ${(error as Error).message}`);
+  }
   const token = options.token === undefined || options.token === '' ? null : options.token;
   // The message never quotes a token: command-line errors end up in logs.
   if (token !== null && options.readToken.includes(token)) program.error('error: a --read-token must differ from --token');
@@ -254,5 +277,6 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     logLevel: options.logLevel,
     persistedOperations,
     onlyPersisted,
+    tracing,
   };
 }

@@ -8,6 +8,7 @@ import type { GraphQLContext } from '../schema/index.js';
 import { isAuthorized } from './auth.js';
 import type { ServerConfig } from './config.js';
 import type { PersistedOperations } from './persisted-operations.js';
+import type { Tracing } from './tracing.js';
 import { DIRECT_NEXT_KEY, type DirectNext } from './shared-event-execution.js';
 import { DirectFrames, NextFrames, payloadJsonOf, payloadTailOf } from './ws-next-frames.js';
 import { OperationIdGate } from './ws-operation-ids.js';
@@ -48,6 +49,8 @@ export interface GraphQLWsOptions {
    * with 4403. Default: the bearer check against `config.token`.
    */
   authorize?: (request: IncomingMessage, authorization: unknown) => boolean;
+  /** The server's tracing, when on: direct writes count in its delivery batch spans (docs/TRACING.md). */
+  tracing?: Pick<Tracing, 'countDirect'>;
 }
 
 /**
@@ -128,7 +131,8 @@ export function attachGraphQLWs(
       if (errors.length > 0) return errors;
       const root: EnvelopedRoot = { execute, subscribe };
       const contextValue = await contextFactory();
-      (contextValue as unknown as Record<string, unknown>)[DIRECT_NEXT_KEY] = directNext(ctx.extra, id, () => id in ctx.subscriptions);
+      const direct = directNext(ctx.extra, id, () => id in ctx.subscriptions);
+      (contextValue as unknown as Record<string, unknown>)[DIRECT_NEXT_KEY] = options.tracing === undefined ? direct : options.tracing.countDirect(direct);
       return {
         schema,
         operationName: params.operationName ?? null,

@@ -10,6 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { GraphQLFormattedError } from 'graphql';
 import { pino, type Logger } from 'pino';
 import { expect } from 'vitest';
@@ -87,6 +88,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** Default a new {@link ManualClock} at {@link T0}. */
   clock?: ManualClock;
+  /** Turns tracing on (docs/TRACING.md) with this span processor instead of the OTLP exporter. */
+  spanProcessor?: SpanProcessor;
 }
 
 /** A running test server. */
@@ -141,12 +144,17 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logLevel: 'silent',
     persistedOperations: options.persistedOperations ?? null,
     onlyPersisted: options.onlyPersisted ?? false,
+    tracing: options.spanProcessor === undefined ? null : { protocol: 'http/protobuf' },
     ...(options.liveThrottleMs === undefined ? {} : { liveThrottleMs: options.liveThrottleMs }),
     ...(options.maxLiveQueriesPerConnection === undefined ? {} : { maxLiveQueriesPerConnection: options.maxLiveQueriesPerConnection }),
   };
   let server: RunningServer;
   try {
-    server = await startServer(config, { logger: options.logger ?? pino({ level: 'silent' }), clock: clock.now });
+    server = await startServer(config, {
+      logger: options.logger ?? pino({ level: 'silent' }),
+      clock: clock.now,
+      ...(options.spanProcessor === undefined ? {} : { spanProcessor: options.spanProcessor }),
+    });
   } catch (error) {
     if (ownsDir) rmSync(dir, { recursive: true, force: true });
     throw error;

@@ -1,0 +1,316 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { getOperationAST, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { traceStoreWrites } from '../schema/tracing.js';
+import type { DirectNext } from './shared-event-execution.js';
+
+/**
+ * Opt-in OpenTelemetry tracing (docs/TRACING.md): spans for HTTP requests, GraphQL operations
+ * (parse, validate, execute/subscribe), store writes (with the run id) and subscription
+ * delivery batches, exported over OTLP/HTTP. Off by default; what turns it on is
+ * {@link tracingSettingsFromEnv} (the `--otel` flag or the standard `OTEL_*` variables).
+ *
+ * What is exported never holds a token, a claim token, a variable value or the document text:
+ * spans carry only the names and fixed attributes set here (method, known path, status code,
+ * operation type and name, error codes, run ids, counts), the resource only `service.*`,
+ * `telemetry.sdk.*` and what `OTEL_RESOURCE_ATTRIBUTES` names — no process detector (its
+ * `process.command_args` would carry `--token`).
+ */
+
+/** The OTLP/HTTP encodings the exporter speaks (`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`). */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
+/** How tracing is set up, once on. */
+export interface TracingSettings {
+  /** OTLP/HTTP encoding; default `http/protobuf` (the OTel SDK's default). */
+  protocol: OtlpProtocol;
+}
+
+/** The service name of the resource when `OTEL_SERVICE_NAME` (or `service.name` in `OTEL_RESOURCE_ATTRIBUTES`) does not name one. */
+export const DEFAULT_SERVICE_NAME = 'pi-workflows-graphql';
+
+function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * Decides whether tracing is on (docs/TRACING.md "Turning it on"):
+ * - `OTEL_SDK_DISABLED=true` turns it off, whatever else is set;
+ * - `OTEL_TRACES_EXPORTER=none` turns it off; `otlp` turns it on; any other value is an error;
+ * - else it is on with `flag` (`--otel` / `PI_WORKFLOWS_OTEL=true`), or when
+ *   `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set;
+ * - else off.
+ *
+ * @returns the settings, or null for off
+ * @throws Error naming the variable for an exporter other than `otlp`/`none` or a protocol other
+ *   than `http/protobuf`/`http/json` (`grpc` is not supported)
+ */
+export function tracingSettingsFromEnv(flag: boolean, env: NodeJS.ProcessEnv = process.env): TracingSettings | null {
+  if (envValue(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return null;
+  const exporter = envValue(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase();
+  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'none') {
+    throw new Error(`OTEL_TRACES_EXPORTER must be otlp or none, got "${exporter}"`);
+  }
+  if (exporter === 'none') return null;
+  const on =
+    flag ||
+    exporter === 'otlp' ||
+    envValue(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined ||
+    envValue(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== undefined;
+  if (!on) return null;
+  const protocolVariable =
+    envValue(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') === undefined ? 'OTEL_EXPORTER_OTLP_PROTOCOL' : 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL';
+  const protocol = envValue(env, protocolVariable) ?? 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new Error(`${protocolVariable} must be http/protobuf or http/json, got "${protocol}"`);
+  }
+  return { protocol };
+}
+
+/** A server's tracing: its tracer, the yoga plugin, the HTTP and delivery-batch spans. */
+export interface Tracing {
+  tracer: Tracer;
+  /** Add to yoga's `plugins`: parse, validate, execute/subscribe spans, operation spans on HTTP. */
+  plugin: Plugin;
+  /**
+   * Starts the `HTTP <method>` span of a request, a child of the caller's `traceparent` when
+   * the request carries a valid one; ends it when the response finishes or the connection closes.
+   */
+  httpRequest(request: IncomingMessage, response: ServerResponse): void;
+  /** Wraps a graphql-ws subscriber's direct writer so that its writes count in the delivery batch spans. */
+  countDirect(direct: DirectNext): DirectNext;
+  /** Exports the spans still buffered and stops the exporter (on server close). */
+  shutdown(): Promise<void>;
+}
+
+/** Options of {@link createTracing}. */
+export interface TracingOptions {
+  /** The span processor (tests: a SimpleSpanProcessor over an InMemorySpanExporter); default a BatchSpanProcessor over the OTLP exporter. */
+  spanProcessor?: SpanProcessor;
+  /** The service version on the resource. */
+  serviceVersion?: string;
+}
+
+const propagator = new W3CTraceContextPropagator();
+
+/** The trace context a request's headers carry (`traceparent`, `tracestate`), or the root context. */
+function callerContext(headers: IncomingHttpHeaders | undefined): Context {
+  return headers === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+}
+
+/** The paths named in HTTP span names and `url.path`; any other path is left out (it could be anything). */
+const KNOWN_PATHS = new Set(['/graphql', '/health', '/metrics', '/']);
+
+/**
+ * Builds the tracing of one server (its own tracer provider: nothing global is registered).
+ *
+ * @param settings from {@link tracingSettingsFromEnv}; the OTLP exporter reads the rest of its
+ *   configuration (endpoint, headers, timeout, compression) from the standard `OTEL_EXPORTER_OTLP_*` variables
+ */
+export function createTracing(settings: TracingSettings, options: TracingOptions = {}): Tracing {
+  const resource = defaultResource()
+    .merge(
+      resourceFromAttributes({
+        'service.name': DEFAULT_SERVICE_NAME,
+        ...(options.serviceVersion === undefined ? {} : { 'service.version': options.serviceVersion }),
+      }),
+    )
+    .merge(detectResources({ detectors: [envDetector] }));
+  const processor = options.spanProcessor ?? new BatchSpanProcessor(settings.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter());
+  const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
+  const tracer = provider.getTracer('pi-workflows-graphql');
+
+  /** The HTTP span's context per request. */
+  const httpContexts = new WeakMap<IncomingMessage, Context>();
+  /** Per GraphQL context object: the operation span (HTTP only) and its context. */
+  const operations = new WeakMap<object, { span: Span | undefined; context: Context }>();
+
+  /** The parent of an operation's phases: its operation span, else the HTTP span, else the caller's traceparent. */
+  function parentOf(graphqlContext: object): Context {
+    const operation = operations.get(graphqlContext);
+    if (operation !== undefined) return operation.context;
+    const req = (graphqlContext as { req?: IncomingMessage }).req;
+    const parent = (req === undefined ? undefined : httpContexts.get(req)) ?? callerContext(req?.headers);
+    operations.set(graphqlContext, { span: undefined, context: parent });
+    return parent;
+  }
+
+  /** Runs `wrapped` inside a child span of the operation; ends it when `wrapped` returns or settles. */
+  function phase<T>(name: string, graphqlContext: object, wrapped: () => T, onSpan?: (span: Span, context: Context) => void): T {
+    const parent = parentOf(graphqlContext);
+    const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL }, parent);
+    onSpan?.(span, trace.setSpan(parent, span));
+    return endAfter(span, wrapped);
+  }
+
+  /** Names the operation span (and the phase span) after the operation, and marks result errors by their codes. */
+  function describe(graphqlContext: object, document: Parameters<typeof getOperationAST>[0], operationName: string | null | undefined): void {
+    const operation = operations.get(graphqlContext);
+    const ast = getOperationAST(document, operationName);
+    if (operation?.span === undefined || ast == null) return;
+    operation.span.updateName(ast.name === undefined ? ast.operation : `${ast.operation} ${ast.name.value}`);
+    operation.span.setAttribute('graphql.operation.type', ast.operation);
+    if (ast.name !== undefined) operation.span.setAttribute('graphql.operation.name', ast.name.value);
+  }
+
+  const executeSpans = new WeakMap<object, Span>();
+
+  function markErrors(graphqlContext: object, result: ExecutionResult): void {
+    const errors = result.errors;
+    if (errors === undefined || errors.length === 0) return;
+    const codes = [...new Set(errors.map((error) => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))];
+    for (const span of [executeSpans.get(graphqlContext), operations.get(graphqlContext)?.span]) {
+      if (span === undefined) continue;
+      span.setAttribute('graphql.error.count', errors.length);
+      span.setAttribute('graphql.error.codes', codes);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+  }
+
+  const deliveries = new DeliveryBatches(tracer);
+
+  const plugin: Plugin = {
+    instrumentation: {
+      // Yoga's HTTP pipeline (GET/POST, incremental over SSE): one operation span around it all.
+      operation({ context }, wrapped) {
+        const req = (context as { req?: IncomingMessage }).req;
+        const parent = (req === undefined ? undefined : httpContexts.get(req)) ?? callerContext(req?.headers);
+        const span = tracer.startSpan('graphql.operation', { kind: SpanKind.INTERNAL }, parent);
+        operations.set(context, { span, context: trace.setSpan(parent, span) });
+        return endAfter(span, wrapped);
+      },
+      parse: ({ context }, wrapped) => phase('graphql.parse', context, wrapped),
+      validate: ({ context }, wrapped) => phase('graphql.validate', context, wrapped),
+      execute: ({ context }, wrapped) =>
+        phase('graphql.execute', context, wrapped, (span, spanContext) => {
+          executeSpans.set(context, span);
+          traceStoreWrites(context, tracer, spanContext);
+        }),
+      subscribe: ({ context }, wrapped) => phase('graphql.subscribe', context, wrapped, (span) => executeSpans.set(context, span)),
+    },
+    onExecute({ args }) {
+      describe(args.contextValue as object, args.document, args.operationName);
+      return {
+        onExecuteDone({ result }) {
+          if (!isAsyncIterable(result)) markErrors(args.contextValue as object, result);
+        },
+      };
+    },
+    onSubscribe({ args }) {
+      describe(args.contextValue as object, args.document, args.operationName);
+      return {
+        onSubscribeResult: () => ({ onNext: () => deliveries.delivered('envelop') }),
+      };
+    },
+  };
+
+  return {
+    tracer,
+    plugin,
+    httpRequest(request, response) {
+      const path = (request.url ?? '/').split('?')[0] ?? '/';
+      const known = KNOWN_PATHS.has(path);
+      const method = request.method ?? 'GET';
+      const parent = callerContext(request.headers);
+      const span = tracer.startSpan(
+        known ? `${method} ${path}` : method,
+        { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, ...(known ? { 'url.path': path } : {}) } },
+        parent,
+      );
+      httpContexts.set(request, trace.setSpan(parent, span));
+      let ended = false;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        span.setAttribute('http.response.status_code', response.statusCode);
+        if (response.statusCode >= 500 || !response.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      };
+      response.once('finish', end);
+      response.once('close', end);
+    },
+    countDirect(direct) {
+      return {
+        ready: () => direct.ready(),
+        write: (result) => {
+          deliveries.delivered('direct');
+          direct.write(result);
+        },
+      };
+    },
+    shutdown: () => provider.shutdown(),
+  };
+}
+
+/** Calls `wrapped` and ends `span` when it returns, throws or (for a promise) settles; a failure sets status error. */
+function endAfter<T>(span: Span, wrapped: () => T): T {
+  let result: T;
+  try {
+    result = wrapped();
+  } catch (error) {
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+    throw error;
+  }
+  if (typeof (result as { then?: unknown } | undefined)?.then === 'function') {
+    return (result as Promise<unknown>).then(
+      (value) => {
+        span.end();
+        return value;
+      },
+      (error: unknown) => {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+        throw error;
+      },
+    ) as T;
+  }
+  span.end();
+  return result;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function';
+}
+
+/**
+ * One `graphql.subscription.deliver` span per delivery batch: the subscription results handed
+ * to subscribers in one turn of the event loop (a change-feed wake-up fans out in chunks, one
+ * turn each), with the counts of results that went straight to a socket (`direct`) and through
+ * envelop. One span per batch, whatever the number of subscribers; a counter per result.
+ */
+class DeliveryBatches {
+  private span: Span | undefined;
+  private direct = 0;
+  private envelop = 0;
+
+  constructor(private readonly tracer: Tracer) {}
+
+  delivered(path: 'direct' | 'envelop'): void {
+    if (this.span === undefined) {
+      this.span = this.tracer.startSpan('graphql.subscription.deliver', { kind: SpanKind.INTERNAL }, ROOT_CONTEXT);
+      setImmediate(this.end);
+    }
+    if (path === 'direct') this.direct += 1;
+    else this.envelop += 1;
+  }
+
+  private readonly end = (): void => {
+    const span = this.span;
+    if (span === undefined) return;
+    span.setAttribute('pi_workflows.deliveries.direct', this.direct);
+    span.setAttribute('pi_workflows.deliveries.envelop', this.envelop);
+    span.setAttribute('pi_workflows.deliveries', this.direct + this.envelop);
+    span.end();
+    this.span = undefined;
+    this.direct = 0;
+    this.envelop = 0;
+  };
+}

@@ -1,0 +1,292 @@
+/**
+ * OpenTelemetry tracing (docs/TRACING.md): the span tree of a mutation over real HTTP joined
+ * to the caller's `traceparent`, a real OTLP/HTTP receiver getting the spans from the real
+ * server process, nothing secret in the exported bytes, and nothing at all when it is off.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { trace, type Context } from '@opentelemetry/api';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type Span,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, test } from 'vitest';
+import { ReserveWorkflowRunDocument } from '../../schema/generated/graphql.js';
+import { tracingSettingsFromEnv } from '../../src/server/tracing.js';
+import { WAIT_MS } from '../helpers/live-fixtures.js';
+import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { spawnService, TSX_IMPORT } from '../helpers/service-process.js';
+
+const SERVER_TOKEN = 'srv-tok-7f3a9c1e5b';
+const CLAIM_TOKEN = 'claim-tok-4d2b8e6a0c';
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN_ID = '00f067aa0ba902b7';
+const TRACEPARENT = `00-${TRACE_ID}-${CALLER_SPAN_ID}-01`;
+
+/** An InMemorySpanExporter behind a SimpleSpanProcessor, and a way to await a span by name. */
+class RecordingProcessor implements SpanProcessor {
+  readonly exporter = new InMemorySpanExporter();
+  private readonly inner = new SimpleSpanProcessor(this.exporter);
+  private waiters: { name: string; resolve: () => void }[] = [];
+  onStart(span: Span, parentContext: Context): void {
+    this.inner.onStart(span, parentContext);
+  }
+  onEnd(span: ReadableSpan): void {
+    this.inner.onEnd(span);
+    this.waiters = this.waiters.filter((waiter) => {
+      if (waiter.name !== span.name) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush();
+  }
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+  /** Resolves once a span named `name` ended (at once when one already did). */
+  ended(name: string): Promise<void> {
+    if (this.exporter.getFinishedSpans().some((span) => span.name === name)) return Promise.resolve();
+    return new Promise((done) => this.waiters.push({ name, resolve: done }));
+  }
+  spans(): ReadableSpan[] {
+    return this.exporter.getFinishedSpans();
+  }
+}
+
+function byName(spans: ReadableSpan[], name: string): ReadableSpan {
+  const found = spans.filter((span) => span.name === name);
+  expect(
+    found.map((span) => span.name),
+    `one span ${name} in ${spans.map((span) => span.name).join(', ')}`,
+  ).toEqual([name]);
+  return found[0] as ReadableSpan;
+}
+
+const parentOf = (span: ReadableSpan): string | undefined => span.parentSpanContext?.spanId;
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+describe('tracing on, in-memory exporter', () => {
+  test('reserveWorkflowRun over HTTP with a traceparent: HTTP request → operation → parse/validate/execute → store write with the run id, in the caller’s trace', async () => {
+    const recorder = new RecordingProcessor();
+    const fx = await startTestServer({ token: SERVER_TOKEN, spanProcessor: recorder });
+    servers.push(fx);
+    const input = reserveInput('run-traced', { claim: { runnerId: 'runner-1', claimToken: CLAIM_TOKEN, leaseMs: 60_000 } });
+    const response = await fx.gql(ReserveWorkflowRunDocument, { input }, { headers: { traceparent: TRACEPARENT } });
+    expect(response.errors).toBeUndefined();
+    expect(response.data?.reserveWorkflowRun.__typename).toBe('ReserveWorkflowRunSuccess');
+    await recorder.ended('POST /graphql');
+
+    const spans = recorder.spans();
+    expect(spans.map((span) => span.name).sort()).toEqual(
+      ['POST /graphql', 'mutation ReserveWorkflowRun', 'graphql.parse', 'graphql.validate', 'graphql.execute', 'pi_workflows.store.write'].sort(),
+    );
+    for (const span of spans) expect(span.spanContext().traceId).toBe(TRACE_ID);
+    const http = byName(spans, 'POST /graphql');
+    const operation = byName(spans, 'mutation ReserveWorkflowRun');
+    const write = byName(spans, 'pi_workflows.store.write');
+    const execute = byName(spans, 'graphql.execute');
+    expect(parentOf(http)).toBe(CALLER_SPAN_ID);
+    expect(http.attributes).toEqual({ 'http.request.method': 'POST', 'url.path': '/graphql', 'http.response.status_code': 200 });
+    expect(parentOf(operation)).toBe(http.spanContext().spanId);
+    expect(operation.attributes).toEqual({ 'graphql.operation.type': 'mutation', 'graphql.operation.name': 'ReserveWorkflowRun' });
+    for (const name of ['graphql.parse', 'graphql.validate', 'graphql.execute'])
+      expect(parentOf(byName(spans, name)), name).toBe(operation.spanContext().spanId);
+    expect(parentOf(write)).toBe(execute.spanContext().spanId);
+    expect(write.attributes).toEqual({ 'pi_workflows.run_id': 'run-traced' });
+    expect(write.status.code).toBe(0); // UNSET: committed
+  });
+
+  test('a caller without traceparent starts a new trace; a refused write marks the store write span with its code, not its message', async () => {
+    const recorder = new RecordingProcessor();
+    const fx = await startTestServer({ spanProcessor: recorder });
+    servers.push(fx);
+    await fx.data(ReserveWorkflowRunDocument, { input: reserveInput('run-a') });
+    await recorder.ended('POST /graphql');
+    recorder.exporter.reset();
+    // The same id with other parameters and no claim: ConflictError.
+    const response = await fx.gql(ReserveWorkflowRunDocument, { input: reserveInput('run-a', { workflowName: 'other' }) });
+    expect(response.data?.reserveWorkflowRun.__typename).toBe('ConflictError');
+    await recorder.ended('POST /graphql');
+    const spans = recorder.spans();
+    const http = byName(spans, 'POST /graphql');
+    expect(parentOf(http)).toBeUndefined();
+    const write = byName(spans, 'pi_workflows.store.write');
+    expect(write.attributes).toEqual({ 'error.type': 'CONFLICT' });
+    expect(write.status.code).toBe(2); // ERROR
+  });
+});
+
+/** A tiny OTLP/HTTP receiver on 127.0.0.1: every POST body, raw, with its path and content type. */
+async function otlpReceiver(): Promise<{
+  server: Server;
+  url: string;
+  bodies: { path: string; type: string; body: Buffer }[];
+  received: (count: number) => Promise<void>;
+}> {
+  const bodies: { path: string; type: string; body: Buffer }[] = [];
+  let waiter: { count: number; resolve: () => void } | undefined;
+  const server = createServer((request: IncomingMessage, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      bodies.push({ path: request.url ?? '', type: String(request.headers['content-type']), body: Buffer.concat(chunks) });
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{}');
+      if (waiter !== undefined && bodies.length >= waiter.count) waiter.resolve();
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    server,
+    url,
+    bodies,
+    received: (count) => (bodies.length >= count ? Promise.resolve() : new Promise<void>((done) => (waiter = { count, resolve: done }))),
+  };
+}
+
+interface OtlpJsonSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  attributes?: { key: string; value: Record<string, unknown> }[];
+}
+
+describe('tracing on, real OTLP/HTTP export from the server process', () => {
+  test('the spans reach an OTLP/HTTP JSON receiver; the exported bytes hold neither the --token, nor the claim token, nor any variable value', async () => {
+    const receiver = await otlpReceiver();
+    const dir = mkdtempSync(join(tmpdir(), 'pi-workflows-otel-'));
+    const service = spawnService(
+      process.execPath,
+      [
+        '--import',
+        TSX_IMPORT,
+        resolve('src/server/main.ts'),
+        '--port',
+        '0',
+        '--db',
+        join(dir, 'state.db'),
+        '--project',
+        dir,
+        '--token',
+        SERVER_TOKEN,
+        '--otel',
+      ],
+      {
+        cwd: dir,
+        env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'otel-test-service' },
+        label: 'otel-server',
+      },
+    );
+    try {
+      const url = await service.listening();
+      const input = reserveInput('run-exported', {
+        claim: { runnerId: 'runner-secret-name', claimToken: CLAIM_TOKEN, leaseMs: 60_000 },
+        input: { task: 'variable-value-9e1f' },
+      });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVER_TOKEN}`, traceparent: TRACEPARENT },
+        body: JSON.stringify({ query: ReserveWorkflowRunDocument.toString(), variables: { input } }),
+      });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { data: { reserveWorkflowRun: { __typename: string } } }).data.reserveWorkflowRun.__typename).toBe(
+        'ReserveWorkflowRunSuccess',
+      );
+      // SIGTERM closes the server, which exports what is buffered before exiting.
+      expect(await service.stop('SIGTERM')).toBe(0);
+      await Promise.race([receiver.received(1), new Promise((_, reject) => setTimeout(() => reject(new Error('no OTLP export')), WAIT_MS).unref())]);
+
+      expect(receiver.bodies.map((body) => [body.path, body.type])).toEqual(receiver.bodies.map(() => ['/v1/traces', 'application/json']));
+      const raw = Buffer.concat(receiver.bodies.map((body) => body.body)).toString('utf8');
+      for (const secret of [SERVER_TOKEN, CLAIM_TOKEN, 'runner-secret-name', 'variable-value-9e1f', 'workflows/demo.ts', 'session-1']) {
+        expect(raw.includes(secret), secret).toBe(false);
+      }
+      expect(raw).not.toContain('process.command');
+      expect(raw).not.toContain('process.executable');
+
+      const payloads = receiver.bodies.map(
+        (body) =>
+          JSON.parse(body.body.toString('utf8')) as {
+            resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpJsonSpan[] }[] }[];
+          },
+      );
+      const resourceSpans = payloads.flatMap((payload) => payload.resourceSpans);
+      const resourceKeys = [...new Set(resourceSpans.flatMap((entry) => entry.resource.attributes.map((attribute) => attribute.key)))].sort();
+      expect(resourceKeys).toEqual(['service.name', 'telemetry.sdk.language', 'telemetry.sdk.name', 'telemetry.sdk.version']);
+      expect(resourceSpans[0]?.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue).toBe('otel-test-service');
+      const spans = resourceSpans.flatMap((entry) => entry.scopeSpans.flatMap((scope) => scope.spans));
+      const http = spans.find((span) => span.name === 'POST /graphql');
+      const write = spans.find((span) => span.name === 'pi_workflows.store.write');
+      expect(http?.parentSpanId).toBe(CALLER_SPAN_ID);
+      // The JSON encoding sends ids as hex.
+      expect(http?.traceId).toBe(TRACE_ID);
+      expect(write?.attributes).toEqual([{ key: 'pi_workflows.run_id', value: { stringValue: 'run-exported' } }]);
+      expect(spans.map((span) => span.name).sort()).toEqual(
+        ['POST /graphql', 'mutation ReserveWorkflowRun', 'graphql.parse', 'graphql.validate', 'graphql.execute', 'pi_workflows.store.write'].sort(),
+      );
+    } finally {
+      service.kill();
+      await new Promise((done) => receiver.server.close(done));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('off by default', () => {
+  test('no flag and no OTEL_* variable: off; what turns it on and off', () => {
+    expect(tracingSettingsFromEnv(false, {})).toBeNull();
+    expect(tracingSettingsFromEnv(false, { OTEL_SERVICE_NAME: 'x' })).toBeNull();
+    expect(tracingSettingsFromEnv(true, {})).toEqual({ protocol: 'http/protobuf' });
+    expect(tracingSettingsFromEnv(false, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toEqual({ protocol: 'http/protobuf' });
+    expect(tracingSettingsFromEnv(false, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' })).toEqual({ protocol: 'http/protobuf' });
+    expect(tracingSettingsFromEnv(false, { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toEqual({ protocol: 'http/json' });
+    expect(
+      tracingSettingsFromEnv(false, {
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      }),
+    ).toEqual({
+      protocol: 'http/protobuf',
+    });
+    expect(tracingSettingsFromEnv(true, { OTEL_TRACES_EXPORTER: 'none' })).toBeNull();
+    expect(tracingSettingsFromEnv(true, { OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' })).toBeNull();
+    expect(() => tracingSettingsFromEnv(false, { OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow('OTEL_TRACES_EXPORTER must be otlp or none, got "zipkin"');
+    expect(() => tracingSettingsFromEnv(true, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
+      'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, got "grpc"',
+    );
+  });
+
+  test('a server started without tracing makes no span, not even through a global tracer provider', async () => {
+    const recorder = new RecordingProcessor();
+    const global = new BasicTracerProvider({ spanProcessors: [recorder] });
+    trace.setGlobalTracerProvider(global);
+    try {
+      const fx = await startTestServer({ token: SERVER_TOKEN });
+      servers.push(fx);
+      const input = reserveInput('run-untraced', { claim: { runnerId: 'runner-1', claimToken: CLAIM_TOKEN, leaseMs: 60_000 } });
+      const response = await fx.gql(ReserveWorkflowRunDocument, { input }, { headers: { traceparent: TRACEPARENT } });
+      expect(response.data?.reserveWorkflowRun.__typename).toBe('ReserveWorkflowRunSuccess');
+      await fx.close();
+      servers.splice(servers.indexOf(fx), 1);
+      expect(recorder.spans()).toEqual([]);
+    } finally {
+      trace.disable();
+    }
+  });
+});
