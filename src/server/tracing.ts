@@ -129,32 +129,52 @@ export function createTracing(settings: TracingSettings, options: TracingOptions
 
   /** The HTTP span's context per request. */
   const httpContexts = new WeakMap<IncomingMessage, Context>();
-  /** Per GraphQL context object: the operation span (HTTP only) and its context. */
-  const operations = new WeakMap<object, { span: Span | undefined; context: Context }>();
+  /** Per GraphQL context object: its operation span. */
+  const operations = new WeakMap<object, OperationSpan>();
 
-  /** The parent of an operation's phases: its operation span, else the HTTP span, else the caller's traceparent. */
-  function parentOf(graphqlContext: object): Context {
-    const operation = operations.get(graphqlContext);
-    if (operation !== undefined) return operation.context;
+  function startOperation(graphqlContext: object, endsWithPhases: boolean): OperationSpan {
     const req = (graphqlContext as { req?: IncomingMessage }).req;
     const parent = (req === undefined ? undefined : httpContexts.get(req)) ?? callerContext(req?.headers);
-    operations.set(graphqlContext, { span: undefined, context: parent });
-    return parent;
+    const span = tracer.startSpan('graphql.operation', { kind: SpanKind.INTERNAL }, parent);
+    const operation = { span, context: trace.setSpan(parent, span), endsWithPhases, ended: false };
+    operations.set(graphqlContext, operation);
+    return operation;
+  }
+
+  /**
+   * The parent of an operation's phases: its operation span. Yoga's HTTP pipeline opens it
+   * (`operation` below); graphql-ws and graphql-sse call envelop's phases themselves, so the
+   * first phase opens it, and it ends with execute/subscribe, a parse that throws or a
+   * validation that fails ({@link endOperation}).
+   */
+  function parentOf(graphqlContext: object): Context {
+    return (operations.get(graphqlContext) ?? startOperation(graphqlContext, true)).context;
+  }
+
+  /** Ends an operation span the phases opened (see {@link parentOf}); once. */
+  function endOperation(graphqlContext: object, failed: boolean): void {
+    const operation = operations.get(graphqlContext);
+    if (operation === undefined || !operation.endsWithPhases || operation.ended) return;
+    operation.ended = true;
+    if (failed) operation.span.setStatus({ code: SpanStatusCode.ERROR });
+    operation.span.end();
   }
 
   /** Runs `wrapped` inside a child span of the operation; ends it when `wrapped` returns or settles. */
-  function phase<T>(name: string, graphqlContext: object, wrapped: () => T, onSpan?: (span: Span, context: Context) => void): T {
+  function phase<T>(name: string, graphqlContext: object, wrapped: () => T, last: boolean, onSpan?: (span: Span, context: Context) => void): T {
     const parent = parentOf(graphqlContext);
     const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL }, parent);
     onSpan?.(span, trace.setSpan(parent, span));
-    return endAfter(span, wrapped);
+    return endAfter(span, wrapped, (failed) => {
+      if (last || failed) endOperation(graphqlContext, failed);
+    });
   }
 
   /** Names the operation span (and the phase span) after the operation, and marks result errors by their codes. */
   function describe(graphqlContext: object, document: Parameters<typeof getOperationAST>[0], operationName: string | null | undefined): void {
     const operation = operations.get(graphqlContext);
     const ast = getOperationAST(document, operationName);
-    if (operation?.span === undefined || ast == null) return;
+    if (operation === undefined || ast == null) return;
     operation.span.updateName(ast.name === undefined ? ast.operation : `${ast.operation} ${ast.name.value}`);
     operation.span.setAttribute('graphql.operation.type', ast.operation);
     if (ast.name !== undefined) operation.span.setAttribute('graphql.operation.name', ast.name.value);
@@ -179,21 +199,20 @@ export function createTracing(settings: TracingSettings, options: TracingOptions
   const plugin: Plugin = {
     instrumentation: {
       // Yoga's HTTP pipeline (GET/POST, incremental over SSE): one operation span around it all.
-      operation({ context }, wrapped) {
-        const req = (context as { req?: IncomingMessage }).req;
-        const parent = (req === undefined ? undefined : httpContexts.get(req)) ?? callerContext(req?.headers);
-        const span = tracer.startSpan('graphql.operation', { kind: SpanKind.INTERNAL }, parent);
-        operations.set(context, { span, context: trace.setSpan(parent, span) });
-        return endAfter(span, wrapped);
-      },
-      parse: ({ context }, wrapped) => phase('graphql.parse', context, wrapped),
-      validate: ({ context }, wrapped) => phase('graphql.validate', context, wrapped),
+      operation: ({ context }, wrapped) => endAfter(startOperation(context, false).span, wrapped),
+      parse: ({ context }, wrapped) => phase('graphql.parse', context, wrapped, false),
+      validate: ({ context }, wrapped) => phase('graphql.validate', context, wrapped, false),
       execute: ({ context }, wrapped) =>
-        phase('graphql.execute', context, wrapped, (span, spanContext) => {
+        phase('graphql.execute', context, wrapped, true, (span, spanContext) => {
           executeSpans.set(context, span);
           traceStoreWrites(context, tracer, spanContext);
         }),
-      subscribe: ({ context }, wrapped) => phase('graphql.subscribe', context, wrapped, (span) => executeSpans.set(context, span)),
+      subscribe: ({ context }, wrapped) => phase('graphql.subscribe', context, wrapped, true, (span) => executeSpans.set(context, span)),
+    },
+    onValidate({ context }) {
+      return ({ valid }) => {
+        if (!valid) endOperation(context, true);
+      };
     },
     onExecute({ args }) {
       describe(args.contextValue as object, args.document, args.operationName);
@@ -249,30 +268,45 @@ export function createTracing(settings: TracingSettings, options: TracingOptions
   };
 }
 
-/** Calls `wrapped` and ends `span` when it returns, throws or (for a promise) settles; a failure sets status error. */
-function endAfter<T>(span: Span, wrapped: () => T): T {
+/** An operation span and whether its phases end it (graphql-ws, graphql-sse) or yoga's HTTP pipeline does. */
+interface OperationSpan {
+  span: Span;
+  /** The context holding {@link span}: the phases' parent. */
+  context: Context;
+  endsWithPhases: boolean;
+  ended: boolean;
+}
+
+/**
+ * Calls `wrapped` and ends `span` when it returns, throws or (for a promise) settles; a failure
+ * sets status error. `after` runs once the span ended, with whether it failed.
+ */
+function endAfter<T>(span: Span, wrapped: () => T, after?: (failed: boolean) => void): T {
+  const finish = (failed: boolean): void => {
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+    after?.(failed);
+  };
   let result: T;
   try {
     result = wrapped();
   } catch (error) {
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    span.end();
+    finish(true);
     throw error;
   }
   if (typeof (result as { then?: unknown } | undefined)?.then === 'function') {
     return (result as Promise<unknown>).then(
       (value) => {
-        span.end();
+        finish(false);
         return value;
       },
       (error: unknown) => {
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        span.end();
+        finish(true);
         throw error;
       },
     ) as T;
   }
-  span.end();
+  finish(false);
   return result;
 }
 

@@ -20,7 +20,9 @@ import {
 import { afterEach, describe, expect, test } from 'vitest';
 import { ReserveWorkflowRunDocument } from '../../schema/generated/graphql.js';
 import { tracingSettingsFromEnv } from '../../src/server/tracing.js';
-import { WAIT_MS } from '../helpers/live-fixtures.js';
+import { DELTAS_SUBSCRIPTION, reserveRun, subscribeWs, untilRevision, WAIT_MS, wsClient, type DeltasData } from '../helpers/live-fixtures.js';
+import { commitMarker } from '../helpers/live-markers.js';
+import { feedWaiters } from '../helpers/server-signals.js';
 import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { spawnService, TSX_IMPORT } from '../helpers/service-process.js';
 
@@ -126,6 +128,61 @@ describe('tracing on, in-memory exporter', () => {
     const write = byName(spans, 'pi_workflows.store.write');
     expect(write.attributes).toEqual({ 'error.type': 'CONFLICT' });
     expect(write.status.code).toBe(2); // ERROR
+  });
+});
+
+describe('tracing on, subscriptions over graphql-ws', () => {
+  test('the operation phases of a graphql-ws subscription share one trace; a commit fanned out to 3 subscribers is one delivery batch span counting 3', async () => {
+    const recorder = new RecordingProcessor();
+    const fx = await startTestServer({ spanProcessor: recorder });
+    servers.push(fx);
+    const runId = 'run-fanout';
+    await reserveRun(fx, runId);
+    const client = wsClient(fx.url);
+    try {
+      const collectors = [1, 2, 3].map((k) => subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, `sub-${k}`).collector);
+      await feedWaiters(fx.server, 3, 'the 3 subscriptions wait on the feed');
+      recorder.exporter.reset();
+      const directBefore = fx.server.sharedExecution.direct;
+      commitMarker(fx.store, runId, 1); // revision 2
+      await Promise.all(collectors.map((collector) => untilRevision(collector, 2)));
+      await recorder.ended('graphql.subscription.deliver');
+      const batches = recorder.spans().filter((span) => span.name === 'graphql.subscription.deliver');
+      expect(batches.map((span) => span.attributes['pi_workflows.deliveries'])).toEqual([3]);
+      // Results written straight to the sockets (the direct path, bypassing envelop) count as well as those through envelop.
+      const direct = fx.server.sharedExecution.direct - directBefore;
+      expect(direct).toBe(3);
+      expect(batches[0]?.attributes).toEqual({ 'pi_workflows.deliveries.direct': 3, 'pi_workflows.deliveries.envelop': 0, 'pi_workflows.deliveries': 3 });
+      expect(batches[0]?.parentSpanContext).toBeUndefined();
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  test('a graphql-ws subscription: parse, validate and subscribe under one "subscription Deltas" operation span, in one trace', async () => {
+    const recorder = new RecordingProcessor();
+    const fx = await startTestServer({ spanProcessor: recorder });
+    servers.push(fx);
+    await reserveRun(fx, 'run-ws');
+    const client = wsClient(fx.url);
+    try {
+      subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId: 'run-ws', afterRevision: null });
+      await feedWaiters(fx.server, 1, 'the subscription waits on the feed');
+      await recorder.ended('subscription Deltas');
+      const spans = recorder
+        .spans()
+        .filter((span) => !span.name.startsWith('POST') && !span.name.includes('ReserveWorkflowRun') && span.name !== 'pi_workflows.store.write');
+      const operation = spans.find((span) => span.name === 'subscription Deltas') as ReadableSpan;
+      expect(operation.attributes).toEqual({ 'graphql.operation.type': 'subscription', 'graphql.operation.name': 'Deltas' });
+      const phases = spans.filter((span) => span.spanContext().traceId === operation.spanContext().traceId && span !== operation);
+      expect(phases.map((span) => [span.name, parentOf(span)])).toEqual([
+        ['graphql.parse', operation.spanContext().spanId],
+        ['graphql.validate', operation.spanContext().spanId],
+        ['graphql.subscribe', operation.spanContext().spanId],
+      ]);
+    } finally {
+      await client.dispose();
+    }
   });
 });
 
