@@ -94,8 +94,6 @@ export interface Tracing {
 export interface TracingOptions {
   /** The span processor (tests: a SimpleSpanProcessor over an InMemorySpanExporter); default a BatchSpanProcessor over the OTLP exporter. */
   spanProcessor?: SpanProcessor;
-  /** The service version on the resource. */
-  serviceVersion?: string;
 }
 
 const propagator = new W3CTraceContextPropagator();
@@ -116,12 +114,7 @@ const KNOWN_PATHS = new Set(['/graphql', '/health', '/metrics', '/']);
  */
 export function createTracing(settings: TracingSettings, options: TracingOptions = {}): Tracing {
   const resource = defaultResource()
-    .merge(
-      resourceFromAttributes({
-        'service.name': DEFAULT_SERVICE_NAME,
-        ...(options.serviceVersion === undefined ? {} : { 'service.version': options.serviceVersion }),
-      }),
-    )
+    .merge(resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }))
     .merge(detectResources({ detectors: [envDetector] }));
   const processor = options.spanProcessor ?? new BatchSpanProcessor(settings.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter());
   const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
