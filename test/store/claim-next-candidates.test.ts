@@ -225,7 +225,7 @@ describe('claimNextWorkflowRun over many candidates (STORE.md §6.4, migration 0
       }
       releaseRaw(t, 'run-1');
       releaseRaw(t, 'run-3');
-      // Undo 0006 as if the file came from before it, with the same rows (later migrations re-run unchanged).
+      // Undo 0006 as if the file came from before it, with the same rows (later migrations re-run unchanged; the column 0008 dropped comes back).
       const connection = connectionOf(t.store);
       const triggers = connection.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'unowned_started_%'").all() as Array<{
         name: string;
@@ -234,6 +234,7 @@ describe('claimNextWorkflowRun over many candidates (STORE.md §6.4, migration 0
       for (const { name } of triggers) connection.exec(`DROP TRIGGER ${name}`);
       connection.exec(`DROP TABLE unowned_started_runs;
         DROP INDEX leases_owned_expiry_idx; DROP INDEX leases_owner_idx;
+        ALTER TABLE workflow_messages ADD COLUMN trigger_turn INTEGER NOT NULL DEFAULT 0 CHECK (trigger_turn IN (0, 1));
         DELETE FROM schema_migrations WHERE version >= 6;`);
       t.store.close();
       t.store = WorkflowStore.open({ path, projectPath: dir, clock: clock.now });

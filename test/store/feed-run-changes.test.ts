@@ -291,7 +291,7 @@ describe('the durable order: migration 0003', () => {
         DROP TRIGGER run_changes_run_status; DROP TRIGGER run_changes_queue_insert; DROP TRIGGER run_changes_queue_status;
         DROP VIEW run_change_marks; DROP TABLE run_changes; DROP TABLE run_change_head;
         DROP INDEX run_queue_updated_idx;
-        ALTER TABLE workflow_messages ADD COLUMN trigger_turn INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE workflow_messages ADD COLUMN trigger_turn INTEGER NOT NULL DEFAULT 0 CHECK (trigger_turn IN (0, 1));
         DELETE FROM schema_migrations WHERE version >= 3;`);
       raw.close();
       store = WorkflowStore.open({ path, projectPath: dir, clock: () => clock.t });
