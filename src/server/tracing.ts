@@ -5,7 +5,7 @@ import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-t
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { getOperationAST, type ExecutionResult } from 'graphql';
+import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { traceStoreWrites } from '../schema/tracing.js';
 import type { DirectNext } from './shared-event-execution.js';
@@ -178,7 +178,8 @@ export function createTracing(settings: TracingSettings, options: TracingOptions
   function markErrors(graphqlContext: object, result: ExecutionResult): void {
     const errors = result.errors;
     if (errors === undefined || errors.length === 0) return;
-    const codes = [...new Set(errors.map((error) => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))];
+    // The code as thrown; graphql-js's own errors (variable coercion, null in a non-null field) have none yet: GRAPHQL_ERROR.
+    const codes = [...new Set(errors.map((error) => codeOf(error)))];
     for (const span of [executeSpans.get(graphqlContext), operations.get(graphqlContext)?.span]) {
       if (span === undefined) continue;
       span.setAttribute('graphql.error.count', errors.length);
@@ -301,6 +302,13 @@ function endAfter<T>(span: Span, wrapped: () => T, after?: (failed: boolean) => 
   }
   finish(false);
   return result;
+}
+
+/** An error's `extensions.code`; else `INTERNAL_SERVER_ERROR` for a thrown error the server masks, `GRAPHQL_ERROR` for graphql-js's own. */
+function codeOf(error: GraphQLError): string {
+  const code = error.extensions?.code;
+  if (typeof code === 'string') return code;
+  return error.originalError == null || error.originalError instanceof GraphQLError ? 'GRAPHQL_ERROR' : 'INTERNAL_SERVER_ERROR';
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

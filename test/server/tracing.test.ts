@@ -19,8 +19,11 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ReserveWorkflowRunDocument } from '../../schema/generated/graphql.js';
+import { parseServerConfig } from '../../src/server/config.js';
 import { tracingSettingsFromEnv } from '../../src/server/tracing.js';
-import { DELTAS_SUBSCRIPTION, reserveRun, subscribeWs, untilRevision, WAIT_MS, wsClient, type DeltasData } from '../helpers/live-fixtures.js';
+import { createClient } from 'graphql-ws';
+import { WebSocket } from 'ws';
+import { DELTAS_SUBSCRIPTION, reserveRun, subscribeWs, untilRevision, WAIT_MS, wsClient, wsUrlOf, type DeltasData } from '../helpers/live-fixtures.js';
 import { commitMarker } from '../helpers/live-markers.js';
 import { feedWaiters } from '../helpers/server-signals.js';
 import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
@@ -131,6 +134,38 @@ describe('tracing on, in-memory exporter', () => {
   });
 });
 
+describe('tracing on, nothing secret in the spans', () => {
+  test('a bad variable value (an Int that is not one) appears in no span, nor does any token: the operation span has the error count and code', async () => {
+    const recorder = new RecordingProcessor();
+    const fx = await startTestServer({ token: SERVER_TOKEN, spanProcessor: recorder });
+    servers.push(fx);
+    const input = { ...reserveInput('run-bad'), claim: { runnerId: 'runner-1', claimToken: CLAIM_TOKEN, leaseMs: 'lease-value-3c8d' } };
+    const response = await fx.gql(ReserveWorkflowRunDocument, { input } as never, { headers: { traceparent: TRACEPARENT } });
+    expect(response.errors?.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    await recorder.ended('POST /graphql');
+    const spans = recorder.spans();
+    const dump = JSON.stringify(
+      spans.map((span) => ({
+        name: span.name,
+        attributes: span.attributes,
+        events: span.events,
+        status: span.status,
+        links: span.links,
+        resource: span.resource.attributes,
+      })),
+    );
+    for (const secret of ['lease-value-3c8d', CLAIM_TOKEN, SERVER_TOKEN, 'runner-1']) expect(dump.includes(secret), secret).toBe(false);
+    const operation = byName(spans, 'mutation ReserveWorkflowRun');
+    expect(operation.attributes).toEqual({
+      'graphql.operation.type': 'mutation',
+      'graphql.operation.name': 'ReserveWorkflowRun',
+      'graphql.error.count': 1,
+      'graphql.error.codes': ['GRAPHQL_ERROR'],
+    });
+    expect(operation.status.code).toBe(2);
+  });
+});
+
 describe('tracing on, subscriptions over graphql-ws', () => {
   test('the operation phases of a graphql-ws subscription share one trace; a commit fanned out to 3 subscribers is one delivery batch span counting 3', async () => {
     const recorder = new RecordingProcessor();
@@ -159,12 +194,18 @@ describe('tracing on, subscriptions over graphql-ws', () => {
     }
   });
 
-  test('a graphql-ws subscription: parse, validate and subscribe under one "subscription Deltas" operation span, in one trace', async () => {
+  test('a graphql-ws subscription: parse, validate and subscribe under one "subscription Deltas" operation span, in the trace of the upgrade request\'s traceparent', async () => {
     const recorder = new RecordingProcessor();
     const fx = await startTestServer({ spanProcessor: recorder });
     servers.push(fx);
     await reserveRun(fx, 'run-ws');
-    const client = wsClient(fx.url);
+    /** A WebSocket whose upgrade request carries the caller's traceparent. */
+    class TracedWebSocket extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { headers: { traceparent: TRACEPARENT } });
+      }
+    }
+    const client = createClient({ url: wsUrlOf(fx.url), webSocketImpl: TracedWebSocket, retryAttempts: 0, shouldRetry: () => false, lazyCloseTimeout: 0 });
     try {
       subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId: 'run-ws', afterRevision: null });
       await feedWaiters(fx.server, 1, 'the subscription waits on the feed');
@@ -174,6 +215,8 @@ describe('tracing on, subscriptions over graphql-ws', () => {
         .filter((span) => !span.name.startsWith('POST') && !span.name.includes('ReserveWorkflowRun') && span.name !== 'pi_workflows.store.write');
       const operation = spans.find((span) => span.name === 'subscription Deltas') as ReadableSpan;
       expect(operation.attributes).toEqual({ 'graphql.operation.type': 'subscription', 'graphql.operation.name': 'Deltas' });
+      expect(operation.spanContext().traceId).toBe(TRACE_ID);
+      expect(parentOf(operation)).toBe(CALLER_SPAN_ID);
       const phases = spans.filter((span) => span.spanContext().traceId === operation.spanContext().traceId && span !== operation);
       expect(phases.map((span) => [span.name, parentOf(span)])).toEqual([
         ['graphql.parse', operation.spanContext().spanId],
@@ -327,6 +370,18 @@ describe('off by default', () => {
     expect(() => tracingSettingsFromEnv(true, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
       'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, got "grpc"',
     );
+  });
+
+  test('--otel turns it on (parseServerConfig); without it and without OTEL_* the config has tracing null', () => {
+    // Whatever this run's environment says about OTel is put aside for the test.
+    const saved = Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_') || name === 'PI_WORKFLOWS_OTEL');
+    for (const [name] of saved) Reflect.deleteProperty(process.env, name);
+    try {
+      expect(parseServerConfig(['node', 'main.ts', '--otel']).tracing).toEqual({ protocol: 'http/protobuf' });
+      expect(parseServerConfig(['node', 'main.ts']).tracing).toBeNull();
+    } finally {
+      for (const [name, value] of saved) process.env[name] = value;
+    }
   });
 
   test('a server started without tracing makes no span, not even through a global tracer provider', async () => {
