@@ -9,6 +9,8 @@
  * --quick    smaller sizes and shorter durations (under a minute)
  * --only     run only the named benchmarks (see BENCHMARKS below)
  * --profile  run the server children under `node --cpu-prof` and print their hottest functions
+ * --targets  print the performance targets (bench/targets.ts) and exit; runs nothing
+ * --report   print the last results again (bench/results.json, or --file=<path>) and exit
  * --help     the options and the benchmark names
  *
  * After the figures it prints the performance target table (bench/targets.ts): each target's
@@ -17,7 +19,7 @@
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, platform, release, arch, totalmem, tmpdir, type as osType } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { BenchContext } from './bench-context.js';
 import { summarizeProfiles } from './cpu-profile.js';
 import { measureCrossProcess } from './cross-process.js';
@@ -33,8 +35,12 @@ import { measureRunChanges } from './run-changes.js';
 import { measureRunLists } from './run-lists.js';
 import { measureScale } from './scale.js';
 import { renderTable, type Figure } from './stats.js';
-import { renderTargetTable, targetRows } from './targets.js';
+import { reportFromFile } from './report.js';
+import { renderTargetCatalogue, renderTargetTable, targetRows } from './targets.js';
 import { measureWriteRate } from './write-rate.js';
+
+/** Where a run writes its results and `--report` reads them. */
+const RESULTS_FILE = join(REPO_ROOT, 'bench', 'results.json');
 
 const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Figure[]>> = {
   'mutation-overhead': measureMutationOverhead,
@@ -65,12 +71,29 @@ async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(
-      'usage: npx tsx bench/run.ts [--quick] [--only=name,…] [--profile]\n' +
+      'usage: npx tsx bench/run.ts [--quick] [--only=name,…] [--profile] | --targets | --report [--file=<results.json>]\n' +
         '  --quick    smaller sizes and shorter durations\n' +
         '  --only     run only these benchmarks (comma-separated)\n' +
         '  --profile  run server children under node --cpu-prof and print their hottest functions\n' +
+        '  --targets  print the performance targets (bench/targets.ts); runs nothing\n' +
+        '  --report   print the last results again (bench/results.json or --file=<path>); runs nothing\n' +
         `benchmarks: ${Object.keys(BENCHMARKS).join(', ')}\n`,
     );
+    return 0;
+  }
+  if (argv.includes('--targets')) {
+    process.stdout.write(`${renderTargetCatalogue()}\n`);
+    return 0;
+  }
+  if (argv.includes('--report')) {
+    const fileArg = argv.find((arg) => arg.startsWith('--file='));
+    const file = fileArg === undefined ? RESULTS_FILE : resolve(fileArg.slice('--file='.length));
+    try {
+      process.stdout.write(`${reportFromFile(file)}\n`);
+    } catch (error) {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      return 2;
+    }
     return 0;
   }
   const quick = argv.includes('--quick');
@@ -157,7 +180,7 @@ async function main(): Promise<number> {
     ...(profiles === undefined ? {} : { profiles }),
   };
   mkdirSync(join(REPO_ROOT, 'bench'), { recursive: true });
-  const file = join(REPO_ROOT, 'bench', 'results.json');
+  const file = RESULTS_FILE;
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   progress(`wrote ${file} (${((Date.now() - started) / 1000).toFixed(1)} s in all)`);
   return errors.length === 0 ? 0 : 1;

@@ -32,6 +32,8 @@ export interface TargetSpec {
   atLeast?: number;
   /** What the ratio is taken against, for the table (ratio targets). */
   against?: string;
+  /** Unit of the bound in the catalogue (`--targets`) for a `value` target; latencies are ms. */
+  unit?: string;
 }
 
 /**
@@ -42,21 +44,21 @@ export interface TargetSpec {
  */
 export const PERFORMANCE_TARGETS = {
   '15.1 reserve+claim HTTP c=8': { item: '15.1', bench: 'mutation-overhead', on: 'ratio', atLeast: 0.5, against: 'fsync-bound commit rate' },
-  '15.1 GraphQL overhead c=1': { item: '15.1', bench: 'mutation-overhead', on: 'value', atMost: 25 },
-  '15.1 GraphQL overhead c=8': { item: '15.1', bench: 'mutation-overhead', on: 'value', atMost: 25 },
+  '15.1 GraphQL overhead c=1': { item: '15.1', bench: 'mutation-overhead', on: 'value', atMost: 25, unit: '%' },
+  '15.1 GraphQL overhead c=8': { item: '15.1', bench: 'mutation-overhead', on: 'value', atMost: 25, unit: '%' },
   '15.1 in-process store call': { item: '15.1', bench: 'mutation-overhead', on: 'ratio', atMost: 2, against: 'one raw fsync’d commit' },
   '15.2 flat page': { item: '15.2', bench: 'run-lists', on: 'ratio', atMost: 3, against: '{ __typename }' },
   '15.2 nested page': { item: '15.2', bench: 'run-lists', on: 'ratio', atMost: 1.5, against: 'flat page' },
   '15.2 lineage page': { item: '15.2', bench: 'run-lists', on: 'ratio', atMost: 1.5, against: 'flat page' },
-  '15.3 fan-out CPU per subscriber and revision µs': { item: '15.3', bench: 'fanout', on: 'value', atMost: 20 },
+  '15.3 fan-out CPU per subscriber and revision µs': { item: '15.3', bench: 'fanout', on: 'value', atMost: 20, unit: 'µs' },
   '15.3 fan-out 1,000 subscribers p99': { item: '15.3', bench: 'fanout', on: 'p99', atMost: 20 },
   '15.3 fan-out 20,000 subscribers p99': { item: '15.3', bench: 'fanout', on: 'p99', atMost: 250 },
-  '15.3 fan-out 50,000 subscribers held': { item: '15.3', bench: 'fanout', on: 'value', atLeast: 50_000 },
+  '15.3 fan-out 50,000 subscribers held': { item: '15.3', bench: 'fanout', on: 'value', atLeast: 50_000, unit: 'subscribers' },
   '15.4 event-loop delay p99 while locked': { item: '15.4', bench: 'lock-wait', on: 'p99', atMost: 20 },
   '15.4 two processes racing claims': { item: '15.4', bench: 'lock-wait', on: 'ratio', atLeast: 0.7, against: 'one process, same clients' },
   '15.4 racing claims p99': { item: '15.4', bench: 'lock-wait', on: 'p99', atMost: 50 },
   '15.5 cross-process pickup p99': { item: '15.5', bench: 'cross-process', on: 'p99', atMost: 30 },
-  '15.5 idle CPU while subscribers wait ms/s': { item: '15.5', bench: 'cross-process', on: 'value', atMost: 5 },
+  '15.5 idle CPU while subscribers wait ms/s': { item: '15.5', bench: 'cross-process', on: 'value', atMost: 5, unit: 'ms/s' },
   '15.6 viewer revisions': { item: '15.6', bench: 'write-rate', on: 'ratio', atLeast: 0.8, against: 'raw single-row INSERT transactions' },
   '15.7 flat page @1M': { item: '15.7', bench: 'scale', on: 'ratio', atMost: 1.5, against: '@100k' },
   '15.7 lineage page @1M': { item: '15.7', bench: 'scale', on: 'ratio', atMost: 1.5, against: '@100k' },
@@ -202,6 +204,25 @@ export function renderTargetTable(rows: readonly TargetRow[]): string {
   const line = (values: readonly string[]): string =>
     values
       .map((value, column) => (column === 2 || column === 4 ? value.padStart(widths[column] as number) : value.padEnd(widths[column] as number)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
+}
+
+/**
+ * The catalogue of {@link PERFORMANCE_TARGETS} as a fixed-width text table (`npm run bench --
+ * --targets`): group, target, the benchmark that measures it, the bound and what a ratio is
+ * taken against. Latency bounds (p50, p99) are in ms; a value bound in its `unit`.
+ */
+export function renderTargetCatalogue(): string {
+  const header = ['group', 'target', 'benchmark', 'bound', 'ratio against'];
+  const cells = (Object.entries(PERFORMANCE_TARGETS) as Array<[string, TargetSpec]>)
+    .sort(([, a], [, b]) => a.item.localeCompare(b.item, 'en', { numeric: true }))
+    .map(([key, spec]) => [spec.item, key, spec.bench, boundText(spec, spec.on === 'p50' || spec.on === 'p99' ? 'ms' : (spec.unit ?? '')), spec.against ?? '']);
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((cell) => (cell[column] as string).length)));
+  const line = (values: readonly string[]): string =>
+    values
+      .map((value, column) => value.padEnd(widths[column] as number))
       .join('  ')
       .trimEnd();
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
