@@ -34,8 +34,10 @@ export interface GraphQLContext {
  *   with its reason
  * @param feed the server's change feed
  * @param scope the caller's scope (issue 10.11)
+ * @param readOnlyText the refusal text instead of {@link readOnlyMessage}'s (a replica names its
+ *   primary, docs/DEPLOYMENT.md "Read replicas"); used only when mutations are refused
  */
-export function createContext(store: WorkflowStore, readOnly: boolean, feed: ChangeFeed, scope: Scope): GraphQLContext {
-  const refusal = readOnly || store.readOnly ? readOnlyMessage(store.file) : null;
+export function createContext(store: WorkflowStore, readOnly: boolean, feed: ChangeFeed, scope: Scope, readOnlyText?: string): GraphQLContext {
+  const refusal = readOnly || store.readOnly ? (readOnlyText ?? readOnlyMessage(store.file)) : null;
   return { store, readOnly: refusal, feed, scope };
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { ChangeFeed, WorkflowStore, type Clock } from '../store/index.js';
+import { ChangeFeed, ReplicaFollower, WorkflowStore, type Clock } from '../store/index.js';
 import { createContext, schema, type GraphQLContext } from '../schema/index.js';
 import { GrantedScopes, scopeOf, type Credentials } from './auth.js';
 import { DEFAULT_LIVE_THROTTLE_MS, DEFAULT_MAX_LIVE_QUERIES, type ServerConfig } from './config.js';
@@ -26,6 +26,7 @@ import { serveStaticFile } from './static-files.js';
 import { createTracing, type Tracing } from './tracing.js';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { databaseKindHealth } from './state-file.js';
+import { createReplicaStatus, DEFAULT_REPLICA_POLL_MS, replicaReadOnlyMessage, type ReplicaStatus } from './replica.js';
 
 /** How long close() lets WebSocket peers answer the close and HTTP requests finish before cutting them, in ms. */
 const CLOSE_GRACE_MS = 2_000;
@@ -104,6 +105,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     store = WorkflowStore.open({
       path: config.dbPath,
       readOnly: config.readOnly,
+      replica: config.replica != null,
       projectPath: config.projectPath,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
@@ -116,7 +118,29 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // Off (undefined) unless config.tracing: then no span, no hook, no per-event work (docs/TRACING.md).
   const tracing: Tracing | undefined =
     config.tracing == null ? undefined : createTracing(config.tracing, options.spanProcessor === undefined ? {} : { spanProcessor: options.spanProcessor });
-  const metrics = createMetrics(store, feed);
+  // Replica mode (docs/DEPLOYMENT.md "Read replicas"): the store follows the file, this measures the lag.
+  let follower: ReplicaFollower | undefined;
+  let replica: ReplicaStatus | undefined;
+  if (config.replica != null) {
+    follower = new ReplicaFollower(store, {
+      intervalMs: config.pollIntervalMs,
+      onReopen: (ms) => logger.info({ database: config.dbPath, ms: Math.round(ms * 10) / 10 }, 'replica file replaced: reopened'),
+      onError: (error) => logger.warn({ database: config.dbPath, err: error }, 'replica file replaced but not reopened'),
+    });
+    replica = createReplicaStatus(follower, {
+      primaryUrl: config.replica,
+      primaryToken: config.primaryToken ?? null,
+      pollMs: config.replicaPollMs ?? DEFAULT_REPLICA_POLL_MS,
+      now: () => store.now(),
+      onStanding: (standing, health) => {
+        const fields = { position: health.position, primaryPosition: health.primaryPosition, primaryError: health.primaryError };
+        if (standing === 'unknown') logger.warn(fields, 'replica: primary position unknown');
+        else logger.info(fields, standing === 'caught-up' ? 'replica caught up with the primary' : 'replica behind the primary');
+      },
+    });
+  }
+  const readOnlyText = config.replica == null ? undefined : replicaReadOnlyMessage(config.replica);
+  const metrics = createMetrics(store, feed, replica);
   const credentials: Credentials = { token: config.token, readTokens: config.readTokens ?? [] };
   const scopes = new GrantedScopes();
   const policy = createRequestPolicy({ bindHost: config.host, allowedHosts: config.allowedHosts ?? [], corsOrigins: config.corsOrigins ?? [] });
@@ -147,7 +171,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     cors: (request) => policy.corsOptions(request),
     // The scope the gate (HTTP) or connection_init (graphql-ws) granted this request; none
     // recorded (nothing that runs GraphQL gets here without one) reads as `read`.
-    context: (initial) => createContext(store, config.readOnly, feed, scopes.of(initial.req) ?? 'read'),
+    context: (initial) => createContext(store, config.readOnly, feed, scopes.of(initial.req) ?? 'read', readOnlyText),
     // GraphQL over HTTP's persisted-document id (yoga refuses unknown body keys otherwise).
     ...(persisted === undefined ? {} : { extraParamNames: ['documentId'] }),
     plugins: [
@@ -270,17 +294,20 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
 
   /**
    * `GET /health`: 200 `{status: 'ok' | 'degraded', database}` or 503 `{status: 'unavailable',
-   * database}`. When a token is set, a caller without one (full or read) sees only `{status}`
+   * database}`; `database.runChanges` is the run change log's `{databaseId, head}` (what a replica
+   * compares itself with), and a replica adds `replica` (see `ReplicaHealth`). When a token is set, a caller without one (full or read) sees only `{status}`
    * (issue 10.1): the database path and checks are for token holders.
    */
   function health(response: ServerResponse, authorized: boolean): void {
-    let body: { status: string; database: Record<string, unknown> };
+    let body: { status: string; database: Record<string, unknown>; replica?: unknown };
     let status = 200;
     try {
       const quickCheck = store.quickCheck();
+      const { databaseId, head } = store.runChangeHead();
       body = {
         status: quickCheck === 'ok' ? 'ok' : 'degraded',
-        database: { path: config.dbPath, ...databaseKindHealth(store), quickCheck },
+        database: { path: config.dbPath, ...databaseKindHealth(store), quickCheck, runChanges: { databaseId, head } },
+        ...(replica === undefined ? {} : { replica: replica.health() }),
       };
     } catch (error) {
       status = 503;
@@ -313,6 +340,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const close = (): Promise<void> => {
     closing ??= (async () => {
       liveQueries.close();
+      replica?.close();
+      follower?.close();
       feed.close();
       metrics.close();
       await graphqlWs.close(CLOSE_GRACE_MS);

@@ -56,6 +56,18 @@ export interface ServerConfig {
    * with `--otel` or the `OTEL_*` variables (see `tracingSettingsFromEnv`).
    */
   tracing?: TracingSettings | null;
+  /**
+   * Replica mode (`--replica <primary URL>`, docs/DEPLOYMENT.md "Read replicas"): serve a
+   * read-only copy of the primary's own file that another tool keeps up to date, following
+   * commits applied in place and reopening the file when a copy is renamed over it; every
+   * mutation answers ForbiddenError naming this URL. Null/absent: not a replica. Implies
+   * {@link readOnly}.
+   */
+  replica?: string | null;
+  /** Bearer token for the primary's `/health` (`--primary-token`), or null/absent for none. */
+  primaryToken?: string | null;
+  /** How often a replica reads the primary's `/health`, ms (`--replica-poll-ms`); default 1000. */
+  replicaPollMs?: number;
   /** pino log level. */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -68,6 +80,18 @@ export const DEFAULT_MAX_LIVE_QUERIES = 50;
 
 /** Default database file, relative to the working directory. */
 export const DEFAULT_DB_PATH = 'data/pi-workflows.db';
+
+/** Parses `--replica`: an absolute http(s) URL. */
+function primaryUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError("must be the primary server's URL, e.g. http://primary:4000/graphql");
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http:// or https:// URL');
+  return value;
+}
 
 function integer(min: number, max: number) {
   return (value: string): number => {
@@ -196,6 +220,21 @@ export function parseServerConfig(argv: string[]): ServerConfig {
         .default(DEFAULT_MAX_LIVE_QUERIES)
         .argParser(integer(1, 100_000)),
     )
+    .addOption(
+      new Option(
+        '--replica <primary URL>',
+        "serve a read-only copy of the primary's file kept up to date by another tool (Litestream); mutations answer ForbiddenError naming this URL (docs/DEPLOYMENT.md)",
+      )
+        .env('PI_WORKFLOWS_REPLICA')
+        .argParser(primaryUrl),
+    )
+    .addOption(new Option('--primary-token <token>', "a replica's bearer token for the primary's /health (its position)").env('PI_WORKFLOWS_PRIMARY_TOKEN'))
+    .addOption(
+      new Option('--replica-poll-ms <ms>', "how often a replica reads the primary's /health to measure its lag")
+        .env('PI_WORKFLOWS_REPLICA_POLL_MS')
+        .default(1_000)
+        .argParser(integer(100, 600_000)),
+    )
     .addOption(new Option('--only-persisted', 'run only the operations of the manifest, refuse any other query (env PI_WORKFLOWS_ONLY_PERSISTED=true|false)'))
     .addOption(
       new Option(
@@ -214,13 +253,14 @@ export function parseServerConfig(argv: string[]): ServerConfig {
       '\nEnvironment variables: PI_WORKFLOWS_DB, PORT, HOST, PI_WORKFLOWS_READ_ONLY, PI_WORKFLOWS_TOKEN, PI_WORKFLOWS_READ_TOKENS,\n' +
         'PI_WORKFLOWS_CORS_ORIGINS, PI_WORKFLOWS_ALLOWED_HOSTS, PI_WORKFLOWS_PROJECT, PI_WORKFLOWS_POLL_INTERVAL_MS,\n' +
         'PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, PI_WORKFLOWS_PERSISTED_OPERATIONS, PI_WORKFLOWS_ONLY_PERSISTED,\n' +
-        'PI_WORKFLOWS_LIVE_THROTTLE_MS, PI_WORKFLOWS_MAX_LIVE_QUERIES, PI_WORKFLOWS_OTEL, LOG_LEVEL; the standard OTEL_* variables\n' +
-        '(tracing, docs/TRACING.md).\n\n' +
+        'PI_WORKFLOWS_LIVE_THROTTLE_MS, PI_WORKFLOWS_MAX_LIVE_QUERIES, PI_WORKFLOWS_OTEL, PI_WORKFLOWS_REPLICA, PI_WORKFLOWS_PRIMARY_TOKEN,\n' +
+        'PI_WORKFLOWS_REPLICA_POLL_MS, LOG_LEVEL; the standard OTEL_* variables (tracing, docs/TRACING.md).\n\n' +
         "Browsers: only pages from the server's own origin may call it, and only for the host names it answers\n" +
         '(see README "Security").\n\n' +
         'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret\n' +
         '  npm start -- --persisted-operations schema/generated/persisted-documents.json --only-persisted\n' +
         '  npm start -- --token s3cret --read-token dashb0ard\n' +
+        '  npm start -- --db /srv/replica.db --replica http://primary:4000/graphql\n' +
         '  npm start -- --cors-origin http://localhost:5173\n  npm start -- --host 0.0.0.0 --allowed-host my-box.local --token s3cret',
     );
   program.parse(argv);
@@ -243,13 +283,18 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     persistedOperations?: string;
     onlyPersisted?: boolean;
     otel?: boolean;
+    replica?: string;
+    primaryToken?: string;
+    replicaPollMs: number;
   }>();
   const onlyPersisted = options.onlyPersisted === true || envFlag('PI_WORKFLOWS_ONLY_PERSISTED', program);
   const persistedOperations = options.persistedOperations === undefined || options.persistedOperations === '' ? null : resolve(options.persistedOperations);
   if (onlyPersisted && persistedOperations === null) {
     program.error('error: --only-persisted needs --persisted-operations <manifest.json> (the operations to allow)');
   }
-  const readOnly = options.readOnly === true || envFlag('PI_WORKFLOWS_READ_ONLY', program);
+  const replica = options.replica === undefined || options.replica === '' ? null : options.replica;
+  if (replica !== null && options.db === ':memory:') program.error('error: --replica needs a database file (--db <path>), not :memory:');
+  const readOnly = replica !== null || options.readOnly === true || envFlag('PI_WORKFLOWS_READ_ONLY', program);
   let tracing: TracingSettings | null = null;
   try {
     tracing = tracingSettingsFromEnv(options.otel === true || envFlag('PI_WORKFLOWS_OTEL', program));
@@ -278,5 +323,8 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     persistedOperations,
     onlyPersisted,
     tracing,
+    replica,
+    primaryToken: options.primaryToken === undefined || options.primaryToken === '' ? null : options.primaryToken,
+    replicaPollMs: options.replicaPollMs,
   };
 }

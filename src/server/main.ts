@@ -90,6 +90,7 @@ process.stderr.write(
     `  Live page: ${server.url.replace(/\/graphql$/, '/')}\n` +
     `  WebSocket: ${server.url.replace(/^http/, 'ws')} (graphql-transport-ws)\n` +
     `  Database:  ${config.dbPath} (${describeDatabase(server.store, runs)})\n` +
+    (config.replica == null ? '' : `  Replica of: ${config.replica} (mutations go there; docs/DEPLOYMENT.md)\n`) +
     `  Health:    ${server.url.replace(/\/graphql$/, '/health')}\n\n`,
 );
 if (stopSignal !== undefined) closeAndExit(server, stopSignal);

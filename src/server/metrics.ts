@@ -17,12 +17,18 @@
  * - `sqlite_busy_retries_total`: writes that found the write lock taken by another connection
  *   (mutations waiting asynchronously, plus synchronous `BEGIN IMMEDIATE` rounds retried).
  * - `sqlite_wal_bytes`: size of the database's write-ahead log file.
+ * - replicas only (`--replica`, docs/DEPLOYMENT.md "Read replicas"): `replica_position` and
+ *   `replica_primary_position` (newest run change position of the copy served and of the
+ *   primary at its last `/health` answer), `replica_positions_behind` and
+ *   `replica_lag_seconds` (seconds since the copy last held the primary's last-read position),
+ *   each NaN while unknown; `replica_reopens_total` (the file replaced and reopened).
  * - prom-client's default process metrics (CPU, memory, event-loop lag, handles), unprefixed.
  */
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ChangeFeed, WorkflowStore } from '../store/index.js';
+import type { ReplicaStatus } from './replica.js';
 import { SSE_TOKEN_HEADER } from './graphql-sse.js';
 import { onResultsEnd } from './shared-event-execution.js';
 
@@ -73,9 +79,10 @@ export const EVENT_LOOP_SAMPLE_MS = 100;
 /**
  * Creates the metrics of a server over its store and change feed.
  *
+ * @param replica a replica's status (its gauges), or undefined for a primary
  * @returns the metrics; `close()` them with the server
  */
-export function createMetrics(store: WorkflowStore, feed: ChangeFeed): ServerMetrics {
+export function createMetrics(store: WorkflowStore, feed: ChangeFeed, replica?: ReplicaStatus): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   const requests = new Counter({
@@ -121,6 +128,7 @@ export function createMetrics(store: WorkflowStore, feed: ChangeFeed): ServerMet
       this.set(store.walSizeBytes());
     },
   });
+  if (replica !== undefined) addReplicaMetrics(registry, replica);
   const stopFeedLag = feed.onDelivery((lagMs) => feedLag.observe(lagMs / 1000));
 
   const names = new Set<string>();
@@ -217,4 +225,46 @@ export function createMetrics(store: WorkflowStore, feed: ChangeFeed): ServerMet
       stopFeedLag();
     },
   };
+}
+
+/** The gauges of a replica (see the module comment); NaN while a value is unknown. */
+function addReplicaMetrics(registry: Registry, replica: ReplicaStatus): void {
+  const known = (value: number | null): number => value ?? Number.NaN;
+  const gauges: Array<[string, string, (health: ReturnType<ReplicaStatus['health']>) => number]> = [
+    ['pi_workflows_replica_position', 'Newest run change position of the file this replica serves.', (health) => health.position],
+    [
+      'pi_workflows_replica_primary_position',
+      "The primary's newest run change position at its last /health answer.",
+      (health) => known(health.primaryPosition),
+    ],
+    [
+      'pi_workflows_replica_positions_behind',
+      "Run change positions the replica is behind the primary's last-read position.",
+      (health) => known(health.positionsBehind),
+    ],
+    [
+      'pi_workflows_replica_lag_seconds',
+      "Seconds since the replica last held the primary's last-read position (0 while it does).",
+      (health) => known(health.lagSeconds),
+    ],
+  ];
+  for (const [name, help, read] of gauges) {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read(replica.health()));
+      },
+    });
+  }
+  new Counter({
+    name: 'pi_workflows_replica_reopens_total',
+    help: 'Times the replica file was replaced (renamed over) and reopened.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(replica.health().reopens);
+    },
+  });
 }

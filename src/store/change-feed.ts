@@ -88,8 +88,10 @@ export class ChangeFeed {
   private lastWalEventAt = 0;
   private tickScheduled = false;
   private closed = false;
-  private readonly cache: DeltaReadCache;
-  private readonly runChangeCache: RunChangeReadCache;
+  /** Replaced (emptied) when a replica's file is reopened (see {@link fileReopened}). */
+  private cache: DeltaReadCache;
+  private runChangeCache: RunChangeReadCache;
+  private readonly unsubscribeReopen: () => void;
   /**
    * Run heads read since the last commit was noticed (cleared by {@link scheduleTick}): after
    * a fan-out every subscriber of a run checks its head again before waiting, and this
@@ -113,12 +115,45 @@ export class ChangeFeed {
   constructor(store: WorkflowStore, options: ChangeFeedOptions) {
     this.store = store;
     this.pollIntervalMs = options.pollIntervalMs;
-    this.cache = new DeltaReadCache((runId, afterRevision, limit) => store.readViewerDeltas(runId, afterRevision, limit));
-    this.runChangeCache = new RunChangeReadCache(
-      (afterSeq, limit) => store.readRunChanges(afterSeq, limit),
+    this.cache = this.newDeltaReadCache();
+    this.runChangeCache = this.newRunChangeReadCache();
+    this.unsubscribeCommit = store.onCommit(() => this.ownCommit());
+    this.unsubscribeReopen = store.onReopen(() => this.fileReopened());
+  }
+
+  private newDeltaReadCache(): DeltaReadCache {
+    return new DeltaReadCache((runId, afterRevision, limit) => this.store.readViewerDeltas(runId, afterRevision, limit));
+  }
+
+  private newRunChangeReadCache(): RunChangeReadCache {
+    return new RunChangeReadCache(
+      (afterSeq, limit) => this.store.readRunChanges(afterSeq, limit),
       () => this.ticks,
     );
-    this.unsubscribeCommit = store.onCommit(() => this.ownCommit());
+  }
+
+  /**
+   * A replica's file was replaced and the store reopened it (`WorkflowStore.reopenIfReplaced`,
+   * docs/DEPLOYMENT.md "Read replicas"): the `data_version` watcher still reads the old file, so
+   * it is reopened on the new one (and the `-wal` watch re-armed), the read caches are emptied,
+   * and every waiter is woken once. Followers keep their own cursors (a position of the durable
+   * log, a revision), so each reads on after exactly what it delivered: nothing twice, nothing
+   * skipped, as long as the new file is a later copy of the same database.
+   */
+  private fileReopened(): void {
+    if (this.closed) return;
+    this.unwatchWalFile();
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.dataVersionStatement = undefined;
+    this.dataVersion = undefined;
+    this.cache = this.newDeltaReadCache();
+    this.runChangeCache = this.newRunChangeReadCache();
+    if (this.watching) {
+      this.stopWatching();
+      this.startWatching();
+    }
+    this.scheduleTick();
   }
 
   /**
@@ -368,6 +403,7 @@ export class ChangeFeed {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribeCommit();
+    this.unsubscribeReopen();
     this.stopWatching();
     for (const waiters of this.revisionWaiters.values()) for (const waiter of waiters) waiter.resolve(undefined);
     this.revisionWaiters.clear();

@@ -131,8 +131,11 @@ export interface StateDatabaseOptions {
  * {@link exec}; {@link statementCount} counts those calls so tests can bound them.
  */
 export class StateDatabase {
-  /** The better-sqlite3 connection. */
-  readonly connection: SqliteDatabase;
+  /**
+   * The better-sqlite3 connection. Replaced only by {@link reopenReplacedFile} (a replica whose
+   * file was replaced by a rename); everything reaches it through this object.
+   */
+  connection: SqliteDatabase;
   /** Path the database was opened at. */
   readonly path: string;
   /**
@@ -152,6 +155,7 @@ export class StateDatabase {
   /** True while {@link readSnapshot} runs its own `BEGIN DEFERRED` transaction. */
   private snapshotOpen = false;
   private readonly commitListeners = new Set<() => void>();
+  private readonly reopenListeners = new Set<() => void>();
   /** Writes of {@link transactionAsync} waiting for their group (and the write lock), oldest first. */
   private readonly writeQueue: PendingWrite[] = [];
   /** The next group's start on the next turn of the event loop (the lock was free at the last attempt). */
@@ -655,6 +659,52 @@ export class StateDatabase {
   onCommit(listener: () => void): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
+  }
+
+  /**
+   * Replica mode (docs/DEPLOYMENT.md "Read replicas"): the file at {@link path} was replaced
+   * (renamed over by a restore), so this connection still reads the old, unlinked file. Opens
+   * the new file read-only exactly as {@link open} does (our own, fully migrated file only),
+   * then swaps it in: every later statement reads the new file (the statement cache is
+   * dropped), the old connection is closed, and the {@link onReopen} listeners run. When the
+   * new file is refused, nothing changes (the old connection stays) and the error is thrown.
+   *
+   * @throws Error `reopenReplacedFile needs a read-only connection to this server's own file`
+   *   (read-write, pi-workflows file, `:memory:`) or `… needs no open transaction`;
+   *   StoreError(integrity) when the new file is not a database, not our own file, or not
+   *   migrated to this code's migrations (see {@link open})
+   */
+  reopenReplacedFile(): void {
+    if (!this.readOnly || this.file.kind !== 'own' || this.path === ':memory:' || this.path === '') {
+      throw new Error("reopenReplacedFile needs a read-only connection to this server's own file");
+    }
+    if (this.connection.inTransaction) throw new Error('reopenReplacedFile needs no open transaction');
+    const fresh = StateDatabase.open({ path: this.path, readOnly: true, busyTimeoutMs: this.busyTimeoutMs });
+    if (fresh.file.kind !== 'own') {
+      fresh.close();
+      throw new StoreError('integrity', `Workflow state database ${this.path} was replaced by a file of another kind (${fresh.file.kind})`);
+    }
+    const old = this.connection;
+    this.connection = fresh.connection;
+    this.cache.clear();
+    old.close();
+    for (const listener of this.reopenListeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure must not undo the reopen.
+      }
+    }
+  }
+
+  /**
+   * Calls `listener` after each {@link reopenReplacedFile}.
+   *
+   * @returns a function that removes the listener
+   */
+  onReopen(listener: () => void): () => void {
+    this.reopenListeners.add(listener);
+    return () => this.reopenListeners.delete(listener);
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * The workflow state store (STORE.md): the only place SQL lives. Import from here.
  */
-export { WorkflowStore, projectIdFor, type WorkflowStoreOptions } from './workflow-store.js';
+export { WorkflowStore, projectIdFor, replicaRefusalMessage, type WorkflowStoreOptions } from './workflow-store.js';
 export { StoreError, claimNotLiveMessage, isStoreError, type StoreErrorKind } from './errors.js';
 export { canonicalJson, normalizeJson, type JsonValue } from './canonical-json.js';
 export { StateDatabase } from './database.js';
@@ -80,3 +80,4 @@ export {
   type StateFile,
 } from './state-file.js';
 export { READ_SIDE_COLUMNS, VERSION_DEPENDENT_COLUMNS, WRITE_SIDE_COLUMNS } from './read-side-schema.js';
+export { ReplicaFollower, type ReplicaFileState, type ReplicaFollowerOptions } from './replica-follower.js';

@@ -66,7 +66,7 @@ import {
 import { RunOrderIndex } from './run-order-index.js';
 import { encodeRunChangeCursor } from './run-change-cursor.js';
 import { runChangeLogOf, type RunChangeHead, type RunChangeLog, type RunChangeRow } from './run-change-log.js';
-import type { StateFile } from './state-file.js';
+import { headerApplicationId, PI_WORKFLOWS_APPLICATION_ID, type StateFile } from './state-file.js';
 import type { StoreContext } from './store-context.js';
 import { resolveNow, sha256Hex, systemClock, type Clock } from './values.js';
 import { VIEWER_TARGET_TYPES, ViewerDeltaLog, type ViewerDeltaDraft, type ViewerDeltaRead } from './viewer-deltas.js';
@@ -94,6 +94,20 @@ export interface WorkflowStoreOptions {
   clock?: Clock;
   /** Busy timeout in ms (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * Replica mode (docs/DEPLOYMENT.md "Read replicas"): a read-only copy of this server's own
+   * file kept up to date by another tool; implies `readOnly`, refuses a pi-workflows state file,
+   * and allows {@link WorkflowStore.reopenIfReplaced}.
+   */
+  replica?: boolean;
+}
+
+/** The refusal of a pi-workflows state file in replica mode (docs/DEPLOYMENT.md "Read replicas"). */
+export function replicaRefusalMessage(path: string): string {
+  return (
+    `Replica mode serves a copy of this server's own database file only: ${path} is a pi-workflows state file ` +
+    '(a replication tool such as Litestream adds its own tables to the file it replicates, which pi-workflows refuses)'
+  );
 }
 
 /**
@@ -120,6 +134,8 @@ export class WorkflowStore {
   private readonly context: StoreContext;
   /** The durable order of run changes (issue 13 §1). */
   private readonly runChanges: RunChangeLog;
+  /** Replica mode: the identity of the file the connection reads; undefined otherwise. */
+  private fileIdentity: FileIdentity | undefined;
 
   private constructor(context: StoreContext) {
     this.context = context;
@@ -142,12 +158,18 @@ export class WorkflowStore {
    *   newer schema, or a pi-workflows file this server cannot read
    */
   static open(options: WorkflowStoreOptions): WorkflowStore {
+    const replica = options.replica === true;
+    if (replica && (options.path === ':memory:' || options.path === '')) throw new StoreError('validation', 'Replica mode needs a database file, not :memory:');
+    if (replica && headerApplicationId(options.path) === PI_WORKFLOWS_APPLICATION_ID) throw new StoreError('integrity', replicaRefusalMessage(options.path));
+    // Taken before the open: a replacement in between only makes the first check reopen once more.
+    const identity = replica ? fileIdentityOf(options.path) : undefined;
     const database = StateDatabase.open({
       path: options.path,
-      ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+      ...(replica ? { readOnly: true } : options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
       ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
     });
     try {
+      if (replica && database.file.kind !== 'own') throw new StoreError('integrity', replicaRefusalMessage(options.path));
       const clock = options.clock ?? systemClock;
       const blobs = new BlobStore(database);
       // The prune deletes only blobs no foreign-key column references (one NOT IN over all of
@@ -165,7 +187,9 @@ export class WorkflowStore {
       if (runIndex !== undefined) database.readSnapshot(() => runIndex.refresh());
       const viewer = new ViewerDeltaLog(database, blobs, runIndex);
       const messages = new WorkflowMessageStore(database, blobs);
-      return new WorkflowStore({ database, blobs, viewer, messages, clock, projectId, ...(runIndex === undefined ? {} : { runIndex }) });
+      const store = new WorkflowStore({ database, blobs, viewer, messages, clock, projectId, ...(runIndex === undefined ? {} : { runIndex }) });
+      store.fileIdentity = identity ?? (replica ? { dev: -1, ino: -1 } : undefined);
+      return store;
     } catch (error) {
       database.close();
       throw error;
@@ -228,6 +252,42 @@ export class WorkflowStore {
    */
   writeAsync<T>(fn: () => T): Promise<T> {
     return this.database.transactionAsync(fn);
+  }
+
+  /**
+   * Replica mode (docs/DEPLOYMENT.md "Read replicas"): when the file at {@link path} is no longer
+   * the one the connection reads (its device or inode changed: a restore renamed a new copy over
+   * it), opens the new one read-only (our own, fully migrated file only) and swaps it in; the
+   * {@link onReopen} listeners then run (the change feed wakes its followers, who read on after
+   * their own cursors). Commits applied in place need nothing here (the change feed sees them).
+   * A missing path (a tool that deletes before it renames) is not a replacement yet.
+   *
+   * @returns true when the file was reopened, false when it is the same (or missing)
+   * @throws Error when the store was not opened with `replica`; StoreError(integrity) when the
+   *   new file is refused (the store stays on the old file; a later call tries again)
+   */
+  reopenIfReplaced(): boolean {
+    const current = this.fileIdentity;
+    if (current === undefined) throw new Error('reopenIfReplaced needs a store opened with replica: true');
+    const now = fileIdentityOf(this.path);
+    if (now === undefined || (now.dev === current.dev && now.ino === current.ino)) return false;
+    this.database.reopenReplacedFile();
+    this.fileIdentity = now;
+    return true;
+  }
+
+  /** True when opened in replica mode (see {@link reopenIfReplaced}). */
+  get replica(): boolean {
+    return this.fileIdentity !== undefined;
+  }
+
+  /**
+   * Calls `listener` after each reopen of {@link reopenIfReplaced}.
+   *
+   * @returns a function that removes the listener
+   */
+  onReopen(listener: () => void): () => void {
+    return this.database.onReopen(listener);
   }
 
   /**
@@ -757,6 +817,22 @@ function canonicalProjectPath(path: string): string {
  *
  * @returns the project id, or null for a global store (or a read-only one without the row)
  */
+/** A file's identity on disk: a rename over the path gives another. */
+interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** The identity of the file at `path` now, or undefined when there is none. */
+function fileIdentityOf(path: string): FileIdentity | undefined {
+  try {
+    const stats = statSync(path);
+    return { dev: stats.dev, ino: stats.ino };
+  } catch {
+    return undefined;
+  }
+}
+
 function registerProject(database: StateDatabase, projectPath: string | null, clock: Clock): string | null {
   if (projectPath === null) return null;
   const canonicalPath = canonicalProjectPath(projectPath);

@@ -1,0 +1,168 @@
+/**
+ * Replica mode (`--replica <primary URL>`, docs/DEPLOYMENT.md "Read replicas"): the server serves
+ * a read-only copy of the primary's file that another tool (Litestream) keeps up to date. The
+ * store follows the file (`ReplicaFollower`: commits applied in place, a copy renamed over the
+ * path); this module only measures how far behind the primary the copy is, by polling the
+ * primary's `GET /health` for the position of its run change log.
+ */
+import type { ReplicaFileState, ReplicaFollower } from '../store/index.js';
+
+/** Default of `--replica-poll-ms`: how often the primary's `/health` is read, ms. */
+export const DEFAULT_REPLICA_POLL_MS = 1_000;
+
+/** Longest wait for the primary's `/health` answer, ms. */
+const PRIMARY_TIMEOUT_MS = 5_000;
+
+/** The `ForbiddenError` text of every mutation on a replica (API.md "Access"). */
+export function replicaReadOnlyMessage(primaryUrl: string): string {
+  return `The server is a read-only replica: send mutations to the primary at ${primaryUrl}`;
+}
+
+/** What `/health` shows under `replica` (all positions are of the run change log, docs/PROTOCOL.md "workflowRunChanges"). */
+export interface ReplicaHealth {
+  /** The primary's URL as given to `--replica`. */
+  primary: string;
+  /** The database id of the file served (the one every change-feed cursor carries). */
+  databaseId: string;
+  /** The newest run change position of the file served. */
+  position: number;
+  /** The primary's newest position at its last answer, or null before one. */
+  primaryPosition: number | null;
+  /** The primary's database id at its last answer, or null. */
+  primaryDatabaseId: string | null;
+  /** ISO time of the primary's last answer, or null. */
+  primaryCheckedAt: string | null;
+  /** Why the last look at the primary failed, or null when it answered. */
+  primaryError: string | null;
+  /**
+   * `primaryPosition − position` (0 when the replica is at or past it), or null when unknown
+   * (no answer yet, or another database id: the copy is not of that primary).
+   */
+  positionsBehind: number | null;
+  /**
+   * Seconds since the replica last held the primary's position as last read (0 while it does),
+   * or null before it ever did. Its resolution is the poll interval.
+   */
+  lagSeconds: number | null;
+  /** Times the file was replaced (rename) and reopened. */
+  reopens: number;
+  /** ISO time of the latest reopen, or null. */
+  lastReopenAt: string | null;
+  /** How long the latest reopen took, ms, or null. */
+  lastReopenMs: number | null;
+  /** The latest failed reopen's message, or null. */
+  reopenError: string | null;
+}
+
+/** The replica's view of itself and of its primary. */
+export interface ReplicaStatus {
+  /** What `/health` shows (see {@link ReplicaHealth}). */
+  health(): ReplicaHealth;
+  /** Reads the primary's `/health` once now (the timer does the same). */
+  pollPrimary(): Promise<void>;
+  /** Stops polling. */
+  close(): void;
+}
+
+/** Options of {@link createReplicaStatus}. */
+export interface ReplicaStatusOptions {
+  /** The primary's URL (its `/graphql` endpoint or its origin; `/health` is read at its origin). */
+  primaryUrl: string;
+  /** Bearer token for the primary's `/health` (its details are behind its token), or null. */
+  primaryToken: string | null;
+  /** How often to poll, ms. */
+  pollMs: number;
+  /** Epoch ms now. */
+  now: () => number;
+  /**
+   * Told each change of the replica's standing at a look at the primary: `caught-up` (it holds
+   * the primary's position), `behind`, or `unknown` (no answer, another database); the server
+   * logs them.
+   */
+  onStanding?: (standing: 'caught-up' | 'behind' | 'unknown', health: ReplicaHealth) => void;
+}
+
+/**
+ * Starts polling the primary's `/health` every `pollMs` (the timer does not keep the process
+ * alive). A primary that does not answer, answers without `database.runChanges`, or is of
+ * another database id leaves {@link ReplicaHealth.positionsBehind} null and says why in
+ * `primaryError`.
+ */
+export function createReplicaStatus(follower: ReplicaFollower, options: ReplicaStatusOptions): ReplicaStatus {
+  const healthUrl = new URL('/health', options.primaryUrl).toString();
+  let primary: { databaseId: string; position: number; at: number } | null = null;
+  let primaryError: string | null = null;
+  let caughtUpAt: number | null = null;
+  let closed = false;
+  let standing: 'caught-up' | 'behind' | 'unknown' | undefined;
+
+  /** Records "caught up" when the replica holds the primary's last position. */
+  function compare(state: ReplicaFileState): { behind: number | null } {
+    if (primary === null || primary.databaseId !== state.head.databaseId) return { behind: null };
+    const behind = Math.max(0, primary.position - state.head.head);
+    if (behind === 0) caughtUpAt = options.now();
+    return { behind };
+  }
+
+  async function pollPrimary(): Promise<void> {
+    try {
+      const response = await fetch(healthUrl, {
+        headers: options.primaryToken === null ? {} : { authorization: `Bearer ${options.primaryToken}` },
+        signal: AbortSignal.timeout(PRIMARY_TIMEOUT_MS),
+      });
+      const body = (await response.json()) as { database?: { runChanges?: { databaseId?: unknown; head?: unknown } } };
+      const runChanges = body.database?.runChanges;
+      if (typeof runChanges?.databaseId !== 'string' || typeof runChanges.head !== 'number') {
+        throw new Error(`${healthUrl} answered ${response.status} without database.runChanges (a token for it missing?)`);
+      }
+      primary = { databaseId: runChanges.databaseId, position: runChanges.head, at: options.now() };
+      primaryError = null;
+      if (closed) return;
+      const state = follower.state();
+      compare(state);
+      if (primary.databaseId !== state.head.databaseId) {
+        primaryError = `the primary serves database ${primary.databaseId}, this replica ${state.head.databaseId}`;
+      }
+    } catch (error) {
+      primaryError = `${healthUrl}: ${(error as Error).message}`;
+    }
+    if (closed) return;
+    const health = status.health();
+    const now = health.positionsBehind === null ? 'unknown' : health.positionsBehind === 0 ? 'caught-up' : 'behind';
+    if (now !== standing) {
+      standing = now;
+      options.onStanding?.(now, health);
+    }
+  }
+
+  const status: ReplicaStatus = {
+    health() {
+      const state = follower.state();
+      const { behind } = compare(state);
+      return {
+        primary: options.primaryUrl,
+        databaseId: state.head.databaseId,
+        position: state.head.head,
+        primaryPosition: primary?.position ?? null,
+        primaryDatabaseId: primary?.databaseId ?? null,
+        primaryCheckedAt: primary === null ? null : new Date(primary.at).toISOString(),
+        primaryError,
+        positionsBehind: behind,
+        lagSeconds: caughtUpAt === null ? null : behind === 0 ? 0 : (options.now() - caughtUpAt) / 1000,
+        reopens: state.reopens,
+        lastReopenAt: state.lastReopenAt === null ? null : new Date(state.lastReopenAt).toISOString(),
+        lastReopenMs: state.lastReopenMs,
+        reopenError: state.lastError,
+      };
+    },
+    pollPrimary,
+    close() {
+      closed = true;
+      clearInterval(timer);
+    },
+  };
+  const timer = setInterval(() => void pollPrimary(), options.pollMs);
+  timer.unref();
+  void pollPrimary();
+  return status;
+}
