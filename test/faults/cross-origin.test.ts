@@ -257,7 +257,16 @@ describe('with --cors-origin, --allowed-host and a token', () => {
       expect(response.text).toBe('{"status":"ok"}');
     }
     const full = await httpRequest(`${base}/health`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    expect(JSON.parse(full.text)).toEqual({ status: 'ok', database: { path: fx.dbPath, kind: 'own', readOnly: false, quickCheck: 'ok' } });
+    expect(JSON.parse(full.text)).toEqual({
+      status: 'ok',
+      database: {
+        path: fx.dbPath,
+        kind: 'own',
+        readOnly: false,
+        quickCheck: 'ok',
+        runChanges: { databaseId: fx.store.runChangeHead().databaseId, head: fx.store.runChangeHead().head },
+      },
+    });
   });
 });
 

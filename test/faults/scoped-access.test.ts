@@ -177,7 +177,16 @@ describe('--read-token and --token', () => {
 
   it('/health shows the database to a read token too', async () => {
     const response = await httpRequest(fx.healthUrl, { headers: bearer(READ_A) });
-    expect(JSON.parse(response.text)).toEqual({ status: 'ok', database: { path: fx.dbPath, kind: 'own', readOnly: false, quickCheck: 'ok' } });
+    expect(JSON.parse(response.text)).toEqual({
+      status: 'ok',
+      database: {
+        path: fx.dbPath,
+        kind: 'own',
+        readOnly: false,
+        quickCheck: 'ok',
+        runChanges: { databaseId: fx.store.runChangeHead().databaseId, head: fx.store.runChangeHead().head },
+      },
+    });
   });
 
   it('the request log line names the scope; no log line shows a token or its hash', async () => {

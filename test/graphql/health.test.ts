@@ -8,6 +8,15 @@ describe('/health', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const body = (await response.json()) as { status: string; database: { path: string; readOnly: boolean; kind: string; quickCheck: string } };
-    expect(body).toEqual({ status: 'ok', database: { path: fx.dbPath, readOnly: false, kind: 'own', quickCheck: 'ok' } });
+    expect(body).toEqual({
+      status: 'ok',
+      database: {
+        path: fx.dbPath,
+        readOnly: false,
+        kind: 'own',
+        quickCheck: 'ok',
+        runChanges: { databaseId: fx.store.runChangeHead().databaseId, head: fx.store.runChangeHead().head },
+      },
+    });
   });
 });

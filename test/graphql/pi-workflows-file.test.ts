@@ -203,6 +203,7 @@ describe('serving a pi-workflows state file', () => {
           writtenReleases: ['0.16.x'],
         },
         quickCheck: 'ok',
+        runChanges: { databaseId: fx.store.runChangeHead().databaseId, head: fx.store.runChangeHead().head },
       },
     });
   });
