@@ -256,9 +256,9 @@ describe('the production image (deploy/Dockerfile), its steps run here', () => {
     }
   }
 
-  it('is multi-stage on Node 20 slim; the runtime holds only what the built server reads, runs as node, keeps the database on a volume', () => {
+  it('is multi-stage on Node 24 LTS slim; the runtime holds only what the built server reads, runs as node, keeps the database on a volume', () => {
     expect(stages.map((stage) => stage.name)).toEqual(['build', 'runtime']);
-    for (const stage of stages) expect(stage.image).toMatch(/^node:20(\.\d+)*-(bookworm-)?slim$/);
+    for (const stage of stages) expect(stage.image).toMatch(/^node:24(\.\d+)*-(bookworm-)?slim$/);
     const runtime = states.get('runtime') as StageState;
     expect(runtime.user).toBe('node');
     expect(runtimeStage.instructions.filter((i) => i.kind === 'VOLUME')).toEqual([{ kind: 'VOLUME', paths: ['/data'] }]);
