@@ -3,7 +3,7 @@
  * in `schema/operations/*.graphql`, checked against the committed SDL `schema/schema.graphql`.
  *
  * Output: `schema/generated/` (client preset), plus the cache set-up data of the client libraries
- * (README "Client caches"): `possible-types.ts` for Apollo Client and `introspection.json` for
+ * (docs/CLIENTS.md "Client caches"): `possible-types.ts` for Apollo Client and `introspection.json` for
  * urql Graphcache. Documents are `TypedDocumentString`s
  * (`documentMode: 'string'`): a plain string for `fetch` bodies and graphql-ws `query`, typed
  * with its result and variables. `test/graphql/codegen.test.ts` fails when the committed output

@@ -1,5 +1,5 @@
 /**
- * Normalised client caches for this API (README "Client caches"): the set-up Apollo Client's
+ * Normalised client caches for this API (docs/CLIENTS.md "Client caches"): the set-up Apollo Client's
  * `InMemoryCache` and urql's Graphcache need to read every operation of `schema/operations/`
  * and follow mutations and subscriptions without a warning. Copy it into a client; the tests in
  * `test/clients/` run both against the real server with exactly this set-up.

@@ -256,7 +256,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
         'PI_WORKFLOWS_LIVE_THROTTLE_MS, PI_WORKFLOWS_MAX_LIVE_QUERIES, PI_WORKFLOWS_OTEL, PI_WORKFLOWS_REPLICA, PI_WORKFLOWS_PRIMARY_TOKEN,\n' +
         'PI_WORKFLOWS_REPLICA_POLL_MS, LOG_LEVEL; the standard OTEL_* variables (tracing, docs/TRACING.md).\n\n' +
         "Browsers: only pages from the server's own origin may call it, and only for the host names it answers\n" +
-        '(see README "Security").\n\n' +
+        '(see docs/OPERATIONS.md "Security").\n\n' +
         'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret\n' +
         '  npm start -- --persisted-operations schema/generated/persisted-documents.json --only-persisted\n' +
         '  npm start -- --token s3cret --read-token dashb0ard\n' +

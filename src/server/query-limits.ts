@@ -11,7 +11,7 @@ import { GraphQLError, Kind, type ASTVisitor, type SelectionSetNode, type Valida
 import type { Plugin } from 'graphql-yoga';
 
 /**
- * The limits, per operation (README "Limits"):
+ * The limits, per operation (docs/OPERATIONS.md "Limits"):
  * - `maxDepth`: nesting of selection sets (`workflowRun { parent { runId } }` is 3);
  * - `maxAliases`: aliased fields in the whole document;
  * - `maxDirectives`: directives in the whole document;

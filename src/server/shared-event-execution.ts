@@ -5,7 +5,7 @@ import { eventResultKey } from './event-result-key.js';
 
 /**
  * One execution per subscription event, shared by every subscriber that gets the same result
- * (README "fan-out"; issue 10 items 2 and 3), as an envelop plugin: every transport's
+ * (bench/README.md "Where the time goes"; issue 10 items 2 and 3), as an envelop plugin: every transport's
  * subscriptions (graphql-ws and SSE) run through it, inside yoga's pipeline, so masking,
  * redaction and logging see each event's result like any other.
  *

@@ -1,5 +1,5 @@
 /**
- * Apollo Client against the real server (issue 14 item 3): `InMemoryCache` set up as the README
+ * Apollo Client against the real server (issue 14 item 3): `InMemoryCache` set up as docs/CLIENTS.md
  * shows (`examples/client-caches.ts`: generated possible types, value-type policies, the two
  * paginated connections), HTTP for queries and mutations, graphql-ws for subscriptions. Every
  * operation of `schema/operations/` runs; queries page both ways, a mutation and a subscription
@@ -71,7 +71,7 @@ function apolloClient(fx: TestServer, ws: WsClient, cache: InMemoryCache): Apoll
   return new ApolloClient({ link, cache });
 }
 
-/** The README's `InMemoryCache` (per file) and an Apollo Client over it, HTTP + the file's graphql-ws client. */
+/** docs/CLIENTS.md's `InMemoryCache` (per file) and an Apollo Client over it, HTTP + the file's graphql-ws client. */
 const it = clientCacheTest
   .extend('cache', { scope: 'file' }, () => createApolloCache())
   .extend('apollo', { scope: 'file' }, ({ fx, chain, client, cache }, { onCleanup }) => {
@@ -81,7 +81,7 @@ const it = clientCacheTest
     return apollo;
   });
 
-describe('Apollo Client with the README cache set-up', () => {
+describe('Apollo Client with the docs/CLIENTS.md cache set-up', () => {
   it('pages workflowRuns forward and backward, each direction into one list of normalised runs', async ({ chain, apollo: client, cache }) => {
     const all = [chain.restartRunId, chain.rootRunId, ...LIST_RUN_IDS];
     const forward = client.watchQuery({ query: documentNode(WorkflowRunsDocument), variables: { first: 3 } });

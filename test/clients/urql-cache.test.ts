@@ -1,6 +1,6 @@
 /**
- * urql with the schema-aware Graphcache against the real server (issue 14 item 3), set up as the
- * README shows (`examples/client-caches.ts`: generated introspection, `keys` for every value type,
+ * urql with the schema-aware Graphcache against the real server (issue 14 item 3), set up as
+ * docs/CLIENTS.md shows (`examples/client-caches.ts`: generated introspection, `keys` for every value type,
  * relay pagination of the two connections); HTTP for queries and mutations, graphql-ws for
  * subscriptions. Every operation of `schema/operations/` runs; queries page both ways, a mutation
  * and a subscription update the cached run that watching queries show, and urql prints no
@@ -76,13 +76,13 @@ const doc = documentNode as <TResult, TVariables>(
   document: Parameters<typeof documentNode<TResult, TVariables>>[0],
 ) => TypedDocumentNode<TResult, TVariables & AnyVariables>;
 
-/** A urql Client with the README's Graphcache (per file), HTTP + the file's graphql-ws client. */
+/** A urql Client with docs/CLIENTS.md's Graphcache (per file), HTTP + the file's graphql-ws client. */
 const it = clientCacheTest.extend('urql', { scope: 'file' }, ({ fx, chain, client }) => {
   void chain; // seeded before the client reads
   return urqlClient(fx, client);
 });
 
-describe('urql with the README Graphcache set-up', () => {
+describe('urql with the docs/CLIENTS.md Graphcache set-up', () => {
   it('value types are every object type without an id', () => {
     expect(VALUE_TYPES).toContain('RunClaim');
     expect(VALUE_TYPES).toContain('PageInfo');
@@ -136,7 +136,7 @@ describe('urql with the README Graphcache set-up', () => {
     await lineage.until((events) => events.at(-1)?.data?.workflowRun?.lineage.edges.length === 2, 'lineage page 2 merged');
     expect(latest(lineage).workflowRun?.lineage.edges.map((edge) => edge.node.runId)).toEqual([chain.rootRunId, chain.restartRunId]);
 
-    // relayPagination merges every cached page of a list into each read (README): the overview
+    // relayPagination merges every cached page of a list into each read (docs/CLIENTS.md): the overview
     // shows the run list with other node fields (parent, children, lineage) than the pages above
     // hold, so it uses a cache of its own.
     const overview = await urqlClient(fx, ws).query(doc(WorkflowRunsLineageOverviewDocument), { first: 2 }).toPromise();

@@ -1,14 +1,14 @@
 /**
  * GraphQL over HTTP conformance: the `graphql-http` package's server audits run against the
  * real server (over real HTTP, port 0). Every MUST has to pass. A SHOULD that does not pass
- * must be listed below with its reason, and in README "GraphQL over HTTP conformance" — the
+ * must be listed below with its reason, and in docs/CLIENTS.md "GraphQL over HTTP conformance" — the
  * list is checked both ways, so it cannot go stale. MAY audits are run and reported only.
  */
 import { serverAudits, type AuditResult } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
-/** SHOULD audits the server knowingly does not pass: audit id → reason (keep README in sync). */
+/** SHOULD audits the server knowingly does not pass: audit id → reason (keep docs/CLIENTS.md in sync). */
 const KNOWN_SHOULD_FAILURES: Record<string, string> = {};
 
 let fx: TestServer;
@@ -46,7 +46,7 @@ describe('GraphQL over HTTP (graphql-http server audits)', () => {
       const result = await resultOf(audit);
       if (level === 'MUST') expect(result.status, explain(result)).toBe('ok');
       if (level === 'SHOULD') {
-        if (id in KNOWN_SHOULD_FAILURES) expect(result.status, `${id} passes now: remove it from the known failures and README`).not.toBe('ok');
+        if (id in KNOWN_SHOULD_FAILURES) expect(result.status, `${id} passes now: remove it from the known failures and docs/CLIENTS.md`).not.toBe('ok');
         else expect(result.status, explain(result)).toBe('ok');
       }
     });
