@@ -23,7 +23,17 @@ import { parseServerConfig } from '../../src/server/config.js';
 import { tracingSettingsFromEnv } from '../../src/server/tracing.js';
 import { createClient } from 'graphql-ws';
 import { WebSocket } from 'ws';
-import { DELTAS_SUBSCRIPTION, reserveRun, subscribeWs, untilRevision, WAIT_MS, wsClient, wsUrlOf, type DeltasData } from '../helpers/live-fixtures.js';
+import {
+  DELTAS_SUBSCRIPTION,
+  reserveRun,
+  subscribeSse,
+  subscribeWs,
+  untilRevision,
+  WAIT_MS,
+  wsClient,
+  wsUrlOf,
+  type DeltasData,
+} from '../helpers/live-fixtures.js';
 import { commitMarker } from '../helpers/live-markers.js';
 import { feedWaiters } from '../helpers/server-signals.js';
 import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
@@ -226,6 +236,43 @@ describe('tracing on, subscriptions over graphql-ws', () => {
     } finally {
       await client.dispose();
     }
+  });
+});
+
+describe('tracing on, a subscription over SSE', () => {
+  test('HTTP request → "subscription Deltas" → parse/validate/subscribe in the caller\'s trace; the event goes out through envelop, counted in a delivery batch span', async () => {
+    const recorder = new RecordingProcessor();
+    const fx = await startTestServer({ spanProcessor: recorder });
+    servers.push(fx);
+    const runId = 'run-sse';
+    await reserveRun(fx, runId);
+    recorder.exporter.reset();
+    const sse = subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: null }, { traceparent: TRACEPARENT });
+    try {
+      expect((await sse.response).status).toBe(200);
+      await feedWaiters(fx.server, 1, 'the SSE subscription waits on the feed');
+      commitMarker(fx.store, runId, 1); // revision 2
+      await untilRevision(sse.collector, 2);
+      await recorder.ended('graphql.subscription.deliver');
+    } finally {
+      sse.close();
+    }
+    await recorder.ended('POST /graphql');
+    const spans = recorder.spans();
+    const http = byName(spans, 'POST /graphql');
+    const operation = byName(spans, 'subscription Deltas');
+    expect(parentOf(http)).toBe(CALLER_SPAN_ID);
+    expect(parentOf(operation)).toBe(http.spanContext().spanId);
+    for (const name of ['graphql.parse', 'graphql.validate', 'graphql.subscribe']) {
+      const phase = byName(spans, name);
+      expect(parentOf(phase), name).toBe(operation.spanContext().spanId);
+      expect(phase.spanContext().traceId).toBe(TRACE_ID);
+    }
+    expect(byName(spans, 'graphql.subscription.deliver').attributes).toEqual({
+      'pi_workflows.deliveries.direct': 0,
+      'pi_workflows.deliveries.envelop': 1,
+      'pi_workflows.deliveries': 1,
+    });
   });
 });
 
