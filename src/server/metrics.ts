@@ -20,7 +20,7 @@
  * - replicas only (`--replica`, docs/DEPLOYMENT.md "Read replicas"): `replica_position` and
  *   `replica_primary_position` (newest run change position of the copy served and of the
  *   primary at its last `/health` answer), `replica_positions_behind` and
- *   `replica_lag_seconds` (seconds since the copy last held the primary's last-read position),
+ *   `replica_lag_seconds` (seconds since the primary first reported a position the copy lacks),
  *   each NaN while unknown; `replica_reopens_total` (the file replaced and reopened).
  * - prom-client's default process metrics (CPU, memory, event-loop lag, handles), unprefixed.
  */
@@ -244,7 +244,7 @@ function addReplicaMetrics(registry: Registry, replica: ReplicaStatus): void {
     ],
     [
       'pi_workflows_replica_lag_seconds',
-      "Seconds since the replica last held the primary's last-read position (0 while it does).",
+      'Seconds since the primary first reported a position this replica does not hold yet (0 when it holds the last one read).',
       (health) => known(health.lagSeconds),
     ],
   ];

@@ -10,6 +10,9 @@ import type { ReplicaFileState, ReplicaFollower } from '../store/index.js';
 /** Default of `--replica-poll-ms`: how often the primary's `/health` is read, ms. */
 export const DEFAULT_REPLICA_POLL_MS = 1_000;
 
+/** Most answers of the primary kept while the replica has not reached them (the oldest go first). */
+const MAX_MISSING = 10_000;
+
 /** Longest wait for the primary's `/health` answer, ms. */
 const PRIMARY_TIMEOUT_MS = 5_000;
 
@@ -40,8 +43,10 @@ export interface ReplicaHealth {
    */
   positionsBehind: number | null;
   /**
-   * Seconds since the replica last held the primary's position as last read (0 while it does),
-   * or null before it ever did. Its resolution is the poll interval.
+   * Seconds since the primary first reported a position this replica does not hold yet: the
+   * oldest change the replica is known to miss is at least this old (it may be older by up to
+   * one poll interval, the time between two looks at the primary). 0 while the replica holds
+   * the primary's last-read position; null while that is unknown (see {@link positionsBehind}).
    */
   lagSeconds: number | null;
   /** Times the file was replaced (rename) and reopened. */
@@ -92,16 +97,20 @@ export function createReplicaStatus(follower: ReplicaFollower, options: ReplicaS
   const healthUrl = new URL('/health', options.primaryUrl).toString();
   let primary: { databaseId: string; position: number; at: number } | null = null;
   let primaryError: string | null = null;
-  let caughtUpAt: number | null = null;
+  /**
+   * The primary's answers with a position the replica did not hold yet, oldest first (positions
+   * increasing): the first one's time is when the oldest missing change was first seen.
+   */
+  let missing: Array<{ position: number; at: number }> = [];
   let closed = false;
   let standing: 'caught-up' | 'behind' | 'unknown' | undefined;
 
-  /** Records "caught up" when the replica holds the primary's last position. */
-  function compare(state: ReplicaFileState): { behind: number | null } {
-    if (primary === null || primary.databaseId !== state.head.databaseId) return { behind: null };
-    const behind = Math.max(0, primary.position - state.head.head);
-    if (behind === 0) caughtUpAt = options.now();
-    return { behind };
+  /** Positions behind and lag (see {@link ReplicaHealth}); forgets the answers the replica has reached. */
+  function compare(state: ReplicaFileState): { behind: number | null; lagSeconds: number | null } {
+    if (primary === null || primary.databaseId !== state.head.databaseId) return { behind: null, lagSeconds: null };
+    missing = missing.filter((seen) => seen.position > state.head.head);
+    const oldest = missing[0];
+    return { behind: Math.max(0, primary.position - state.head.head), lagSeconds: oldest === undefined ? 0 : (options.now() - oldest.at) / 1000 };
   }
 
   async function pollPrimary(): Promise<void> {
@@ -115,8 +124,12 @@ export function createReplicaStatus(follower: ReplicaFollower, options: ReplicaS
       if (typeof runChanges?.databaseId !== 'string' || typeof runChanges.head !== 'number') {
         throw new Error(`${healthUrl} answered ${response.status} without database.runChanges (a token for it missing?)`);
       }
+      if (primary !== null && primary.databaseId !== runChanges.databaseId) missing = [];
       primary = { databaseId: runChanges.databaseId, position: runChanges.head, at: options.now() };
       primaryError = null;
+      const last = missing.at(-1);
+      if (last === undefined || runChanges.head > last.position) missing.push({ position: runChanges.head, at: primary.at });
+      if (missing.length > MAX_MISSING) missing.shift();
       if (closed) return;
       const state = follower.state();
       compare(state);
@@ -138,7 +151,7 @@ export function createReplicaStatus(follower: ReplicaFollower, options: ReplicaS
   const status: ReplicaStatus = {
     health() {
       const state = follower.state();
-      const { behind } = compare(state);
+      const { behind, lagSeconds } = compare(state);
       return {
         primary: options.primaryUrl,
         databaseId: state.head.databaseId,
@@ -148,7 +161,7 @@ export function createReplicaStatus(follower: ReplicaFollower, options: ReplicaS
         primaryCheckedAt: primary === null ? null : new Date(primary.at).toISOString(),
         primaryError,
         positionsBehind: behind,
-        lagSeconds: caughtUpAt === null ? null : behind === 0 ? 0 : (options.now() - caughtUpAt) / 1000,
+        lagSeconds,
         reopens: state.reopens,
         lastReopenAt: state.lastReopenAt === null ? null : new Date(state.lastReopenAt).toISOString(),
         lastReopenMs: state.lastReopenMs,
