@@ -94,7 +94,7 @@ describe('replica store', () => {
     }
   });
 
-  it('the change feed wakes its waiters on a reopen: a follower gets the new file's change after its own cursor', async () => {
+  it("the change feed wakes its waiters on a reopen: a follower gets the new file's change after its own cursor", async () => {
     const store = openReplica();
     const feed = new ChangeFeed(store, { pollIntervalMs: 5 });
     try {
