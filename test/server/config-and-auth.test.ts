@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAuthorized } from '../../src/server/auth.js';
 import { parseServerConfig } from '../../src/server/config.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const saved = process.env.PI_WORKFLOWS_READ_ONLY;
 afterEach(() => {
@@ -38,6 +39,29 @@ describe('parseServerConfig', () => {
   it('--read-only wins over the environment', () => {
     process.env.PI_WORKFLOWS_READ_ONLY = 'false';
     expect(parseServerConfig(['node', 'main', '--read-only']).readOnly).toBe(true);
+  });
+
+  it('--replica implies read-only; --primary-token and --replica-poll-ms go with it (docs/DEPLOYMENT.md)', () => {
+    process.env.PI_WORKFLOWS_READ_ONLY = 'false';
+    const config = parseServerConfig(['node', 'main', '--db', '/srv/replica.db', '--replica', 'http://primary:4000/graphql', '--primary-token', 'p']);
+    expect([config.readOnly, config.replica, config.primaryToken, config.replicaPollMs]).toEqual([true, 'http://primary:4000/graphql', 'p', 1000]);
+    const plain = parseServerConfig(['node', 'main']);
+    expect([plain.readOnly, plain.replica, plain.primaryToken]).toEqual([false, null, null]);
+  });
+
+  it('--replica needs an http(s) URL and a database file', () => {
+    expect(runCli(['--replica', 'primary:4000'])).toMatchObject({
+      code: 1,
+      stderr: "error: option '--replica <primary URL>' argument 'primary:4000' is invalid. must be an http:// or https:// URL\n",
+    });
+    expect(runCli(['--replica', 'not a url'])).toMatchObject({
+      code: 1,
+      stderr: "error: option '--replica <primary URL>' argument 'not a url' is invalid. must be the primary server's URL, e.g. http://primary:4000/graphql\n",
+    });
+    expect(runCli(['--db', ':memory:', '--replica', 'http://primary:4000/graphql'])).toMatchObject({
+      code: 1,
+      stderr: 'error: --replica needs a database file (--db <path>), not :memory:\n',
+    });
   });
 });
 
