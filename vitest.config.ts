@@ -21,6 +21,7 @@ const SLOW = [
   'test/store/claim-race.test.ts', // 11 s: two worker processes
   'test/live/shutdown.test.ts', // 10 s: server child processes, close grace periods
   'test/live/cross-process.test.ts', // a writer process, 50 latency samples
+  'test/live/replica.test.ts', // 14 s: primary and replica server processes, three times
 ];
 
 export default defineConfig({
