@@ -37,13 +37,13 @@ export function buildChain(store: WorkflowStore, prefix: string, depth: number, 
     let runId: string;
     if (parentId === undefined) {
       runId = `${prefix}-0`;
-      store.prepareOrAdoptWorkflowRun(reservation(runId, session), claim(token, LEASE_MS));
+      store.reserveWorkflowRun(reservation(runId, session), claim(token, LEASE_MS));
     } else if (restarts.has(index)) {
       store.settleWorkflowRun({ runId: parentId, claimToken: parentToken, status: 'failed', error: `${prefix} failure ${index}` });
       runId = store.restartWorkflowRun({ runId: parentId, originSessionId: session, claim: claim(token, LEASE_MS) }).run.runId;
     } else {
       runId = `${prefix}-${index}`;
-      store.prepareOrAdoptWorkflowRun(reservation(runId, session, { parentRunId: parentId }), claim(token, LEASE_MS));
+      store.reserveWorkflowRun(reservation(runId, session, { parentRunId: parentId }), claim(token, LEASE_MS));
     }
     if (!restarts.has(index + 1) || index === depth - 1) store.parkWorkflowRun({ runId, claimToken: token });
     runIds.push(runId);

@@ -2,7 +2,7 @@
  * Benchmark 1, mutation overhead: `reserveWorkflowRun` with a claim over HTTP keep-alive at 1
  * and 8 concurrent clients, against two baselines taken in the same run:
  *
- * - the same store call in-process (`store.reserveWithPolicy(input, claim)`, the call the
+ * - the same store call in-process (`store.reserveWorkflowRun(input, claim)`, the call the
  *   resolver makes, run inside the server's process with the definition digest precomputed);
  * - a trivial `{ __typename }` query through the same yoga server (HTTP + yoga + envelop cost).
  *
@@ -119,7 +119,7 @@ export async function measureMutationOverhead(context: BenchContext): Promise<Fi
     for (let round = 1; round <= rounds; round += 1) {
       context.progress(
         `${BENCH}: round ${round}/${rounds}: { __typename } and reserveWorkflowRun (claim) over HTTP at ${concurrencies.join(' and ')} client(s), ` +
-          `${segmentMs} ms each; ${rawCount} store.reserveWithPolicy calls and ${commitCount} raw commits in the server process`,
+          `${segmentMs} ms each; ${rawCount} store.reserveWorkflowRun calls and ${commitCount} raw commits in the server process`,
       );
       for (const concurrency of concurrencies) {
         typename.get(concurrency)?.push(await httpSegment(concurrency, typenameOnce));
@@ -150,7 +150,7 @@ export async function measureMutationOverhead(context: BenchContext): Promise<Fi
           n: rawCount * rounds,
           baseline: "one raw fsync'd commit",
           ratio: commitRate / rawRate,
-          note: `store.reserveWithPolicy(input, claim) in the server process: ${(1e6 / rawRate).toFixed(0)} µs wall, ${rawCpu.toFixed(0)} µs CPU per op (medians of ${rounds} segments); ratio = time per call ÷ time per raw commit`,
+          note: `store.reserveWorkflowRun(input, claim) in the server process: ${(1e6 / rawRate).toFixed(0)} µs wall, ${rawCpu.toFixed(0)} µs CPU per op (medians of ${rounds} segments); ratio = time per call ÷ time per raw commit`,
         },
         '15.1 in-process store call',
         { baselineValue: commitRate },

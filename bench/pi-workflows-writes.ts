@@ -14,7 +14,7 @@
  * the server CPU per request (`process.cpuUsage()` of each child around each round of 10
  * requests per file; median of the rounds). For context, a run-list page read right after each
  * reserve (on a pi-workflows file the in-process run index catches up first), and the same store
- * calls inside each server's process (`store.reserveWithPolicy`, `store.renewWorkflowRunClaim`,
+ * calls inside each server's process (`store.reserveWorkflowRun`, `store.renewWorkflowRunClaim`,
  * `store.recordViewerDeltas` with one timeline draft), in segments alternating file by file.
  */
 import type { BenchContext } from './bench-context.js';
@@ -241,7 +241,7 @@ export async function measurePiWorkflowsWrites(context: BenchContext): Promise<F
 
     context.progress(`${BENCH}: the same store calls inside each server's process, ${rounds} segments of ${block * 2} per file, alternating`);
     figures.push(
-      ...(await inProcess('store.reserveWithPolicy with a claim (in-process)', sides, rounds, (side, round) =>
+      ...(await inProcess('store.reserveWorkflowRun with a claim (in-process)', sides, rounds, (side, round) =>
         side.child.call('rawReserve', { count: block * 2, prefix: `raw-${side.label}-${round}` }),
       )),
       ...(await inProcess('store.renewWorkflowRunClaim (in-process)', sides, rounds, (side) =>

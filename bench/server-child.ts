@@ -95,7 +95,7 @@ serveRequests({
     const count = Number(message.count);
     const prefix = String(message.prefix);
     return timedLoop(count, (index) => {
-      const result = store.reserveWithPolicy(reservation(`${prefix}-${index}`, `${prefix}-session-${index}`), claim(`${prefix}-token-${index}`));
+      const result = store.reserveWorkflowRun(reservation(`${prefix}-${index}`, `${prefix}-session-${index}`), claim(`${prefix}-token-${index}`));
       if (result.state !== 'claimed') throw new Error(`unexpected ${result.state}`);
     });
   },
@@ -142,7 +142,7 @@ serveRequests({
   createRun(message) {
     const runId = String(message.runId);
     const store = running().store;
-    store.reserveWithPolicy(reservation(runId, `${runId}-session`));
+    store.reserveWorkflowRun(reservation(runId, `${runId}-session`));
     return { runId, revision: store.viewerHead(runId)?.currentRevision ?? 1 };
   },
 

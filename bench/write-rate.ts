@@ -48,7 +48,7 @@ export async function measureWriteRate(context: BenchContext): Promise<Figure[]>
   const store = WorkflowStore.open({ path: join(temp.dir, 'state.db'), projectPath: temp.dir });
   const raw = new Database(join(temp.dir, 'raw.db'));
   try {
-    store.reserveWithPolicy(reservation('write-run', 'write-session'));
+    store.reserveWorkflowRun(reservation('write-run', 'write-session'));
     raw.pragma('journal_mode = WAL');
     raw.pragma('synchronous = FULL');
     raw.pragma('foreign_keys = ON');

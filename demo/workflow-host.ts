@@ -275,7 +275,7 @@ export class DemoHost {
     slot.rootInput = { ticket: `PWG-${this.rng.int(100, 999)}`, priority: this.rng.pick(['low', 'normal', 'high']) };
     const runId = this.nextRunId(slot);
     const token = this.newToken(runId);
-    const prepared = this.store.prepareOrAdoptWorkflowRun(this.reserveInput(slot, runId), {
+    const prepared = this.store.reserveWorkflowRun(this.reserveInput(slot, runId), {
       runnerId: HOST_RUNNER_ID,
       claimToken: token,
       leaseMs: LEASE_MS,
@@ -288,7 +288,7 @@ export class DemoHost {
     const parent = slot.run as ActiveRun;
     const runId = this.nextRunId(slot);
     const token = this.newToken(runId);
-    const prepared = this.store.prepareOrAdoptWorkflowRun(
+    const prepared = this.store.reserveWorkflowRun(
       this.reserveInput(slot, runId, {
         parentRunId: parent.runId,
         lineageKind: 'continuation',

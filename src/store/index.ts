@@ -19,10 +19,11 @@ export {
   type WorkflowSource,
   type WorkflowSourceIdentity,
 } from './run-records.js';
-export type { ClaimRequest, PreparedRun, ReserveWorkflowRunInput } from './run-reservation.js';
-export { definitionDigest, type DefinitionReservation } from './definition-digest.js';
+export type { ClaimRequest, DefinitionReservation, PreparedRun, ReservationInput, ReservedRun, ReserveWorkflowRunInput } from './run-reservation.js';
+export { definitionDigest } from './definition-digest.js';
 export type { ClaimNextWorkflowRunInput, ClaimWorkflowRunInput, RunClaimInput } from './run-claims.js';
-export { MAX_RESTARTS, restartRunIdFor, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
+export { MAX_RESTARTS } from './restart-policy.js';
+export { restartRunIdFor, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
 export { CANCELLED_MESSAGE, type CancelWorkflowRunInput, type SettleStatus, type SettleWorkflowRunInput } from './run-settlement.js';
 export { INTERACTION_DEADLINE_ERROR, NO_PROGRESS_DETAIL_LIMIT, type ReportWorkflowRunStateInput, type RunEventRecord } from './run-transitions.js';
 export {

@@ -1,8 +1,9 @@
 import { canonicalJson, normalizeJson } from './canonical-json.js';
 import { isUniqueViolation } from './database.js';
-import { isOlderFormDigest } from './definition-digest.js';
+import { definitionDigest, isOlderFormDigest } from './definition-digest.js';
 import { StoreError } from './errors.js';
 import { claimCore } from './run-claims.js';
+import { assertRestartReservationAllowed } from './restart-policy.js';
 import { bumpRun, insertEvent, readLease, withActiveSessionSlot } from './run-events.js';
 import {
   loadRunRow,
@@ -20,7 +21,7 @@ import {
 import { assertWritable, requireProjectId, type StoreContext } from './store-context.js';
 import { assertLeaseMs, assertRunId, digestBuffer, resolveNow, resourceIdFor, terminalFingerprintBuffer } from './values.js';
 
-/** Input of {@link reserveWorkflowRun} (STORE.md §6.1). */
+/** A reservation with its definition digest (STORE.md §6.1); see {@link reserveWorkflowRun}. */
 export interface ReserveWorkflowRunInput {
   runId: string;
   workflowName: string;
@@ -54,6 +55,19 @@ export interface ReserveWorkflowRunInput {
   now?: string;
 }
 
+/**
+ * A reservation by definition snapshot: no digest, so the store computes it and the default
+ * source identity (STORE.md §13.4, {@link reservationOf}) instead of the caller.
+ */
+export type DefinitionReservation = Omit<ReserveWorkflowRunInput, 'definitionDigest' | 'workflowSource'> & {
+  definitionDigest?: undefined;
+  /** Source identity; default `{kind:'file', path: workflowSourceRef, hash: <definition digest>}`. */
+  workflowSource?: unknown;
+};
+
+/** What {@link reserveWorkflowRun} takes: with the definition digest, or without it ({@link DefinitionReservation}). */
+export type ReservationInput = ReserveWorkflowRunInput | DefinitionReservation;
+
 /** A claim taken together with a reservation (prepare-or-adopt). */
 export interface ClaimRequest {
   runnerId: string;
@@ -63,10 +77,16 @@ export interface ClaimRequest {
   leaseMs: number;
 }
 
-/** Result of {@link prepareOrAdoptWorkflowRun}. */
+/** Result of a reservation with a claim (prepare-or-adopt, STORE.md §6.2). */
 export interface PreparedRun {
   /** `claimed`: reserved and claimed now; `adopted`: an identical run already existed. */
   state: 'claimed' | 'adopted';
+  run: WorkflowRunRecord;
+}
+
+/** Result of {@link reserveWorkflowRun}: `reserved` without a claim, else as {@link PreparedRun}. */
+export interface ReservedRun {
+  state: 'reserved' | 'claimed' | 'adopted';
   run: WorkflowRunRecord;
 }
 
@@ -74,7 +94,7 @@ export interface PreparedRun {
  * A new run's lineage as the seeds' rules computed it (STORE.md §6.1 rules 3-5): the parent row,
  * the chain root, kind, restart number and the parsed fingerprint (32 bytes, restarts only).
  */
-export interface Lineage {
+interface Lineage {
   parent: RunRow | undefined;
   rootRunId: string;
   lineageKind: LineageKind | null;
@@ -83,55 +103,118 @@ export interface Lineage {
 }
 
 /**
- * Reserves a root run, a continuation or a restart (STORE.md §6.1): every check in order,
- * first failure wins and nothing is written — the seeds' syntax, existing-run and lineage
- * rules first, in the seeds' order, then this project's value checks (non-empty names,
- * execution mode, lineage kind, restart number) for what the seeds leave open (issue 10
- * item 9: where a seed rule decides, its text wins); then the blobs, definition, resource, lease,
- * runs row, viewer row, sources, binding, queue row and `run.queued` event, in one
- * transaction. A continuation of a parked parent marks the parent's queue `done` and records
- * `run.queue_done_for_continuation` (one bump revision on the parent).
- *
- * @returns the new run's record (STORE.md §10)
- * @throws StoreError with the exact texts of STORE.md §11 "Input" and "Reserve" (kinds
- *   validation, conflict, lineage, not_found), `Stored workflow source identity is invalid`,
- *   `Controller store is read-only` (forbidden), and conflict errors for a taken slot
- *   (one active queue entry per session, one restart per parent)
+ * A reservation whose syntax was checked once, at its entry ({@link checkReservation}); the
+ * transaction below takes it as it is and checks nothing of it again. `restartWorkflowRun` makes
+ * one from values it read from the database.
  */
-export function reserveWorkflowRun(context: StoreContext, input: ReserveWorkflowRunInput, ownRules?: OwnLineageRules): WorkflowRunRecord {
-  assertWritable(context);
-  assertRunId(input.runId); // §6.1 rule 1 order: run id syntax before the timestamp
-  const now = resolveNow(input.now, context.clock);
-  return context.database.transaction(() => {
-    reserveInTransaction(context, input, now, 'queued', ownRules);
-    return readRecord(context, input.runId, now);
-  });
+export interface CheckedReservation {
+  /** The reservation, its digest given or computed. */
+  readonly input: ReserveWorkflowRunInput;
+  /** When, epoch ms (`input.now`, else the store clock). */
+  readonly now: number;
+  /** `input.definitionDigest`, 32 bytes. */
+  readonly digest: Buffer;
+  /** The claim to take with it (prepare-or-adopt), its lease duration checked. */
+  readonly claim: ClaimRequest | undefined;
 }
 
 /**
- * Reserves and claims in one transaction, or adopts an identical existing run
- * (STORE.md §6.2). Adoption writes nothing and takes no claim.
+ * Completes a {@link DefinitionReservation} into the reservation input of STORE.md §6.1: the
+ * digest of its snapshot, and the default file source identity when none is given (§13.4).
  *
- * @returns `{state: 'claimed', run}` (the record carries the given token) or `{state: 'adopted', run}`
- * @throws StoreError `Workflow run preparation conflicts: <runId>` (conflict) for any mismatch
- *   with an existing run, `Workflow run could not be claimed: <runId>` (conflict), and every
- *   error of {@link reserveWorkflowRun}
+ * @throws StoreError(validation, field `definition`) as {@link definitionDigest}
  */
-export function prepareOrAdoptWorkflowRun(context: StoreContext, input: ReserveWorkflowRunInput, claim: ClaimRequest, ownRules?: OwnLineageRules): PreparedRun {
+export function reservationOf(input: DefinitionReservation): ReserveWorkflowRunInput {
+  const digest = definitionDigest(input.definitionSnapshot);
+  return {
+    ...input,
+    definitionDigest: digest,
+    workflowSource: input.workflowSource ?? { kind: 'file', path: input.workflowSourceRef, hash: digest },
+  };
+}
+
+/**
+ * The checks of a reservation before its transaction, each once, first failure wins: the
+ * definition's digest when none is given ({@link reservationOf}), writable, run id (STORE.md
+ * §6.1 rule 1: before the timestamp), timestamp, digest, and the claim's lease duration.
+ *
+ * @throws StoreError validation (`definition`, `Invalid workflow run id: <runId>`, `Invalid
+ *   timestamp`, `Expected a SHA-256 digest`, the lease duration); forbidden `Controller store is read-only`
+ */
+export function checkReservation(context: StoreContext, given: ReservationInput, claim: ClaimRequest | undefined): CheckedReservation {
+  const input = given.definitionDigest === undefined ? reservationOf(given) : given;
   assertWritable(context);
   assertRunId(input.runId);
   const now = resolveNow(input.now, context.clock);
   const digest = digestBuffer(input.definitionDigest);
-  assertLeaseMs(claim.leaseMs);
+  if (claim !== undefined) assertLeaseMs(claim.leaseMs);
+  return { input, now, digest, claim };
+}
+
+/**
+ * Reserves a root run, a continuation or a restart (STORE.md §6.1), with a claim reserves and
+ * claims it or adopts an identical existing run (§6.2), applying every rule: the seeds', this
+ * project's value checks, and for a restart the restart policy ({@link assertRestartReservationAllowed},
+ * §13.11), in one transaction. The store's one reserve entry (`WorkflowStore.reserveWorkflowRun`).
+ *
+ * Without a digest (a {@link DefinitionReservation}) the store computes it and the default source
+ * identity first (§13.4). Checks in order, first failure wins and nothing is written: those of
+ * {@link checkReservation}; then in the transaction, an existing run (conflict without a claim,
+ * adoption or `Workflow run preparation conflicts: <runId>` with one: adoption writes nothing,
+ * takes no claim and runs no lineage rule); the seeds' lineage rules in the seeds' order; this
+ * project's value checks (non-empty names, execution mode, lineage kind, restart number) for
+ * what the seeds leave open (where a seed rule decides, its text wins); the restart policy. Then
+ * the blobs, definition, resource, lease, runs row, viewer row, sources, binding, queue row
+ * (`queued`, or `starting` with a claim, affinity the claim's runner: docs/PI-WORKFLOWS-FILES.md
+ * §8) and `run.queued` event, and the claim. A continuation of a parked parent marks the parent's
+ * queue `done` and records `run.queue_done_for_continuation` (one bump revision on the parent).
+ *
+ * @returns `{state, run}` (STORE.md §10 record): `reserved` without a claim; `claimed` (the record
+ *   carries the given token) or `adopted` with one
+ * @throws StoreError with the exact texts of STORE.md §11 "Input" and "Reserve" (kinds
+ *   validation, conflict, lineage, not_found), `Stored workflow source identity is invalid`,
+ *   `Controller store is read-only` (forbidden), conflict errors for a taken slot (one active
+ *   queue entry per session, one restart per parent), `Workflow run could not be claimed:
+ *   <runId>` (conflict), and the restart policy's restart_rejected errors and conflict
+ *   `Terminal fingerprint does not match the terminal outcome of workflow run: <parentRunId>`
+ */
+export function reserveWorkflowRun(context: StoreContext, input: ReservationInput, claim?: ClaimRequest): ReservedRun {
+  return reserveCheckedRun(context, checkReservation(context, input, claim), 'apply');
+}
+
+/**
+ * {@link reserveWorkflowRun} WITHOUT the restart policy (STORE.md §13.11): only the seeds' rules
+ * and this project's value checks, as the seeds reserve. Not on the store facade: for tests and
+ * benchmarks that set up rows the policy would refuse (a restart of a headless parent, a foreign
+ * fingerprint), never for production code.
+ *
+ * @returns and @throws as {@link reserveWorkflowRun}, less the restart policy's errors
+ */
+export function reserveWorkflowRunSkippingRestartPolicy(context: StoreContext, input: ReservationInput, claim?: ClaimRequest): ReservedRun {
+  return reserveCheckedRun(context, checkReservation(context, input, claim), 'skip');
+}
+
+/**
+ * The transaction of a {@link CheckedReservation} (see {@link reserveWorkflowRun}).
+ *
+ * @param restartPolicy `skip` only where the restart policy was applied already (the restart
+ *   command, in §13.1's order) or must not be ({@link reserveWorkflowRunSkippingRestartPolicy})
+ */
+export function reserveCheckedRun(context: StoreContext, checked: CheckedReservation, restartPolicy: 'apply' | 'skip'): ReservedRun {
+  const { input, now, claim } = checked;
   return context.database.transaction(() => {
+    if (claim === undefined) {
+      reserveInTransaction(context, checked, 'queued', restartPolicy);
+      return { state: 'reserved' as const, run: readRecord(context, input.runId, now) };
+    }
     const existing = loadRunRow(context, input.runId);
     if (existing !== undefined) {
-      assertPreparationCompatible(context, existing, input, digest);
+      assertPreparationCompatible(context, existing, input, checked.digest);
       return { state: 'adopted' as const, run: readRecord(context, input.runId, now) };
     }
     // pi-workflows inserts the queue row already `starting`, affinity = the claiming runner
     // (docs/PI-WORKFLOWS-FILES.md §8); the claim then keeps that status.
-    reserveInTransaction(context, { ...input, runnerId: claim.runnerId }, now, 'starting', ownRules);
+    reserveInTransaction(context, { ...checked, input: { ...input, runnerId: claim.runnerId } }, 'starting', restartPolicy);
     const claimed = claimCore(context, input.runId, claim, now, { allowPendingInteraction: false, preserveQueueStatus: true });
     if (claimed === undefined) {
       throw new StoreError('conflict', `Workflow run could not be claimed: ${input.runId}`);
@@ -231,37 +314,27 @@ function validateInputShape(input: ReserveWorkflowRunInput): void {
 }
 
 /**
- * Checks of a caller's own that a reservation runs after every seed rule and this project's
- * value checks, before anything is written (the restart policy of the reservation path): throw
- * to refuse.
- */
-export type OwnLineageRules = (lineage: Lineage) => void;
-
-/**
- * The reservation proper; runs inside the caller's transaction.
+ * The reservation proper; runs inside the caller's transaction. The syntax was checked
+ * ({@link checkReservation}).
  *
  * @param queueStatus the new queue row's status: `queued`, or `starting` when a claim follows
- * @param ownRules run after the seeds' rules and {@link validateInputShape}, before the writes
+ * @param restartPolicy whether the restart policy runs, after the seeds' rules and
+ *   {@link validateInputShape}, before the writes
  */
-function reserveInTransaction(
-  context: StoreContext,
-  input: ReserveWorkflowRunInput,
-  now: number,
-  queueStatus: 'queued' | 'starting',
-  ownRules: OwnLineageRules | undefined,
-): void {
-  // 1. syntax (run id, timestamp in the caller, digest)
-  assertRunId(input.runId);
-  const digest = digestBuffer(input.definitionDigest);
+function reserveInTransaction(context: StoreContext, checked: CheckedReservation, queueStatus: 'queued' | 'starting', restartPolicy: 'apply' | 'skip'): void {
+  const { input, now, digest } = checked;
+  // 1. syntax: checked at the entry
   // 2. existing
   if (loadRunRow(context, input.runId) !== undefined) {
     throw new StoreError('conflict', `Workflow run already reserved: ${input.runId}`);
   }
-  // 3-5. lineage: the seeds' rules in the seeds' order, before any check of our own (issue 10 item 9)
+  // 3-5. lineage: the seeds' rules in the seeds' order, before any check of our own
   const lineage = computeLineage(context, input, now);
   // our value checks, for what the seeds leave open (their lineage writes roll back with the transaction)
   validateInputShape(input);
-  ownRules?.(lineage);
+  if (restartPolicy === 'apply' && lineage.lineageKind === 'restart' && lineage.parent !== undefined && lineage.fingerprint !== null) {
+    assertRestartReservationAllowed(context, lineage.parent, lineage.fingerprint, now);
+  }
   // 6. writes
   const projectId = requireProjectId(context);
   const source = validWorkflowSource(input.workflowSource);

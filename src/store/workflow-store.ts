@@ -2,7 +2,6 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BlobStore } from './blobs.js';
 import { StateDatabase, type WriteGroupStats } from './database.js';
-import { reservationOf, type DefinitionReservation } from './definition-digest.js';
 import { StoreError } from './errors.js';
 import {
   claimNextWorkflowRun,
@@ -37,8 +36,8 @@ import {
   type WorkflowRunFilter,
 } from './run-queries.js';
 import type { LineageKind, WorkflowRunRecord } from './run-records.js';
-import { prepareOrAdoptWorkflowRun, reserveWorkflowRun, type ClaimRequest, type PreparedRun, type ReserveWorkflowRunInput } from './run-reservation.js';
-import { reserveWithRestartPolicy, restartWorkflowRun, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
+import { reserveWorkflowRun, type ClaimRequest, type ReservationInput, type ReservedRun } from './run-reservation.js';
+import { restartWorkflowRun, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
 import {
   cancelWorkflowRun,
   cancelWorkflowRunOrThrow,
@@ -344,44 +343,9 @@ export class WorkflowStore {
     this.database.resetStatementCount();
   }
 
-  /** Reserve a run (STORE.md §6.1). See {@link reserveWorkflowRun}. */
-  reserveWorkflowRun(input: ReserveWorkflowRunInput): WorkflowRunRecord {
-    return reserveWorkflowRun(this.context, input);
-  }
-
-  /** Reserve and claim, or adopt (STORE.md §6.2). See {@link prepareOrAdoptWorkflowRun}. */
-  prepareOrAdoptWorkflowRun(input: ReserveWorkflowRunInput, claim: ClaimRequest): PreparedRun {
-    return prepareOrAdoptWorkflowRun(this.context, input, claim);
-  }
-
-  /**
-   * {@link reserveWithPolicy} for a caller that has a definition snapshot, not its digest (the
-   * GraphQL `reserveWorkflowRun`): the store computes the digest and the default source
-   * identity (STORE.md §13.4, see {@link reservationOf}).
-   *
-   * @returns as {@link reserveWithPolicy}
-   * @throws StoreError(validation, field `definition`) for a snapshot canonical JSON refuses;
-   *   every error of {@link reserveWithPolicy}
-   */
-  reserveFromDefinition(input: DefinitionReservation, claim?: ClaimRequest): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
-    return reserveWithRestartPolicy(this.context, reservationOf(input), claim);
-  }
-
-  /**
-   * Reservation with the restart policy in front (STORE.md §13.11, issue 10 item 8): for
-   * lineage `restart` of a new run whose parent exists in the caller's session, first the
-   * restart command's rules (interactive parent, not cancelled, limit, the given fingerprint
-   * is the parent's own and not yet restarted in the chain), then §6.1 (and with a claim,
-   * §6.2) in the same transaction.
-   *
-   * @returns `{state, run}`; `state` is `reserved` without a claim
-   * @throws every error of {@link reserveWorkflowRun} / {@link prepareOrAdoptWorkflowRun}
-   *   (`Controller store is read-only` first), the restart_rejected errors of the policy and
-   *   its conflict `Terminal fingerprint does not match the terminal outcome of workflow run:
-   *   <parentRunId>` (see `reserveWithRestartPolicy`)
-   */
-  reserveWithPolicy(input: ReserveWorkflowRunInput, claim?: ClaimRequest): { state: 'reserved' | 'claimed' | 'adopted'; run: WorkflowRunRecord } {
-    return reserveWithRestartPolicy(this.context, input, claim);
+  /** Reserve a run; with a claim, prepare-or-adopt. Every rule, the restart policy included: see {@link reserveWorkflowRun}. */
+  reserveWorkflowRun(input: ReservationInput, claim?: ClaimRequest): ReservedRun {
+    return reserveWorkflowRun(this.context, input, claim);
   }
 
   /**

@@ -191,7 +191,7 @@ describe('a write transaction that finds the database locked', () => {
           definitionDigest: digest,
           definitionSnapshot: definition,
           originSessionId: `session-${runId}`,
-        });
+        }).run;
 
       // Locked for longer than one busy timeout (200 ms) but less than the rounds together.
       let worker = await holdWriteLock(path, 350);

@@ -285,7 +285,7 @@ describe('the invariant checker', () => {
       const store = WorkflowStore.open({ path, projectPath: dir });
       const definition = { name: 'x' };
       const reserve = (runId: string, session: string) =>
-        store.reserveWithPolicy(
+        store.reserveWorkflowRun(
           {
             runId,
             workflowName: 'x',

@@ -170,7 +170,7 @@ describe('StateDatabase.transactionAsync (store.writeAsync)', () => {
       await holder.release();
       expect(store.getWorkflowRun('sync-run')).toBeUndefined();
       expect(store.getWorkflowRun('async-run')).toBeUndefined();
-      expect((await store.writeAsync(() => store.reserveWorkflowRun(reservation('after-release')))).runId).toBe('after-release');
+      expect((await store.writeAsync(() => store.reserveWorkflowRun(reservation('after-release')).run)).runId).toBe('after-release');
     } finally {
       store.close();
       rmSync(dir, { recursive: true, force: true });
@@ -194,7 +194,7 @@ describe('StateDatabase.transactionAsync (store.writeAsync)', () => {
       expect(store.getWorkflowRun('rolled-back')).toBeUndefined();
       expect(commits).toBe(0);
 
-      const runs = await store.writeAsync(() => [store.reserveWorkflowRun(reservation('one')), store.reserveWorkflowRun(reservation('two'))]);
+      const runs = await store.writeAsync(() => [store.reserveWorkflowRun(reservation('one')).run, store.reserveWorkflowRun(reservation('two')).run]);
       expect(runs.map((run) => run.runId)).toEqual(['one', 'two']);
       expect(commits).toBe(1);
     } finally {
@@ -213,7 +213,7 @@ describe('StateDatabase.transactionAsync (store.writeAsync)', () => {
       const writes = ['first', 'second', 'third'].map((runId) =>
         store.writeAsync(() => {
           order.push(runId);
-          return store.reserveWorkflowRun(reservation(runId)).runId;
+          return store.reserveWorkflowRun(reservation(runId)).run.runId;
         }),
       );
       expect(storeInternals(store).database.lockWaiters).toBe(3);

@@ -54,10 +54,10 @@ async function buildRuns(server: TestServer, count: number): Promise<void> {
     const session = `session-${chain}`;
     const root = `chain-${chain}-root`;
     const continuation = `chain-${chain}-cont`;
-    store.prepareOrAdoptWorkflowRun(storeInput(root, session), claim(`t-${root}`));
+    store.reserveWorkflowRun(storeInput(root, session), claim(`t-${root}`));
     store.parkWorkflowRun({ runId: root, claimToken: `t-${root}` });
     clock.advance(10);
-    store.prepareOrAdoptWorkflowRun(storeInput(continuation, session, root), claim(`t-${continuation}`));
+    store.reserveWorkflowRun(storeInput(continuation, session, root), claim(`t-${continuation}`));
     store.settleWorkflowRun({ runId: continuation, claimToken: `t-${continuation}`, status: 'failed', error: `failure ${chain}` });
     clock.advance(10);
     store.restartWorkflowRun({ runId: continuation, originSessionId: session, restartRunId: `chain-${chain}-restart` });

@@ -39,7 +39,7 @@ export interface OlderReservation {
  */
 export function reserveAsOlderBuild(store: WorkflowStore, run: OlderReservation, claim: ClaimRequest, now: number): string {
   const digest = sha256Hex(codeUnitOrderJson(run.definition));
-  store.prepareOrAdoptWorkflowRun(
+  store.reserveWorkflowRun(
     {
       runId: run.runId,
       workflowName: run.workflowName,

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { canonicalJson, StoreError, WorkflowStore, type ReserveWorkflowRunInput, type StoreErrorKind, type WorkflowRunRecord } from '../../src/store/index.js';
-import { connectionOf } from './store-internals.js';
+import { reserveWorkflowRunSkippingRestartPolicy } from '../../src/store/run-reservation.js';
+import { connectionOf, storeContextOf } from './store-internals.js';
 
 /** 2026-01-01T00:00:00.000Z, the tests' epoch. */
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -130,9 +131,18 @@ export function reserveInput(runId: string, overrides: Partial<ReserveWorkflowRu
   };
 }
 
-/** Reserves a run with {@link reserveInput}. */
+/** Reserves a run with {@link reserveInput} through the store (every rule, the restart policy included). */
 export function reserve(store: WorkflowStore, runId: string, overrides: Partial<ReserveWorkflowRunInput> = {}): WorkflowRunRecord {
-  return store.reserveWorkflowRun(reserveInput(runId, overrides));
+  return store.reserveWorkflowRun(reserveInput(runId, overrides)).run;
+}
+
+/**
+ * {@link reserve} WITHOUT the restart policy (`reserveWorkflowRunSkippingRestartPolicy`): the
+ * seeds' rules only. For rows the policy refuses (a restart child with a foreign fingerprint, of
+ * a cancelled or headless parent) and tests of the seeds' rules alone.
+ */
+export function reserveSkippingRestartPolicy(store: WorkflowStore, runId: string, overrides: Partial<ReserveWorkflowRunInput> = {}): WorkflowRunRecord {
+  return reserveWorkflowRunSkippingRestartPolicy(storeContextOf(store), reserveInput(runId, overrides)).run;
 }
 
 /** Default claim parameters. */

@@ -9,6 +9,7 @@ import { blobReferences } from '../../src/store/blobs.js';
 import type { StateDatabase } from '../../src/store/database.js';
 import type { InteractionStore } from '../../src/store/interactions.js';
 import type { RunOrderIndex } from '../../src/store/run-order-index.js';
+import type { StoreContext } from '../../src/store/store-context.js';
 import type { ViewerDeltaLog } from '../../src/store/viewer-deltas.js';
 import type { WorkflowMessageStore } from '../../src/store/workflow-messages.js';
 import type { WorkflowStore } from '../../src/store/index.js';
@@ -54,4 +55,9 @@ export function unreferencedBlobs(store: WorkflowStore): string[] {
   return (
     connectionOf(store).prepare(`SELECT blob_hash FROM blobs WHERE blob_hash NOT IN (${referenced}) ORDER BY blob_hash`).all() as Array<{ blob_hash: Buffer }>
   ).map((row) => row.blob_hash.toString('hex'));
+}
+
+/** The store's private context, for the store-module functions tests call directly (`run-reservation.ts`'s skip-policy entry). */
+export function storeContextOf(store: WorkflowStore): StoreContext {
+  return store['context'];
 }

@@ -37,8 +37,8 @@ describe('definition digest (STORE.md §13.4)', () => {
     expect(error.field).toBe('definition');
   });
 
-  it('reserveFromDefinition stores the digest and the default file source', ({ t }) => {
-    const { run, state } = t.store.reserveFromDefinition(byDefinition('run-1'));
+  it('reserveWorkflowRun without a digest stores the digest and the default file source', ({ t }) => {
+    const { run, state } = t.store.reserveWorkflowRun(byDefinition('run-1'));
     expect(state).toBe('reserved');
     expect(run.definitionDigest).toBe(`sha256:${digestHex()}`);
     expect(run.workflowSource.root).toEqual({ kind: 'file', path: WORKFLOW_REF, hash: digestHex() });
@@ -69,7 +69,7 @@ describe('definition digest (STORE.md §13.4)', () => {
 
     it('an identical retry with a claim adopts it, writing nothing', ({ t }) => {
       const legacy = olderRun(t);
-      const adopted = expectNoWrite(t.store, () => t.store.reserveFromDefinition(retry(), { ...claimRequest, claimToken: 'tok-2' }));
+      const adopted = expectNoWrite(t.store, () => t.store.reserveWorkflowRun(retry(), { ...claimRequest, claimToken: 'tok-2' }));
       expect(adopted.state).toBe('adopted');
       expect(adopted.run.definitionDigest).toBe(`sha256:${legacy}`);
       expect(adopted.run.input).toEqual(input);
@@ -80,7 +80,7 @@ describe('definition digest (STORE.md §13.4)', () => {
       for (const change of [{ definitionSnapshot: { ...definition, name: 'other' } }, { input: { 2: 'two' } }, { launchOptions: { retries: { 3: true } } }]) {
         expectRejectedUnchanged(
           t.store,
-          () => t.store.reserveFromDefinition({ ...retry(), ...change }, claimRequest),
+          () => t.store.reserveWorkflowRun({ ...retry(), ...change }, claimRequest),
           'Workflow run preparation conflicts: run-1',
           'conflict',
         );
@@ -89,14 +89,14 @@ describe('definition digest (STORE.md §13.4)', () => {
 
     it('a new run of the same definition is stored under the canonical digest', ({ t }) => {
       olderRun(t);
-      const { run } = t.store.reserveFromDefinition({ ...retry(), runId: 'run-2', originSessionId: 'session-run-2' });
+      const { run } = t.store.reserveWorkflowRun({ ...retry(), runId: 'run-2', originSessionId: 'session-run-2' });
       expect(run.definitionDigest).toBe(`sha256:${definitionDigest(definition)}`);
     });
   });
 
-  it('reserveFromDefinition keeps a given source identity', ({ t }) => {
+  it('reserveWorkflowRun without a digest keeps a given source identity', ({ t }) => {
     const source = { kind: 'file', path: 'elsewhere.json', hash: 'b'.repeat(64) };
-    const { run } = t.store.reserveFromDefinition({ ...byDefinition('run-2'), workflowSource: source });
+    const { run } = t.store.reserveWorkflowRun({ ...byDefinition('run-2'), workflowSource: source });
     expect(run.definitionDigest).toBe(`sha256:${digestHex()}`);
     expect(run.workflowSource.root).toEqual(source);
   });

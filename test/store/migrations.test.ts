@@ -300,8 +300,8 @@ describe('read-only store (STORE.md §1)', () => {
 
   it.each<[string, (s: WorkflowStore) => unknown]>([
     ['reserve', (s) => s.reserveWorkflowRun(reserveInput('run-2'))],
-    ['prepare', (s) => s.prepareOrAdoptWorkflowRun(reserveInput('run-2'), { runnerId: 'r', claimToken: 't', leaseMs: 1000 })],
-    ['reserveWithPolicy', (s) => s.reserveWithPolicy(reserveInput('run-2', { parentRunId: 'run-1', lineageKind: 'restart' }))],
+    ['prepare', (s) => s.reserveWorkflowRun(reserveInput('run-2'), { runnerId: 'r', claimToken: 't', leaseMs: 1000 })],
+    ['reserve a restart', (s) => s.reserveWorkflowRun(reserveInput('run-2', { parentRunId: 'run-1', lineageKind: 'restart' }))],
     ['restart', (s) => s.restartWorkflowRun({ runId: 'run-1', originSessionId: 'session-run-1' })],
     ['claim', (s) => s.claimWorkflowRun({ runId: 'run-1', runnerId: 'r', claimToken: 't', leaseMs: 1000 })],
     ['claimNext', (s) => s.claimNextWorkflowRun({ runnerId: 'r', claimToken: 't', leaseMs: 1000 })],

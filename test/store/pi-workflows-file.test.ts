@@ -330,7 +330,7 @@ describe('our own file behind a WAL with frames (a writer still has it open)', (
       try {
         expect(store.file).toEqual({ kind: 'own' });
         expect(store.readOnly).toBe(false);
-        expect(store.reserveWorkflowRun(reserveInput('run-1')).runId).toBe('run-1');
+        expect(store.reserveWorkflowRun(reserveInput('run-1')).run.runId).toBe('run-1');
       } finally {
         store.close();
       }

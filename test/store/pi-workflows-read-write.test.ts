@@ -150,7 +150,7 @@ describe('writing a pi-workflows 0.16 file', () => {
     const blobsBefore = rows<{ h: string }>(path, 'SELECT hex(blob_hash) AS h FROM blobs ORDER BY 1').map((row) => row.h);
     const store = open();
     try {
-      const claimed = store.reserveWithPolicy(reserveInput('life-1'), { runnerId: 'host-9', claimToken: 'tok-1', leaseMs: 60_000 });
+      const claimed = store.reserveWorkflowRun(reserveInput('life-1'), { runnerId: 'host-9', claimToken: 'tok-1', leaseMs: 60_000 });
       expect(claimed.state).toBe('claimed');
       expect(store.markWorkflowRunRunning({ runId: 'life-1', claimToken: 'tok-1' })).toBe(true);
       store.recordViewerDeltas('life-1', [{ targetType: 'timeline', targetKey: 'step-1', ops: [{ op: 'append', path: '/items', value: [1] }] }]);
@@ -188,7 +188,7 @@ describe('writing a pi-workflows 0.16 file', () => {
     const store = open();
     try {
       expect(store.projectId).toBe(projectIdFor(canonical));
-      expect(store.reserveWorkflowRun(reserveInput('in-project')).runId).toBe('in-project');
+      expect(store.reserveWorkflowRun(reserveInput('in-project')).run.runId).toBe('in-project');
     } finally {
       store.close();
     }
@@ -206,7 +206,7 @@ describe('writing a pi-workflows 0.16 file', () => {
     const store = open();
     try {
       expect(store.readOnly).toBe(false);
-      store.reserveWithPolicy(reserveInput('w-1'), { runnerId: 'host-1', claimToken: 'tok-w1', leaseMs: 60_000 });
+      store.reserveWorkflowRun(reserveInput('w-1'), { runnerId: 'host-1', claimToken: 'tok-w1', leaseMs: 60_000 });
       store.markWorkflowRunRunning({ runId: 'w-1', claimToken: 'tok-w1' });
       store.reportWorkflowRunState({ runId: 'w-1', claimToken: 'tok-w1', status: 'running' });
       store.renewWorkflowRunClaim({ runId: 'w-1', claimToken: 'tok-w1', leaseMs: 60_000 });

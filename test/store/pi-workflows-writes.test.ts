@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { canonicalJson, WorkflowStore, type ReserveWorkflowRunInput } from '../../src/store/index.js';
 import { createPiWorkflowsFile, piWorkflowsIdentity, piWorkflowsOpenCheck } from '../helpers/pi-workflows-file.js';
-import { openTestStore, reserveInput, sha256Hex, tempDir, TestClock, type TestStore } from '../helpers/store-fixtures.js';
+import { openTestStore, reserveInput, reserveSkippingRestartPolicy, sha256Hex, tempDir, TestClock, type TestStore } from '../helpers/store-fixtures.js';
 import { connectionOf, storeInternals } from '../helpers/store-internals.js';
 import { diffCall, writeShape, type Row, type WriteDiff } from '../helpers/write-diff.js';
 
@@ -434,7 +434,12 @@ describe.each(KINDS)('what each store operation writes on $kind (docs/PI-WORKFLO
     f.store.settleWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1', status: 'failed', error: 'boom' });
     const fingerprint = 'ab'.repeat(32);
     const { diff, at } = written(f, () =>
-      reserveRun(f, 'run-2', { originSessionId: 'S', parentRunId: 'run-1', lineageKind: 'restart', parentTerminalFingerprint: `sha256:${fingerprint}` }),
+      reserveSkippingRestartPolicy(f.store, 'run-2', {
+        originSessionId: 'S',
+        parentRunId: 'run-1',
+        lineageKind: 'restart',
+        parentTerminalFingerprint: `sha256:${fingerprint}`,
+      }),
     );
     expect(writeShape(diff)).toEqual({
       events: { inserted: 1 },
@@ -461,7 +466,7 @@ describe.each(KINDS)('what each store operation writes on $kind (docs/PI-WORKFLO
 
   test('prepare-or-adopt, new: the reserve rows with the queue inserted starting (affinity: the claiming runner), run.queued then lease.claimed, 4 deltas at revision 2', () => {
     const f = fixture(kind);
-    const { diff, at } = written(f, () => f.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), { runnerId: 'host-b', claimToken: 'tok', leaseMs: LEASE }));
+    const { diff, at } = written(f, () => f.store.reserveWorkflowRun(reserveInput('run-1'), { runnerId: 'host-b', claimToken: 'tok', leaseMs: LEASE }));
     expect(writeShape(diff)).toEqual({
       blobs: { inserted: 5 },
       events: { inserted: 2 },
@@ -498,13 +503,13 @@ describe.each(KINDS)('what each store operation writes on $kind (docs/PI-WORKFLO
 
   test('prepare-or-adopt, existing: compatible writes nothing (token not compared, lease not renewed); incompatible is refused and writes nothing', () => {
     const f = fixture(kind);
-    f.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), { runnerId: 'runner-1', claimToken: 'tok', leaseMs: LEASE });
-    const adopted = written(f, () => f.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), { runnerId: 'runner-2', claimToken: 'other', leaseMs: 5 }));
+    f.store.reserveWorkflowRun(reserveInput('run-1'), { runnerId: 'runner-1', claimToken: 'tok', leaseMs: LEASE });
+    const adopted = written(f, () => f.store.reserveWorkflowRun(reserveInput('run-1'), { runnerId: 'runner-2', claimToken: 'other', leaseMs: 5 }));
     expect(adopted.result.state).toBe('adopted');
     expect(adopted.diff).toEqual({});
     const refused = written(f, () => {
       try {
-        f.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { input: { topic: 'other' } }), { runnerId: 'runner-1', claimToken: 'tok', leaseMs: LEASE });
+        f.store.reserveWorkflowRun(reserveInput('run-1', { input: { topic: 'other' } }), { runnerId: 'runner-1', claimToken: 'tok', leaseMs: LEASE });
         return 'written';
       } catch (error) {
         return (error as Error).message;

@@ -16,14 +16,15 @@ import {
   terminalRun,
   viewerRevisions,
   WORKFLOW_REF,
+  reserveSkippingRestartPolicy,
 } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 
 const CLAIM = { runnerId: 'runner-1', claimToken: 'tok-1', leaseMs: 30_000 };
 
-describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one transaction (STORE.md §6.2)', () => {
+describe('reserveWorkflowRun with a claim (prepare-or-adopt): a new run is reserved and claimed in one transaction (STORE.md §6.2)', () => {
   it('returns claimed with the token; the lease, queue, events and viewer show the claim', ({ t }) => {
-    const prepared = t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { runnerId: 'runner-1' }), CLAIM);
+    const prepared = t.store.reserveWorkflowRun(reserveInput('run-1', { runnerId: 'runner-1' }), CLAIM);
     expect(prepared.state).toBe('claimed');
     expect(prepared.run).toMatchObject({
       runId: 'run-1',
@@ -57,8 +58,8 @@ describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one tr
   it('inserts the queue row already starting with affinity = the claiming runner, whatever runnerId was given', ({ t }) => {
     // Every UPDATE of run_queue is skipped: the row's status and affinity come from its INSERT.
     ignoreUpdatesOf(t.store, 'run_queue');
-    t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { runnerId: 'runner-other' }), CLAIM);
-    t.store.prepareOrAdoptWorkflowRun(reserveInput('run-2'), { ...CLAIM, runnerId: 'runner-2' });
+    t.store.reserveWorkflowRun(reserveInput('run-1', { runnerId: 'runner-other' }), CLAIM);
+    t.store.reserveWorkflowRun(reserveInput('run-2'), { ...CLAIM, runnerId: 'runner-2' });
     expect(['run-1', 'run-2'].map((runId) => rowOf(t.store, 'run_queue', runId))).toEqual(
       ['run-1', 'run-2'].map((runId) => ({
         run_id: runId,
@@ -81,7 +82,7 @@ describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one tr
     for (const leaseMs of [0, 86_400_001, 1.5]) {
       expectRejectedUnchanged(
         t.store,
-        () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), { ...CLAIM, leaseMs }),
+        () => t.store.reserveWorkflowRun(reserveInput('run-1'), { ...CLAIM, leaseMs }),
         'Lease duration must be an integer from 1 to 86400000 ms',
         'validation',
       );
@@ -91,31 +92,26 @@ describe('prepareOrAdoptWorkflowRun: a new run is reserved and claimed in one tr
   it('reports every reservation error of §6.1 for a new run', ({ t }) => {
     expectRejectedUnchanged(
       t.store,
-      () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { parentRunId: 'ghost' }), CLAIM),
+      () => t.store.reserveWorkflowRun(reserveInput('run-1', { parentRunId: 'ghost' }), CLAIM),
       'Workflow run not found: ghost',
       'not_found',
     );
-    expectRejectedUnchanged(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('bad id'), CLAIM), 'Invalid workflow run id: bad id', 'validation');
+    expectRejectedUnchanged(t.store, () => t.store.reserveWorkflowRun(reserveInput('bad id'), CLAIM), 'Invalid workflow run id: bad id', 'validation');
   });
 
   it('Workflow run could not be claimed: <runId> rolls the reservation back', ({ t }) => {
     ignoreUpdatesOf(t.store, 'leases');
-    expectRejectedUnchanged(
-      t.store,
-      () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), CLAIM),
-      'Workflow run could not be claimed: run-1',
-      'conflict',
-    );
+    expectRejectedUnchanged(t.store, () => t.store.reserveWorkflowRun(reserveInput('run-1'), CLAIM), 'Workflow run could not be claimed: run-1', 'conflict');
     expect(t.store.getWorkflowRun('run-1')).toBeUndefined();
   });
 });
 
-describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compatible', () => {
+describe('reserveWorkflowRun with a claim (prepare-or-adopt): an existing run is adopted only when compatible', () => {
   it('adopts with identical parameters, writes nothing and takes no claim', ({ t }) => {
-    const first = t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), CLAIM);
+    const first = t.store.reserveWorkflowRun(reserveInput('run-1'), CLAIM);
     t.clock.advance(1000);
     const adopted = expectNoWrite(t.store, () =>
-      t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1'), { runnerId: 'runner-2', claimToken: 'tok-2', leaseMs: 5000 }),
+      t.store.reserveWorkflowRun(reserveInput('run-1'), { runnerId: 'runner-2', claimToken: 'tok-2', leaseMs: 5000 }),
     );
     expect(adopted.state).toBe('adopted');
     expect(adopted.run).toEqual({ ...first.run, claimToken: null });
@@ -130,10 +126,9 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     delete implicit.launchOptions;
     delete implicit.executionMode;
     implicit.workflowSource = { hash: digestHex(), path: WORKFLOW_REF, kind: 'file' };
-    expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(implicit, CLAIM)).state).toBe('adopted');
+    expect(expectNoWrite(t.store, () => t.store.reserveWorkflowRun(implicit, CLAIM)).state).toBe('adopted');
     expect(
-      expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun({ ...explicit, workflowSource: { root: explicit.workflowSource, mounted: [] } }, CLAIM))
-        .state,
+      expectNoWrite(t.store, () => t.store.reserveWorkflowRun({ ...explicit, workflowSource: { root: explicit.workflowSource, mounted: [] } }, CLAIM)).state,
     ).toBe('adopted');
   });
 
@@ -152,7 +147,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     reserve(t.store, 'run-1');
     expectRejectedUnchanged(
       t.store,
-      () => t.store.prepareOrAdoptWorkflowRun({ ...reserveInput('run-1'), ...overrides }, CLAIM),
+      () => t.store.reserveWorkflowRun({ ...reserveInput('run-1'), ...overrides }, CLAIM),
       'Workflow run preparation conflicts: run-1',
       'conflict',
     );
@@ -160,13 +155,13 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
 
   it('compares the computed restart number: a root is 0 whatever restart number is given (as the seed)', ({ t }) => {
     reserve(t.store, 'run-1');
-    expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { restartNumber: 1 }), CLAIM)).state).toBe('adopted');
+    expect(expectNoWrite(t.store, () => t.store.reserveWorkflowRun(reserveInput('run-1', { restartNumber: 1 }), CLAIM)).state).toBe('adopted');
   });
 
   it('does not compare the snapshot, the title or the affinity (not part of compatibility)', ({ t }) => {
     reserve(t.store, 'run-1', { runnerId: 'runner-a', title: 'A' });
     const adopted = expectNoWrite(t.store, () =>
-      t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { runnerId: 'runner-b', title: 'B', definitionSnapshot: { x: 1 } }), CLAIM),
+      t.store.reserveWorkflowRun(reserveInput('run-1', { runnerId: 'runner-b', title: 'B', definitionSnapshot: { x: 1 } }), CLAIM),
     );
     expect(adopted.state).toBe('adopted');
   });
@@ -183,14 +178,14 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     it.beforeEach(({ t }) => {
       terminalRun(t, 'parent');
       terminalRun(t, 'other-parent', { originSessionId: 'session-parent' });
-      reserve(t.store, 'child', restartOf('parent'));
+      reserveSkippingRestartPolicy(t.store, 'child', restartOf('parent'));
     });
 
     it('adopts an identical restart (restart number computed or given)', ({ t }) => {
-      expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', restartOf('parent')), CLAIM)).state).toBe('adopted');
+      expect(expectNoWrite(t.store, () => t.store.reserveWorkflowRun(reserveInput('child', restartOf('parent')), CLAIM)).state).toBe('adopted');
       expect(
         expectNoWrite(t.store, () =>
-          t.store.prepareOrAdoptWorkflowRun(
+          t.store.reserveWorkflowRun(
             reserveInput('child', { ...restartOf('parent'), restartNumber: 1, parentTerminalFingerprint: `sha256:${FP.toUpperCase()}` }),
             CLAIM,
           ),
@@ -209,7 +204,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     ])('Workflow run preparation conflicts: <runId> for a different %s', ([_field, overrides], { t }) => {
       expectRejectedUnchanged(
         t.store,
-        () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', { ...restartOf('parent'), ...overrides }), CLAIM),
+        () => t.store.reserveWorkflowRun(reserveInput('child', { ...restartOf('parent'), ...overrides }), CLAIM),
         'Workflow run preparation conflicts: child',
         'conflict',
       );
@@ -218,7 +213,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     it('Workflow run not found: <parentRunId> for a missing named parent', ({ t }) => {
       expectRejectedUnchanged(
         t.store,
-        () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', { ...restartOf('parent'), parentRunId: 'ghost' }), CLAIM),
+        () => t.store.reserveWorkflowRun(reserveInput('child', { ...restartOf('parent'), parentRunId: 'ghost' }), CLAIM),
         'Workflow run not found: ghost',
         'not_found',
       );
@@ -227,7 +222,7 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     it('Expected a terminal fingerprint for a malformed fingerprint', ({ t }) => {
       expectRejectedUnchanged(
         t.store,
-        () => t.store.prepareOrAdoptWorkflowRun(reserveInput('child', { ...restartOf('parent'), parentTerminalFingerprint: 'xyz' }), CLAIM),
+        () => t.store.reserveWorkflowRun(reserveInput('child', { ...restartOf('parent'), parentTerminalFingerprint: 'xyz' }), CLAIM),
         'Expected a terminal fingerprint',
         'validation',
       );
@@ -239,8 +234,8 @@ describe('prepareOrAdoptWorkflowRun: an existing run is adopted only when compat
     claim(t.store, 'parent');
     t.store.parkWorkflowRun({ runId: 'parent', claimToken: 'token-parent' });
     const input = reserveInput('child', { parentRunId: 'parent', originSessionId: 'session-parent' });
-    expect(t.store.prepareOrAdoptWorkflowRun(input, CLAIM).state).toBe('claimed');
+    expect(t.store.reserveWorkflowRun(input, CLAIM).state).toBe('claimed');
     expect(t.store.getWorkflowRun('parent')?.status).toBe('done');
-    expect(expectNoWrite(t.store, () => t.store.prepareOrAdoptWorkflowRun(input, CLAIM)).state).toBe('adopted');
+    expect(expectNoWrite(t.store, () => t.store.reserveWorkflowRun(input, CLAIM)).state).toBe('adopted');
   });
 });

@@ -22,6 +22,7 @@ import {
   viewerRevisions,
   WORKFLOW_REF,
   type TestStore,
+  reserveSkippingRestartPolicy,
 } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 
@@ -148,7 +149,7 @@ describe('reserveWorkflowRun: a root run (STORE.md §6.1)', () => {
   it('defaults input to null and launch options to {}', ({ t }) => {
     const input = reserveInput('run-1');
     delete input.input;
-    const run = t.store.reserveWorkflowRun(input);
+    const { run } = t.store.reserveWorkflowRun(input);
     expect(run.input).toBeNull();
     expect(run.launchOptions).toEqual({});
   });
@@ -373,7 +374,7 @@ describe('reserveWorkflowRun: restarts', () => {
     terminalRun(t, 'parent');
     const parentBefore = snapshotTables(t.store);
     const parentRevision = resourceRevision(t.store, 'parent');
-    const child = reserve(t.store, 'child', {
+    const child = reserveSkippingRestartPolicy(t.store, 'child', {
       parentRunId: 'parent',
       originSessionId: 'session-parent',
       lineageKind: 'restart',
@@ -398,7 +399,7 @@ describe('reserveWorkflowRun: restarts', () => {
 
   it('accepts a cancelled parent (refusing it is the restart command’s job)', ({ t }) => {
     terminalRun(t, 'parent', {}, 'cancelled');
-    const child = reserve(t.store, 'child', {
+    const child = reserveSkippingRestartPolicy(t.store, 'child', {
       parentRunId: 'parent',
       originSessionId: 'session-parent',
       lineageKind: 'restart',
@@ -415,12 +416,12 @@ describe('reserveWorkflowRun: restarts', () => {
       lineageKind: 'restart' as const,
       parentTerminalFingerprint: FINGERPRINT,
     };
-    reserve(t.store, 'child-1', restart);
+    reserveSkippingRestartPolicy(t.store, 'child-1', restart);
     claim(t.store, 'child-1');
     t.store.settleWorkflowRun({ runId: 'child-1', claimToken: 'token-child-1', status: 'failed', error: 'again' });
     expectRejectedUnchanged(
       t.store,
-      () => reserve(t.store, 'child-2', { ...restart, parentTerminalFingerprint: 'cd'.repeat(32) }),
+      () => reserveSkippingRestartPolicy(t.store, 'child-2', { ...restart, parentTerminalFingerprint: 'cd'.repeat(32) }),
       'Workflow run already has a restart: parent',
       'conflict',
     );
@@ -509,7 +510,7 @@ describe('reserveWorkflowRun: continuations', () => {
 
   it('a continuation inherits the chain root and restart number of a restart parent', ({ t }) => {
     terminalRun(t, 'root');
-    reserve(t.store, 'restart-1', {
+    reserveSkippingRestartPolicy(t.store, 'restart-1', {
       parentRunId: 'root',
       originSessionId: 'session-root',
       lineageKind: 'restart',
@@ -635,7 +636,7 @@ describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 
   it('with a claim (prepare-or-adopt of a new run) the same order holds', ({ t }) => {
     refused(
       t,
-      () => t.store.prepareOrAdoptWorkflowRun(reserveInput('run-1', { restartNumber: -1 }), { runnerId: 'r', claimToken: 'c', leaseMs: 1000 }),
+      () => t.store.reserveWorkflowRun(reserveInput('run-1', { restartNumber: -1 }), { runnerId: 'r', claimToken: 'c', leaseMs: 1000 }),
       'A root workflow run cannot declare restart metadata',
       'lineage',
     );

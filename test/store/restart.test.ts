@@ -6,6 +6,7 @@ import {
   type StoreErrorKind,
   type WorkflowRunRecord,
 } from '../../src/store/index.js';
+import { reserveWorkflowRunSkippingRestartPolicy } from '../../src/store/run-reservation.js';
 import {
   claim,
   digestHex,
@@ -16,7 +17,9 @@ import {
   terminalRun,
   WORKFLOW_REF,
   type TestStore,
+  reserveSkippingRestartPolicy,
 } from '../helpers/store-fixtures.js';
+import { storeContextOf } from '../helpers/store-internals.js';
 import { storeTest as it } from '../helpers/store-test.js';
 
 const SESSION = 'session-root';
@@ -40,9 +43,9 @@ function expectRestartRefused(t: TestStore, input: RestartWorkflowRunInput, mess
   expectRejectedUnchanged(t.store, () => t.store.restartWorkflowRun(input), message, kind);
 }
 
-/** `reserveWithPolicy(input)` must throw exactly `message` of `kind` and change no table. */
+/** `reserveWorkflowRun(input)` must throw exactly `message` of `kind` and change no table. */
 function expectPolicyRefused(t: TestStore, input: ReserveWorkflowRunInput, message: string, kind: StoreErrorKind): void {
-  expectRejectedUnchanged(t.store, () => t.store.reserveWithPolicy(input), message, kind);
+  expectRejectedUnchanged(t.store, () => t.store.reserveWorkflowRun(input), message, kind);
 }
 
 /** Settles a claimed restart run failed with `error`. */
@@ -156,7 +159,7 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
     expectRestartRefused(t, { runId: 'headless', originSessionId: 'session-h' }, 'Only interactive workflow runs can be restarted', 'restart_rejected');
     const parent = terminalRun(t, 'headless-2', { executionMode: 'headless', originSessionId: 'session-h2' });
     // the seeds' plain reservation accepts a restart child of a headless run; the command does not adopt it
-    reserve(t.store, 'child', {
+    reserveSkippingRestartPolicy(t.store, 'child', {
       originSessionId: 'session-h2',
       parentRunId: 'headless-2',
       lineageKind: 'restart',
@@ -185,13 +188,18 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
 
   it('3 before 4: a cancelled run with a restart child is rejected, not adopted', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
-    reserve(t.store, 'child', { parentRunId: 'root', originSessionId: SESSION, lineageKind: 'restart', parentTerminalFingerprint: 'ab'.repeat(32) });
+    reserveSkippingRestartPolicy(t.store, 'child', {
+      parentRunId: 'root',
+      originSessionId: SESSION,
+      lineageKind: 'restart',
+      parentTerminalFingerprint: 'ab'.repeat(32),
+    });
     expectRestartRefused(t, { runId: 'root', originSessionId: SESSION }, 'An explicitly cancelled workflow cannot be restarted', 'restart_rejected');
   });
 
   it('4. an existing restart child is adopted before any later check (even with another fingerprint)', ({ t }) => {
     terminalRun(t, 'root');
-    const child = reserve(t.store, 'child', {
+    const child = reserveSkippingRestartPolicy(t.store, 'child', {
       parentRunId: 'root',
       originSessionId: SESSION,
       lineageKind: 'restart',
@@ -259,7 +267,7 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
   });
 });
 
-describe('reserveWithPolicy (STORE.md §13.11)', () => {
+describe('reserveWorkflowRun: the restart policy (STORE.md §13.11)', () => {
   const FP1 = '11'.repeat(32);
   const restartOf = (parent: string, fingerprint: string) => ({
     parentRunId: parent,
@@ -282,16 +290,16 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
   const own = (t: TestStore, runId: string): string => t.store.getWorkflowRun(runId)?.terminalFingerprint as string;
 
   it('reserves without a claim, reserves and claims with one, adopts on retry', ({ t }) => {
-    expect(t.store.reserveWithPolicy(input('a', { originSessionId: 's-a' })).state).toBe('reserved');
-    const claimed = t.store.reserveWithPolicy(input('b', { originSessionId: 's-b' }), CLAIM);
+    expect(t.store.reserveWorkflowRun(input('a', { originSessionId: 's-a' })).state).toBe('reserved');
+    const claimed = t.store.reserveWorkflowRun(input('b', { originSessionId: 's-b' }), CLAIM);
     expect(claimed.state).toBe('claimed');
     expect(claimed.run.claimToken).toBe('restart-token');
-    expect(expectNoWrite(t.store, () => t.store.reserveWithPolicy(input('b', { originSessionId: 's-b' }), CLAIM)).state).toBe('adopted');
+    expect(expectNoWrite(t.store, () => t.store.reserveWorkflowRun(input('b', { originSessionId: 's-b' }), CLAIM)).state).toBe('adopted');
   });
 
   it('reserves a restart that carries the parent’s own terminal fingerprint, in any spelling', ({ t }) => {
     terminalRun(t, 'root');
-    const result = t.store.reserveWithPolicy(input('child', restartOf('root', `sha256:${own(t, 'root').toUpperCase()}`)));
+    const result = t.store.reserveWorkflowRun(input('child', restartOf('root', `sha256:${own(t, 'root').toUpperCase()}`)));
     expect(result.state).toBe('reserved');
     expect(result.run).toMatchObject({ parentRunId: 'root', lineageKind: 'restart', restartNumber: 1, parentTerminalFingerprint: own(t, 'root') });
   });
@@ -299,7 +307,7 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
   it('refuses a restart of a cancelled parent, which the plain reservation accepts', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
     expectPolicyRefused(t, input('child', restartOf('root', own(t, 'root'))), 'An explicitly cancelled workflow cannot be restarted', 'restart_rejected');
-    expect(t.store.reserveWorkflowRun(input('child', restartOf('root', own(t, 'root')))).lineageKind).toBe('restart');
+    expect(reserveWorkflowRunSkippingRestartPolicy(storeContextOf(t.store), input('child', restartOf('root', own(t, 'root')))).run.lineageKind).toBe('restart');
   });
 
   it('refuses a fourth restart', ({ t }) => {
@@ -307,7 +315,7 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
     let parent = 'root';
     for (let n = 1; n <= 3; n += 1) {
       const runId = `r${n}`;
-      t.store.reserveWithPolicy(input(runId, restartOf(parent, own(t, parent))));
+      t.store.reserveWorkflowRun(input(runId, restartOf(parent, own(t, parent))));
       claim(t.store, runId);
       t.store.settleWorkflowRun({ runId, claimToken: `token-${runId}`, status: 'failed', error: `e${n}` });
       parent = runId;
@@ -317,7 +325,7 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
 
   it('refuses the parent’s fingerprint when that outcome was already restarted in the chain', ({ t }) => {
     terminalRun(t, 'root');
-    t.store.reserveWithPolicy(input('r1', restartOf('root', own(t, 'root'))));
+    t.store.reserveWorkflowRun(input('r1', restartOf('root', own(t, 'root'))));
     claim(t.store, 'r1');
     t.store.settleWorkflowRun({ runId: 'r1', claimToken: 'token-r1', status: 'failed', error: 'boom' }); // as the root
     expect(own(t, 'r1')).toBe(own(t, 'root'));
@@ -382,7 +390,7 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
     for (const claimRequest of [undefined, CLAIM]) {
       expectRejectedUnchanged(
         t.store,
-        () => t.store.reserveWithPolicy(input('child', { ...restartOf('root', bogus), restartNumber: 5 }), claimRequest),
+        () => t.store.reserveWorkflowRun(input('child', { ...restartOf('root', bogus), restartNumber: 5 }), claimRequest),
         'Restart number does not follow its parent',
         'lineage',
       );
@@ -401,7 +409,7 @@ describe('reserveWithPolicy (STORE.md §13.11)', () => {
 
   it('leaves an existing run id to the reservation (already reserved), skipping the policy', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
-    t.store.reserveWorkflowRun(input('child', restartOf('root', FP1)));
+    reserveWorkflowRunSkippingRestartPolicy(storeContextOf(t.store), input('child', restartOf('root', FP1)));
     expectPolicyRefused(t, input('child', restartOf('root', FP1)), 'Workflow run already reserved: child', 'conflict');
   });
 });
@@ -433,7 +441,7 @@ describe('one restart rule on both paths (issue 10 item 8)', () => {
     );
     expectRejectedUnchanged(
       t.store,
-      () => t.store.reserveWithPolicy(restartInput('bogus-child', 'root', bogus), CLAIM),
+      () => t.store.reserveWorkflowRun(restartInput('bogus-child', 'root', bogus), CLAIM),
       'Terminal fingerprint does not match the terminal outcome of workflow run: root',
       'conflict',
     );

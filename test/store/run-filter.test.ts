@@ -29,7 +29,7 @@ describe('matchesFilter says what the SQL says', () => {
         definitionSnapshot: definition,
         definitionDigest: `sha256:${digestHex(definition)}`,
       };
-      store.prepareOrAdoptWorkflowRun(reserveInput(runId, overrides), {
+      store.reserveWorkflowRun(reserveInput(runId, overrides), {
         runnerId: 'runner',
         claimToken: `token-${index}`,
         leaseMs: 60_000,

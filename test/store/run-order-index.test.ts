@@ -35,7 +35,7 @@ function buildRuns(store: WorkflowStore, clock: TestClock): string[] {
       let runId: string;
       if (parent === undefined) {
         runId = `c${String(chain).padStart(2, '0')}-root`;
-        store.prepareOrAdoptWorkflowRun(reserveInput(runId, { originSessionId: session, workflowName: chain % 3 === 0 ? 'gamma' : 'demo' }), {
+        store.reserveWorkflowRun(reserveInput(runId, { originSessionId: session, workflowName: chain % 3 === 0 ? 'gamma' : 'demo' }), {
           ...LEASE,
           claimToken: token,
         });
@@ -45,13 +45,10 @@ function buildRuns(store: WorkflowStore, clock: TestClock): string[] {
         runId = store.restartWorkflowRun({ runId: parent, originSessionId: session, claim: { ...LEASE, claimToken: token } }).run.runId;
       } else {
         runId = `c${String(chain).padStart(2, '0')}-${String.fromCharCode(122 - step)}`; // ids not in creation order
-        store.prepareOrAdoptWorkflowRun(
-          reserveInput(runId, { originSessionId: session, parentRunId: parent, workflowName: chain % 3 === 0 ? 'gamma' : 'demo' }),
-          {
-            ...LEASE,
-            claimToken: token,
-          },
-        );
+        store.reserveWorkflowRun(reserveInput(runId, { originSessionId: session, parentRunId: parent, workflowName: chain % 3 === 0 ? 'gamma' : 'demo' }), {
+          ...LEASE,
+          claimToken: token,
+        });
       }
       const restartNext = chain % 4 === 1 && step === 1;
       if (!restartNext) store.parkWorkflowRun({ runId, claimToken: token });

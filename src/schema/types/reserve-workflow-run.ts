@@ -118,7 +118,7 @@ builder.mutationField('reserveWorkflowRun', (t) =>
     errors: ERRORS,
     resolve: (_root, { input }, context) =>
       runMutation(context, () => {
-        const result = context.store.reserveFromDefinition(reservation(input), claimRequest(input.claim));
+        const result = context.store.reserveWorkflowRun(reservation(input), claimRequest(input.claim));
         return { run: result.run, adopted: result.state === 'adopted' };
       }),
   }),

@@ -16,7 +16,7 @@ const store = WorkflowStore.open({ path: dbPath, projectPath });
 serveStoreCommands(store, (command, [runId]) => {
   if (command === 'reserve' && runId !== undefined) {
     // (Not the test fixtures: they import vitest, which a child process cannot load.)
-    store.reserveFromDefinition({
+    store.reserveWorkflowRun({
       runId,
       workflowName: 'demo',
       workflowSourceRef: 'workflows/demo.json',
