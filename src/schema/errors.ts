@@ -1,5 +1,5 @@
 import { isStoreError, type StateFile, type StoreErrorKind } from '../store/index.js';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLContext } from './context-types.js';
 import { startStoreWriteSpan } from './tracing.js';
 
 /** Base of every typed mutation error (API.md "Typed errors"): a stable `code` and the store's message. */

@@ -2,14 +2,14 @@
  * The delivery rules of the per-run and per-chain change feeds (docs/PROTOCOL.md, DESIGN.md
  * "The change feed", issue 11): replay then live, exactly once and in order, snapshot
  * required — each stream an async iterable that the subscription resolvers only call, through
- * {@link ChangeFeed.followRunDeltas}, {@link ChangeFeed.followRunUpdates} and
- * {@link ChangeFeed.followChainUpdates}.
+ * `ChangeFeed.followRunDeltas`, `ChangeFeed.followRunUpdates` and
+ * `ChangeFeed.followChainUpdates`.
  *
  * Every event is read from the durable log (or the store) after a wake-up of the
- * {@link ChangeFeed}; nothing is delivered from memory. A stream pulls the next event only
+ * `ChangeFeed`; nothing is delivered from memory. A stream pulls the next event only
  * when its consumer asked for it, so a slow consumer holds only its cursor.
  */
-import type { ChangeFeed } from './change-feed.js';
+import type { FeedSource } from './feed-source.js';
 import { StoreError } from './errors.js';
 import { pullStream } from './pull-stream.js';
 import type { WorkflowRunRecord } from './run-records.js';
@@ -79,7 +79,7 @@ export function stream<T>(
  *   StoreError(not_found) `Workflow run not found: <runId>` — both at once, from this call
  */
 export function followRunDeltas(
-  feed: ChangeFeed,
+  feed: FeedSource,
   store: WorkflowStore,
   runId: string,
   afterRevision: number | null,
@@ -144,7 +144,7 @@ export function followRunDeltas(
  * @returns the stream of run records, each read after the change
  * @throws StoreError(not_found) `Workflow run not found: <runId>`, at once
  */
-export function followRunUpdates(feed: ChangeFeed, store: WorkflowStore, runId: string, options: FollowOptions = {}): AsyncIterableIterator<WorkflowRunRecord> {
+export function followRunUpdates(feed: FeedSource, store: WorkflowStore, runId: string, options: FollowOptions = {}): AsyncIterableIterator<WorkflowRunRecord> {
   const head = store.viewerHead(runId);
   if (head === undefined) throw notFound(runId);
   // Taken now, at subscribe time: every change after this moment is reported.
@@ -181,7 +181,7 @@ export function followRunUpdates(feed: ChangeFeed, store: WorkflowStore, runId: 
  *   StoreError(validation) `Workflow run is not a root run: <rootRunId>` — at once
  */
 export function followChainUpdates(
-  feed: ChangeFeed,
+  feed: FeedSource,
   store: WorkflowStore,
   rootRunId: string,
   options: FollowOptions = {},

@@ -1,9 +1,9 @@
 /**
  * The delivery rules of the run-list change feed (API.md `workflowRunChanges`, issue 13 §1,
- * docs/PROTOCOL.md "workflowRunChanges"), called through {@link ChangeFeed.followRunChanges}.
+ * docs/PROTOCOL.md "workflowRunChanges"), called through `ChangeFeed.followRunChanges`.
  *
  * - Order: the durable positions of `run-change-log.ts`, in commit order. Every event is read
- *   from the database after a wake-up of the {@link ChangeFeed} (this process's commits, or
+ *   from the database after a wake-up of the `ChangeFeed` (this process's commits, or
  *   another process's through `PRAGMA data_version`); nothing is delivered from memory, and a
  *   stream reads its next page only when its consumer pulled the last event, so a slow
  *   consumer holds one page (at most {@link READ_PAGE} runs) and its cursor.
@@ -16,7 +16,7 @@
  *   filter's changing parts (status, queue status) at some earlier change (it may be in the
  *   subscriber's list and has left it: the subscriber drops it). See {@link deliversTo}.
  */
-import type { ChangeFeed } from './change-feed.js';
+import type { FeedSource } from './feed-source.js';
 import { stream, type FollowOptions } from './feed-follow.js';
 import { decodeRunChangeCursor, encodeRunChangeCursor } from './run-change-cursor.js';
 import type { RunChangeRow } from './run-change-log.js';
@@ -67,7 +67,7 @@ export function deliversTo(change: RunChangeRow & { run: WorkflowRunRecord }, fi
  *   cursor this server does not mint
  */
 export function followRunChanges(
-  feed: ChangeFeed,
+  feed: FeedSource,
   store: WorkflowStore,
   filter: WorkflowRunFilter | undefined,
   after: string | null,

@@ -1,8 +1,21 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { StateDatabase } from './database.js';
 import { StoreError } from './errors.js';
+
+/**
+ * What the migrations use of the connection (`StateDatabase` is one), named here so that this
+ * module need not import `database.ts`, which imports it.
+ */
+export interface MigrationConnection {
+  /** The file path, or `:memory:`. */
+  readonly path: string;
+  run(sql: string, ...params: readonly unknown[]): unknown;
+  get<T>(sql: string, ...params: readonly unknown[]): T | undefined;
+  all<T>(sql: string, ...params: readonly unknown[]): T[];
+  exec(sql: string): void;
+  transaction<T>(fn: () => T): T;
+}
 
 /** One migration file: `migrations/NNNN_name.sql`. */
 export interface Migration {
@@ -48,13 +61,13 @@ interface AppliedRow {
   name: string;
 }
 
-function appliedMigrations(database: StateDatabase): AppliedRow[] {
+function appliedMigrations(database: MigrationConnection): AppliedRow[] {
   const table = database.get<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
   if (table === undefined) return [];
   return database.all<AppliedRow>('SELECT version, name FROM schema_migrations ORDER BY version');
 }
 
-function refuseNewer(database: StateDatabase, applied: AppliedRow[], known: Migration[]): void {
+function refuseNewer(database: MigrationConnection, applied: AppliedRow[], known: Migration[]): void {
   const newest = applied.at(-1);
   if (newest !== undefined && newest.version > known.length) {
     throw new StoreError(
@@ -76,7 +89,7 @@ function refuseNewer(database: StateDatabase, applied: AppliedRow[], known: Migr
  *
  * @throws StoreError(integrity) for a newer or diverging database
  */
-export function refuseNewerDatabase(database: StateDatabase, migrations: Migration[] = loadMigrations()): void {
+export function refuseNewerDatabase(database: MigrationConnection, migrations: Migration[] = loadMigrations()): void {
   refuseNewer(database, appliedMigrations(database), migrations);
 }
 
@@ -89,7 +102,7 @@ export function refuseNewerDatabase(database: StateDatabase, migrations: Migrati
  * @throws StoreError(integrity) for a newer or diverging database, or when a migration's SQL
  *   fails (`Migration <name> failed on workflow state database <path>: …`; everything rolled back)
  */
-export function applyMigrations(database: StateDatabase, migrations: Migration[] = loadMigrations()): number[] {
+export function applyMigrations(database: MigrationConnection, migrations: Migration[] = loadMigrations()): number[] {
   return database.transaction(() => {
     database.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY,
@@ -119,7 +132,7 @@ export function applyMigrations(database: StateDatabase, migrations: Migration[]
  *
  * @throws StoreError(integrity) when it is not migrated, behind, or newer than this code
  */
-export function checkMigrations(database: StateDatabase, migrations: Migration[] = loadMigrations()): void {
+export function checkMigrations(database: MigrationConnection, migrations: Migration[] = loadMigrations()): void {
   const applied = appliedMigrations(database);
   refuseNewer(database, applied, migrations);
   if (applied.length < migrations.length) {

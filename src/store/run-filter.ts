@@ -1,4 +1,5 @@
 import type { LineageKind, QueueStatus, RunStatus, WorkflowRunRecord } from './run-records.js';
+import type { StoreContext } from './store-context.js';
 
 /**
  * Filter of `listWorkflowRunSlice` and `countWorkflowRuns`; all parts optional, combined with AND
@@ -228,4 +229,11 @@ export function mayHaveMatched(filter: WorkflowRunFilter | undefined, statuses: 
     (filter.status === undefined || filter.status.some((status) => statuses.includes(status))) &&
     (filter.queueStatus === undefined || filter.queueStatus.some((status) => queueStatuses.includes(status)))
   );
+}
+
+/** `SELECT count(*)` of runs under the conditions of `where` (joining the queue rows when they need it). */
+export function sqlRunCount(context: StoreContext, where: FilterSql): number {
+  const join = where.joins.join(' ');
+  const whereSql = where.sql.length === 0 ? '' : `WHERE ${where.sql.join(' AND ')}`;
+  return (context.database.get<{ n: number }>(`SELECT count(*) AS n FROM runs r ${join} ${whereSql}`, ...where.params) as { n: number }).n;
 }

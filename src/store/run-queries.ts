@@ -1,67 +1,35 @@
 import { compareCodeUnits } from './canonical-json.js';
 import { indexedChainSizes, indexedLatestRunIds, indexedLineageSlice, indexedRunCount, indexedRunSlice } from './indexed-run-queries.js';
 import { FULL_RUN_COLUMNS, RUN_ID_COLUMNS, type ChildRunKey, type KeyColumns, type RunColumns, type RunIdOnly } from './run-columns.js';
-import { FILTER_JOINS, filterClause, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
+import { FILTER_JOINS, filterClause, sqlRunCount, type WorkflowRunFilter } from './run-filter.js';
 import { RUN_ROW_SELECT, toRunRecords, type LineageKind, type RunRow, type WorkflowRunRecord } from './run-records.js';
+import {
+  DEFAULT_RUN_ORDER,
+  type KeyedRun,
+  type LineageKey,
+  type LineageSliceRequest,
+  type RunIdSlice,
+  type RunKey,
+  type RunOrderField,
+  type RunSlice,
+  type RunSliceRequest,
+} from './run-slices.js';
 import type { StoreContext } from './store-context.js';
 
 export type { WorkflowRunFilter } from './run-filter.js';
 export type { ChildRunKey, RunIdOnly } from './run-columns.js';
-
-/** A field the run list orders by (API.md `WorkflowRunOrderField`). */
-export type RunOrderField = 'created_at' | 'updated_at';
-
-/**
- * An order of the run list (API.md `WorkflowRunOrder`, issue 13 §3): by `runs.created_at`
- * (`createdAt`) or `run_queue.updated_at` (`updatedAt`), then by run id in the same direction
- * (the tie-breaker: equal timestamps never make the order ambiguous).
- */
-export interface RunOrder {
-  field: RunOrderField;
-  direction: 'asc' | 'desc';
-}
-
-/** The list's order when none is asked for: newest created first (API.md). */
-export const DEFAULT_RUN_ORDER: RunOrder = { field: 'created_at', direction: 'desc' };
-
-/**
- * A keyset position in a run order: the order field's value (epoch ms of created_at or
- * updated_at, whichever the order uses) and the run id.
- */
-export interface RunKey {
-  at: number;
-  runId: string;
-}
-
-/**
- * One slice of a run order, as a Relay cursor connection asks for it: rows strictly after
- * `after` and before `before` in list order, at most `limit`, read from the list's start (or,
- * `inverted`, from its end, returned last first).
- */
-export interface RunSliceRequest {
-  after?: RunKey;
-  before?: RunKey;
-  /** Rows to read (page size + 1, so the caller can tell whether more exist). */
-  limit: number;
-  inverted: boolean;
-  /** Default {@link DEFAULT_RUN_ORDER}. */
-  order?: RunOrder;
-}
-
-/**
- * A run of a keyset page with its position in the list (from which a cursor is made): a whole
- * run record, or what a key-only read returns ({@link RunIdOnly}).
- */
-export interface KeyedRun<Key, Run = WorkflowRunRecord> {
-  run: Run;
-  key: Key;
-}
-
-/** The runs of a slice, each with its keyset key, in the order the request reads them. */
-export type RunSlice = Array<KeyedRun<RunKey>>;
-
-/** {@link RunSlice} of a key-only read: run ids with their keys (issue 15 item 2). */
-export type RunIdSlice = Array<KeyedRun<RunKey, RunIdOnly>>;
+export {
+  DEFAULT_RUN_ORDER,
+  type KeyedRun,
+  type LineageKey,
+  type LineageSliceRequest,
+  type RunIdSlice,
+  type RunKey,
+  type RunOrder,
+  type RunOrderField,
+  type RunSlice,
+  type RunSliceRequest,
+} from './run-slices.js';
 
 /** Largest page any list returns (API.md). */
 export const MAX_PAGE_SIZE = 100;
@@ -174,13 +142,6 @@ function keyed<Key, Run>(context: StoreContext, rows: KeyColumns[], columns: Run
 export function countWorkflowRuns(context: StoreContext, filter: WorkflowRunFilter | undefined): number {
   if (context.runIndex !== undefined) return indexedRunCount(context, context.runIndex, filter);
   return sqlRunCount(context, filterClause(filter));
-}
-
-/** `SELECT count(*)` of runs under the conditions of `where` (joining the queue rows when they need it). */
-export function sqlRunCount(context: StoreContext, where: FilterSql): number {
-  const join = where.joins.join(' ');
-  const whereSql = where.sql.length === 0 ? '' : `WHERE ${where.sql.join(' AND ')}`;
-  return (context.database.get<{ n: number }>(`SELECT count(*) AS n FROM runs r ${join} ${whereSql}`, ...where.params) as { n: number }).n;
 }
 
 /**
@@ -311,22 +272,6 @@ export function chainSizes(context: StoreContext, rootRunIds: readonly string[])
   );
   const byRoot = new Map(rows.map((row) => [row.root, row.n]));
   return rootRunIds.map((root) => byRoot.get(root) ?? 0);
-}
-
-/** A position in a chain's lineage order: the root, then (created_at, run id). */
-export type LineageKey = { root: true } | { root: false; createdAt: number; runId: string };
-
-/**
- * One slice of a chain's lineage order (root first, then by created_at, run id), as a Relay
- * cursor connection asks for it: runs strictly after `after` and before `before`, at most
- * `limit`, read from the root end (or, `inverted`, from the newest end).
- */
-export interface LineageSliceRequest {
-  after?: LineageKey;
-  before?: LineageKey;
-  /** Rows to read (page size + 1, so the caller can tell whether more exist). */
-  limit: number;
-  inverted: boolean;
 }
 
 /**

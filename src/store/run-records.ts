@@ -1,16 +1,10 @@
 import { canonicalJson, normalizeJson, type JsonValue } from './canonical-json.js';
 import { StoreError } from './errors.js';
+import type { ExecutionMode, LineageKind, QueueStatus, RunStatus } from './run-states.js';
 import type { StoreContext } from './store-context.js';
 import { iso, isoOrNull, sha256Hex } from './values.js';
 
-/** Durable run states (runs.status, STORE.md §4). */
-export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'timed_out' | 'cancelled';
-/** Scheduling states (run_queue.status, STORE.md §4). */
-export type QueueStatus = 'queued' | 'starting' | 'running' | 'parked' | 'done' | 'failed' | 'cancelled';
-/** Lineage of a child run. */
-export type LineageKind = 'continuation' | 'restart';
-/** How a run is executed. */
-export type ExecutionMode = 'interactive' | 'headless';
+export type { ExecutionMode, LineageKind, QueueStatus, RunStatus } from './run-states.js';
 
 /** Terminal run statuses (STORE.md §4). */
 export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'timed_out', 'cancelled'];
