@@ -362,42 +362,37 @@ export class WorkflowStore {
     return restartWorkflowRun(this.context, input);
   }
 
-  /** Claim a run by id, normal mode (STORE.md §6.3). */
+  /** Claim a run by id, normal mode (STORE.md §6.3). See {@link claimWorkflowRun}. */
   claimWorkflowRun(input: ClaimWorkflowRunInput): WorkflowRunRecord | undefined {
     return claimWorkflowRun(this.context, input);
   }
 
-  /** Claim a run by id while a pending interaction is allowed (STORE.md §6.3). */
+  /** Claim a run by id while a pending interaction is allowed (STORE.md §6.3). See {@link claimWorkflowRun}. */
   claimWorkflowRunForInteractionValidation(input: ClaimWorkflowRunInput): WorkflowRunRecord | undefined {
     return claimWorkflowRun(this.context, input, { allowPendingInteraction: true, preserveQueueStatus: false });
   }
 
-  /** Control claim: allows a pending interaction and keeps the queue status (STORE.md §6.3). */
+  /** Control claim: allows a pending interaction and keeps the queue status (STORE.md §6.3). See {@link claimWorkflowRun}. */
   claimWorkflowRunForControl(input: ClaimWorkflowRunInput): WorkflowRunRecord | undefined {
     return claimWorkflowRun(this.context, input, { allowPendingInteraction: true, preserveQueueStatus: true });
   }
 
-  /** Claim the next eligible run (STORE.md §6.4). */
+  /** Claim the next eligible run (STORE.md §6.4). See {@link claimNextWorkflowRun}. */
   claimNextWorkflowRun(input: ClaimNextWorkflowRunInput): WorkflowRunRecord | undefined {
     return claimNextWorkflowRun(this.context, input);
   }
 
-  /** Claim verification (STORE.md §5). */
+  /** Claim verification (STORE.md §5). See {@link verifyWorkflowRunClaim}. */
   verifyWorkflowRunClaim(input: RunClaimInput): boolean {
     return verifyWorkflowRunClaim(this.context, input);
   }
 
-  /** Renew a live claim (STORE.md §5). */
+  /** Renew a live claim (STORE.md §5). See {@link renewWorkflowRunClaim}. */
   renewWorkflowRunClaim(input: RunClaimInput & { leaseMs: number }): WorkflowRunRecord | undefined {
     return renewWorkflowRunClaim(this.context, input);
   }
 
-  /**
-   * Heartbeat for the claim holder, deciding its refusals. See {@link renewWorkflowRunClaimOrThrow}.
-   *
-   * @returns the renewed run
-   * @throws StoreError(validation | not_found | claim_lost)
-   */
+  /** Heartbeat for the claim holder, deciding its refusals. See {@link renewWorkflowRunClaimOrThrow}. */
   renewWorkflowRunClaimOrThrow(input: RunClaimInput & { leaseMs: number }): WorkflowRunRecord {
     return renewWorkflowRunClaimOrThrow(this.context, input);
   }
@@ -407,144 +402,112 @@ export class WorkflowStore {
     return reportWorkflowRunState(this.context, input);
   }
 
-  /** Worker ready (STORE.md §6.5). */
+  /** Worker ready (STORE.md §6.5). See {@link markWorkflowRunRunning}. */
   markWorkflowRunRunning(input: RunClaimInput): boolean {
     return markWorkflowRunRunning(this.context, input);
   }
 
-  /**
-   * Worker ready for the claim holder, deciding its refusals. See {@link markWorkflowRunRunningOrThrow}.
-   *
-   * @returns the run, queue `running`
-   * @throws StoreError(not_found | claim_lost | conflict)
-   */
+  /** Worker ready for the claim holder, deciding its refusals. See {@link markWorkflowRunRunningOrThrow}. */
   markWorkflowRunRunningOrThrow(input: RunClaimInput): WorkflowRunRecord {
     return markWorkflowRunRunningOrThrow(this.context, input);
   }
 
-  /** Release to parked (STORE.md §6.6). */
+  /** Release to parked (STORE.md §6.6). See {@link releaseWorkflowRunClaim}. */
   parkWorkflowRun(input: RunClaimInput): boolean {
     return releaseWorkflowRunClaim(this.context, input, 'parked');
   }
 
-  /**
-   * Park for the claim holder, deciding its refusals (issue 11 item 3): release to parked
-   * (§6.6), or with `noProgressDetail` park for worker no progress (§6.7). See
-   * {@link parkClaimedWorkflowRun}.
-   *
-   * @returns the parked run
-   * @throws StoreError(not_found) for a missing run, StoreError(claim_lost) when the token is
-   *   not the live claim, and the errors of the two parks
-   */
+  /** Park for the claim holder, deciding its refusals: release to parked (§6.6), or with `noProgressDetail` park for worker no progress (§6.7). See {@link parkClaimedWorkflowRun}. */
   parkClaimedWorkflowRun(input: RunClaimInput & { noProgressDetail?: string }): WorkflowRunRecord {
     return parkClaimedWorkflowRun(this.context, input);
   }
 
-  /** Release to done (STORE.md §6.6); the runs row is not touched. */
+  /** Release to done (STORE.md §6.6); the runs row is not touched. See {@link releaseWorkflowRunClaim}. */
   completeWorkflowRun(input: RunClaimInput): boolean {
     return releaseWorkflowRunClaim(this.context, input, 'done');
   }
 
-  /** Park for worker no progress (STORE.md §6.7). */
+  /** Park for worker no progress (STORE.md §6.7). See {@link parkWorkflowRunForWorkerNoProgress}. */
   parkWorkflowRunForWorkerNoProgress(input: RunClaimInput & { detail: string }): boolean {
     return parkWorkflowRunForWorkerNoProgress(this.context, input);
   }
 
-  /** Pause a parked run (STORE.md §6.8). */
+  /** Pause a parked run (STORE.md §6.8). See {@link pauseParkedWorkflowRun}. */
   pauseParkedWorkflowRun(input: { runId: string; now?: string }): boolean {
     return pauseParkedWorkflowRun(this.context, input);
   }
 
-  /**
-   * Pause a parked run, deciding the refusals. See {@link pauseParkedWorkflowRunOrThrow}.
-   *
-   * @returns the paused run
-   * @throws StoreError(not_found | conflict)
-   */
+  /** Pause a parked run, deciding the refusals. See {@link pauseParkedWorkflowRunOrThrow}. */
   pauseParkedWorkflowRunOrThrow(input: { runId: string; now?: string }): WorkflowRunRecord {
     return pauseParkedWorkflowRunOrThrow(this.context, input);
   }
 
-  /** Resume a paused interaction (STORE.md §6.8). */
+  /** Resume a paused interaction (STORE.md §6.8). See {@link resumePausedInteraction}. */
   resumePausedInteraction(input: { runId: string; now?: string }): boolean {
     return resumePausedInteraction(this.context, input);
   }
 
-  /**
-   * Resume a paused interaction, deciding the refusals. See {@link resumePausedInteractionOrThrow}.
-   *
-   * @returns the resumed run
-   * @throws StoreError(not_found | conflict)
-   */
+  /** Resume a paused interaction, deciding the refusals. See {@link resumePausedInteractionOrThrow}. */
   resumePausedInteractionOrThrow(input: { runId: string; now?: string }): WorkflowRunRecord {
     return resumePausedInteractionOrThrow(this.context, input);
   }
 
-  /** Interaction timeout (STORE.md §6.9). */
+  /** Interaction timeout (STORE.md §6.9). See {@link beginWorkflowRunInteractionTimeout}. */
   beginWorkflowRunInteractionTimeout(input: RunClaimInput & { targetSessionId: string }): boolean {
     return beginWorkflowRunInteractionTimeout(this.context, input);
   }
 
-  /** Fail a run (STORE.md §6.10). */
+  /** Fail a run (STORE.md §6.10). See {@link failWorkflowRun}. */
   failWorkflowRun(input: { runId: string; claimToken?: string; errorCode: string; errorMessage: string; now?: string }): boolean {
     return failWorkflowRun(this.context, input);
   }
 
-  /** Cancel a run, with the stale-cancel fallback (STORE.md §6.10). */
+  /** Cancel a run, with the stale-cancel fallback (STORE.md §6.10). See {@link cancelWorkflowRun}. */
   cancelWorkflowRun(input: CancelWorkflowRunInput): boolean {
     return cancelWorkflowRun(this.context, input);
   }
 
-  /**
-   * Cancel with the claim, or without it through a control claim, deciding the refusals. See
-   * {@link cancelWorkflowRunOrThrow}.
-   *
-   * @returns the cancelled run
-   * @throws StoreError(not_found | conflict | claim_lost)
-   */
+  /** Cancel with the claim, or without it through a control claim, deciding the refusals. See {@link cancelWorkflowRunOrThrow}. */
   cancelWorkflowRunOrThrow(input: CancelWorkflowRunInput): WorkflowRunRecord {
     return cancelWorkflowRunOrThrow(this.context, input);
   }
 
-  /** Settle a claimed run terminal (STORE.md §13.3). */
+  /** Settle a claimed run terminal (STORE.md §13.3). See {@link settleWorkflowRun}. */
   settleWorkflowRun(input: SettleWorkflowRunInput): WorkflowRunRecord {
     return settleWorkflowRun(this.context, input);
   }
 
-  /** Record a host run event (STORE.md §6.11). */
+  /** Record a host run event (STORE.md §6.11). See {@link recordRunEvent}. */
   recordRunEvent(input: { runId: string; type: string; payload?: unknown; runnerId?: string; now?: string }): RunEventRecord {
     return recordRunEvent(this.context, input);
   }
 
-  /** One run by id (no project filter); undefined when missing. */
+  /** One run by id (no project filter); undefined when missing. See {@link getWorkflowRuns}. */
   getWorkflowRun(runId: string): WorkflowRunRecord | undefined {
     return getWorkflowRuns(this.context, [runId])[0];
   }
 
-  /** Many runs by id in one statement; undefined for missing ids. */
+  /** Many runs by id in one statement; undefined for missing ids. See {@link getWorkflowRuns}. */
   getWorkflowRuns(runIds: readonly string[]): Array<WorkflowRunRecord | undefined> {
     return getWorkflowRuns(this.context, runIds);
   }
 
-  /** A keyset slice of runs, newest first (API.md `workflowRuns`). */
+  /** A keyset slice of runs, newest first (API.md `workflowRuns`). See {@link listWorkflowRunSlice}. */
   listWorkflowRunSlice(filter: WorkflowRunFilter | undefined, request: RunSliceRequest): RunSlice {
     return listWorkflowRunSlice(this.context, filter, request);
   }
 
-  /**
-   * {@link listWorkflowRunSlice} reading run ids only (issue 15 item 2): the same runs, keys and
-   * order, as `{ run: { runId }, key }`. See {@link listWorkflowRunIdSlice}.
-   */
+  /** {@link listWorkflowRunSlice} reading run ids only: the same runs, keys and order, as `{ run: { runId }, key }`. See {@link listWorkflowRunIdSlice}. */
   listWorkflowRunIdSlice(filter: WorkflowRunFilter | undefined, request: RunSliceRequest): RunIdSlice {
     return listWorkflowRunIdSlice(this.context, filter, request);
   }
 
-  /** Number of runs matching a filter. */
+  /** Number of runs matching a filter. See {@link countWorkflowRuns}. */
   countWorkflowRuns(filter?: WorkflowRunFilter): number {
     return countWorkflowRuns(this.context, filter);
   }
 
-  /** Direct children of many runs, oldest first, in one statement. */
+  /** Direct children of many runs, oldest first, in one statement. See {@link childrenOfRuns}. */
   childrenOfRuns(parentRunIds: readonly string[], kind?: LineageKind): Array<WorkflowRunRecord[]> {
     return childrenOfRuns(this.context, parentRunIds, kind);
   }
@@ -559,12 +522,12 @@ export class WorkflowStore {
     return childKeysOfRuns(this.context, parentRunIds, kind);
   }
 
-  /** Newest run id of each chain, in one statement. */
+  /** Newest run id of each chain, in one statement. See {@link latestRunIdsOfChains}. */
   latestRunIdsOfChains(rootRunIds: readonly string[]): string[] {
     return latestRunIdsOfChains(this.context, rootRunIds);
   }
 
-  /** Number of runs of each chain, in one statement. */
+  /** Number of runs of each chain, in one statement. See {@link chainSizes}. */
   chainSizes(rootRunIds: readonly string[]): number[] {
     return chainSizes(this.context, rootRunIds);
   }
