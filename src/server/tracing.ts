@@ -243,7 +243,8 @@ export function createTracing(settings: TracingSettings, options: TracingOptions
         if (ended) return;
         ended = true;
         span.setAttribute('http.response.status_code', response.statusCode);
-        if (response.statusCode >= 500 || !response.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR });
+        // A client that closes a stream (SSE) early is no server error: only a 5xx is.
+        if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
       };
       response.once('finish', end);

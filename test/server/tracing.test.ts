@@ -262,6 +262,7 @@ describe('tracing on, a subscription over SSE', () => {
     const http = byName(spans, 'POST /graphql');
     const operation = byName(spans, 'subscription Deltas');
     expect(parentOf(http)).toBe(CALLER_SPAN_ID);
+    expect(http.status.code).toBe(0); // the client closing its stream is no server error
     expect(parentOf(operation)).toBe(http.spanContext().spanId);
     for (const name of ['graphql.parse', 'graphql.validate', 'graphql.subscribe']) {
       const phase = byName(spans, name);
