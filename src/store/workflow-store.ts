@@ -271,7 +271,10 @@ export class WorkflowStore {
     const now = fileIdentityOf(this.path);
     if (now === undefined || (now.dev === current.dev && now.ino === current.ino)) return false;
     this.database.reopenReplacedFile();
-    this.fileIdentity = now;
+    // A copy renamed over the path while it was being opened may be the one now read: when the
+    // path changed again meanwhile, the next call reopens whatever is there.
+    const after = fileIdentityOf(this.path);
+    this.fileIdentity = after !== undefined && after.dev === now.dev && after.ino === now.ino ? now : UNKNOWN_FILE;
     return true;
   }
 
@@ -749,6 +752,9 @@ interface FileIdentity {
   dev: number;
   ino: number;
 }
+
+/** An identity no file has: the next {@link WorkflowStore.reopenIfReplaced} reopens. */
+const UNKNOWN_FILE: FileIdentity = { dev: -1, ino: -1 };
 
 /** The identity of the file at `path` now, or undefined when there is none. */
 function fileIdentityOf(path: string): FileIdentity | undefined {
