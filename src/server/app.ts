@@ -125,7 +125,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     follower = new ReplicaFollower(store, {
       intervalMs: config.pollIntervalMs,
       onReopen: (ms) => logger.info({ database: config.dbPath, ms: Math.round(ms * 10) / 10 }, 'replica file replaced: reopened'),
-      onError: (error) => logger.warn({ database: config.dbPath, err: error }, 'replica file replaced but not reopened'),
+      onError: (error) => logger.warn({ database: config.dbPath, reason: error.message }, 'replica file replaced but not reopened'),
     });
     replica = createReplicaStatus(follower, {
       primaryUrl: config.replica,

@@ -294,6 +294,9 @@ export function parseServerConfig(argv: string[]): ServerConfig {
   }
   const replica = options.replica === undefined || options.replica === '' ? null : options.replica;
   if (replica !== null && options.db === ':memory:') program.error('error: --replica needs a database file (--db <path>), not :memory:');
+  if (replica === null && options.primaryToken !== undefined && options.primaryToken !== '') {
+    program.error("error: --primary-token goes with --replica <primary URL> (it is the token for the primary's /health)");
+  }
   const readOnly = replica !== null || options.readOnly === true || envFlag('PI_WORKFLOWS_READ_ONLY', program);
   let tracing: TracingSettings | null = null;
   try {

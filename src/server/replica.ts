@@ -97,6 +97,8 @@ export function createReplicaStatus(follower: ReplicaFollower, options: ReplicaS
   const healthUrl = new URL('/health', options.primaryUrl).toString();
   let primary: { databaseId: string; position: number; at: number } | null = null;
   let primaryError: string | null = null;
+  /** False after a look at the primary failed: its last position is then no measure of lag. */
+  let primaryAnswered = false;
   /**
    * The primary's answers with a position the replica did not hold yet, oldest first (positions
    * increasing): the first one's time is when the oldest missing change was first seen.
@@ -107,7 +109,7 @@ export function createReplicaStatus(follower: ReplicaFollower, options: ReplicaS
 
   /** Positions behind and lag (see {@link ReplicaHealth}); forgets the answers the replica has reached. */
   function compare(state: ReplicaFileState): { behind: number | null; lagSeconds: number | null } {
-    if (primary === null || primary.databaseId !== state.head.databaseId) return { behind: null, lagSeconds: null };
+    if (primary === null || !primaryAnswered || primary.databaseId !== state.head.databaseId) return { behind: null, lagSeconds: null };
     missing = missing.filter((seen) => seen.position > state.head.head);
     const oldest = missing[0];
     return { behind: Math.max(0, primary.position - state.head.head), lagSeconds: oldest === undefined ? 0 : (options.now() - oldest.at) / 1000 };
@@ -122,11 +124,12 @@ export function createReplicaStatus(follower: ReplicaFollower, options: ReplicaS
       const body = (await response.json()) as { database?: { runChanges?: { databaseId?: unknown; head?: unknown } } };
       const runChanges = body.database?.runChanges;
       if (typeof runChanges?.databaseId !== 'string' || typeof runChanges.head !== 'number') {
-        throw new Error(`${healthUrl} answered ${response.status} without database.runChanges (a token for it missing?)`);
+        throw new Error(`answered ${response.status} without database.runChanges (a token for it missing?)`);
       }
       if (primary !== null && primary.databaseId !== runChanges.databaseId) missing = [];
       primary = { databaseId: runChanges.databaseId, position: runChanges.head, at: options.now() };
       primaryError = null;
+      primaryAnswered = true;
       const last = missing.at(-1);
       if (last === undefined || runChanges.head > last.position) missing.push({ position: runChanges.head, at: primary.at });
       if (missing.length > MAX_MISSING) missing.shift();
@@ -137,6 +140,7 @@ export function createReplicaStatus(follower: ReplicaFollower, options: ReplicaS
         primaryError = `the primary serves database ${primary.databaseId}, this replica ${state.head.databaseId}`;
       }
     } catch (error) {
+      primaryAnswered = false;
       primaryError = `${healthUrl}: ${(error as Error).message}`;
     }
     if (closed) return;

@@ -5,7 +5,10 @@ import type { WorkflowStore } from './workflow-store.js';
 export interface ReplicaFollowerOptions {
   /** How often the path's identity is checked, ms (the server's poll interval). */
   intervalMs: number;
-  /** Called with the error of a reopen that failed (the store stays on the old file; the next check tries again). */
+  /**
+   * Called with the error of a reopen that failed (the store stays on the old file; the next check
+   * tries again), once per distinct error: the same refusal again is not told twice in a row.
+   */
   onError?: (error: Error) => void;
   /** Called after each reopen, with how long it took in ms. */
   onReopen?: (ms: number) => void;
@@ -64,8 +67,10 @@ export class ReplicaFollower {
     try {
       if (!this.store.reopenIfReplaced()) return false;
     } catch (error) {
+      // Told once per distinct refusal: a copy that stays bad is retried every interval.
+      const repeated = (error as Error).message === this.lastError;
       this.lastError = (error as Error).message;
-      this.options.onError?.(error as Error);
+      if (!repeated) this.options.onError?.(error as Error);
       return false;
     }
     const ms = performance.now() - started;

@@ -49,7 +49,7 @@ describe('parseServerConfig', () => {
     expect([plain.readOnly, plain.replica, plain.primaryToken]).toEqual([false, null, null]);
   });
 
-  it('--replica needs an http(s) URL and a database file', () => {
+  it('--replica needs an http(s) URL and a database file; --primary-token needs --replica', () => {
     expect(runCli(['--replica', 'primary:4000'])).toMatchObject({
       code: 1,
       stderr: "error: option '--replica <primary URL>' argument 'primary:4000' is invalid. must be an http:// or https:// URL\n",
@@ -61,6 +61,10 @@ describe('parseServerConfig', () => {
     expect(runCli(['--db', ':memory:', '--replica', 'http://primary:4000/graphql'])).toMatchObject({
       code: 1,
       stderr: 'error: --replica needs a database file (--db <path>), not :memory:\n',
+    });
+    expect(runCli(['--primary-token', 'p'])).toMatchObject({
+      code: 1,
+      stderr: "error: --primary-token goes with --replica <primary URL> (it is the token for the primary's /health)\n",
     });
   });
 });

@@ -78,10 +78,13 @@ describe('replica store', () => {
     const staged = `${replicaPath}.new`;
     writeFileSync(staged, 'not a database at all, but long enough to be read as one'.repeat(4));
     renameSync(staged, replicaPath);
-    const follower = new ReplicaFollower(store, { intervalMs: 60_000 });
+    const told: string[] = [];
+    const follower = new ReplicaFollower(store, { intervalMs: 60_000, onError: (error) => told.push(error.message) });
     try {
       expect(follower.check()).toBe(false);
+      expect(follower.check()).toBe(false); // the same refusal again: not told twice
       expect(follower.state().lastError).toMatch(/^Not a workflow state database: .*replica\.db \(file is not a database\)$/);
+      expect(told).toEqual([follower.state().lastError]);
       expect(follower.state().reopens).toBe(0);
       expect(runIds(store)).toEqual(['run-a']);
       reserve(primary.store, 'run-b');
