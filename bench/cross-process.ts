@@ -13,7 +13,7 @@
  *
  * Also the idle cost of the watcher: the server's `process.cpuUsage()` over a few seconds
  * with no subscriber (nothing watched) and with 1 waiting subscriber (the file watch and a 1 s
- * safety poll; before issue 15 item 5, 40 polls a second).
+ * safety poll; it replaced 40 polls a second).
  */
 import { join } from 'node:path';
 import { sleep, type BenchContext } from './bench-context.js';
@@ -146,7 +146,7 @@ export async function measureCrossProcess(context: BenchContext): Promise<Figure
           ratio: cross.p50 / Math.max(1, base.p50),
           note: `writer process commits; missing ${remoteLatency.missing}, order/duplicate/errors ${remoteLatency.problems}, stalls ${remote.stalls}`,
         },
-        '15.5 cross-process pickup p99',
+        'cross-process pickup p99',
         {
           baselineValue: base.p50,
           also: { ok: remoteLatency.missing === 0 && remoteLatency.problems === 0, why: 'revisions missing, out of order or duplicated' },
@@ -169,7 +169,7 @@ export async function measureCrossProcess(context: BenchContext): Promise<Figure
           ratio: idleOne / Math.max(idleNone, 1e-3),
           note: `while someone waits the feed watches the -wal file (a data_version check burst after each change event, a 1 s safety poll); extra ${(idleOne - idleNone).toFixed(2)} ms CPU per second`,
         },
-        '15.5 idle CPU while subscribers wait ms/s',
+        'idle CPU while subscribers wait ms/s',
         { baselineValue: idleNone },
       ),
     ];

@@ -12,7 +12,7 @@
  * stamp (same machine clock), client-side queueing included.
  *
  * Revisions per count: 100 (20,000 subscribers: 30 and 50,000: 10, as one fan-out takes seconds
- * there; --quick: 20, and 10 for 5,000). Issue 15 item 3's targets: CPU per delivery, p99 at
+ * there; --quick: 20, and 10 for 5,000). Its targets: CPU per delivery, p99 at
  * 1,000 and 20,000, 50,000 held (bench/targets.ts).
  *
  * Memory per subscriber = (server RSS / heap after every subscription is registered −
@@ -30,8 +30,8 @@ const BENCH = 'fanout';
 const PER_SOCKET = 100;
 const CLIENT_PROCESSES = 4;
 const COMMIT_INTERVAL_MS = 20;
-/** Subscriber counts whose commit→receipt p99 is held to an issue 15 target. */
-const P99_TARGETS: Readonly<Record<number, TargetKey>> = { 1_000: '15.3 fan-out 1,000 subscribers p99', 20_000: '15.3 fan-out 20,000 subscribers p99' };
+/** Subscriber counts whose commit→receipt p99 is held to a target. */
+const P99_TARGETS: Readonly<Record<number, TargetKey>> = { 1_000: 'fan-out 1,000 subscribers p99', 20_000: 'fan-out 20,000 subscribers p99' };
 const TARGET_HELD = 50_000;
 
 /** What one fan-out phase measured. */
@@ -295,7 +295,7 @@ export async function measureFanout(context: BenchContext): Promise<Figure[]> {
             ratio: result.serverCpuPerRevisionUs / baselineCpu,
             note: `(CPU per revision − the 1-sub CPU per revision) ÷ (subscribers − 1); ${(result.serverCpuPerRevisionUs / 1000).toFixed(0)} ms CPU per revision`,
           },
-          '15.3 fan-out CPU per subscriber and revision µs',
+          'fan-out CPU per subscriber and revision µs',
           { baselineValue: baselineCpu },
         ),
       );
@@ -308,7 +308,7 @@ export async function measureFanout(context: BenchContext): Promise<Figure[]> {
       value: ok ? subscribers : 0,
       note: `subscribing took ${(result.subscribeMs / 1000).toFixed(1)} s (until every subscription waited on the change feed)`,
     };
-    figures.push(subscribers === TARGET_HELD ? meets(heldFigure, '15.3 fan-out 50,000 subscribers held') : heldFigure);
+    figures.push(subscribers === TARGET_HELD ? meets(heldFigure, 'fan-out 50,000 subscribers held') : heldFigure);
     figures.push({
       bench: BENCH,
       name: `${label}: server memory per subscriber`,

@@ -1,5 +1,5 @@
 /**
- * Benchmark `live-queries` (issue 13 §5): `@live` queries over graphql-ws.
+ * Benchmark `live-queries`: `@live` queries over graphql-ws.
  *
  * 1. Push latency and server CPU per live-query update at 100 and 1,000 live queries of one run
  *    (`workflowRun(runId:) { id runId status queueStatus presentationRevision updatedAt }`),

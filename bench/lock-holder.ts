@@ -1,6 +1,5 @@
 /**
- * A process that takes SQLite's write lock on a database file and holds it (issue 15 item 4's
- * "another process holds the write lock"): `hold` runs `BEGIN IMMEDIATE` on its own
+ * A process that takes SQLite's write lock on a database file and holds it ("another process holds the write lock"): `hold` runs `BEGIN IMMEDIATE` on its own
  * better-sqlite3 connection, answers once the lock is held, and commits (nothing written)
  * `ms` later from a timer, emitting `released`.
  */

@@ -1,5 +1,5 @@
 /**
- * Benchmark of issue 15 item 4, writes waiting for SQLite's write lock:
+ * Benchmark of writes waiting for SQLite's write lock:
  *
  * 1. Event-loop delay of a server (`perf_hooks.monitorEventLoopDelay` in the server process)
  *    while another process (bench/lock-holder.ts) holds the write lock for 2 s, with queries
@@ -217,7 +217,7 @@ export async function measureLockWait(context: BenchContext): Promise<Figure[]> 
             ratio: locked.delay.p99 / Math.max(free.delay.p99, 1e-3),
             note: `max ${locked.delay.max.toFixed(1)} ms; ratio of p99s`,
           },
-          '15.4 event-loop delay p99 while locked',
+          'event-loop delay p99 while locked',
           { baselineValue: free.delay.p99 },
         ),
         {
@@ -306,7 +306,7 @@ export async function measureLockWait(context: BenchContext): Promise<Figure[]> 
           ratio: pairRate / singleRate,
           note: `rate/value = runs claimed per second after ${WARMUP_CLAIMS} warm-up claims; ${pair.claimed}/${seeded} runs claimed, ${pair.duplicates} twice`,
         },
-        '15.4 two processes racing claims',
+        'two processes racing claims',
         { baselineValue: singleRate, also: { ok: exact(pair), why: 'not every run was claimed exactly once' } },
       ),
       meets(
@@ -320,7 +320,7 @@ export async function measureLockWait(context: BenchContext): Promise<Figure[]> 
           baseline: '1 process (p99)',
           ratio: pairStats.p99 / singleStats.p99,
         },
-        '15.4 racing claims p99',
+        'racing claims p99',
         { baselineValue: singleStats.p99 },
       ),
     );

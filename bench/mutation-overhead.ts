@@ -18,7 +18,7 @@
  * included, under the same conditions as the HTTP requests, unlike a tight loop), and in server CPU
  * time per operation (`process.cpuUsage()` of the server process around each segment).
  *
- * Issue 15 item 1's targets (bench/targets.ts) against the fsync-bound commit rate of the same
+ * Its targets (bench/targets.ts) against the fsync-bound commit rate of the same
  * run: single-row INSERT transactions (WAL, synchronous=FULL) in the server process on the same
  * disk, in segments round-robin with the others. Reserve+claim over HTTP at 8 clients ≥ 0.5× that
  * rate; the in-process store call ≤ 2× one such commit; the overhead % at 1 and 8 clients ≤ 25.
@@ -152,7 +152,7 @@ export async function measureMutationOverhead(context: BenchContext): Promise<Fi
           ratio: commitRate / rawRate,
           note: `store.reserveWorkflowRun(input, claim) in the server process: ${(1e6 / rawRate).toFixed(0)} µs wall, ${rawCpu.toFixed(0)} µs CPU per op (medians of ${rounds} segments); ratio = time per call ÷ time per raw commit`,
         },
-        '15.1 in-process store call',
+        'in-process store call',
         { baselineValue: commitRate },
       ),
     ];
@@ -209,7 +209,7 @@ export async function measureMutationOverhead(context: BenchContext): Promise<Fi
                   baseline: "raw fsync'd commits",
                   ratio: reserveRate / commitRate,
                 },
-                '15.1 reserve+claim HTTP c=8',
+                'reserve+claim HTTP c=8',
                 { baselineValue: commitRate },
               ),
             ]
@@ -231,7 +231,7 @@ export async function measureMutationOverhead(context: BenchContext): Promise<Fi
             baseline: '__typename + raw store',
             ratio: perOp / basis,
           },
-          concurrency === 1 ? '15.1 GraphQL overhead c=1' : '15.1 GraphQL overhead c=8',
+          concurrency === 1 ? 'GraphQL overhead c=1' : 'GraphQL overhead c=8',
           { baselineValue: basis },
         ),
         {

@@ -1,5 +1,5 @@
 /**
- * Benchmark 7, a pi-workflows state file against our own format (issue 12 item 5): the same
+ * Benchmark 7, a pi-workflows state file against our own format: the same
  * 10,000 runs (quick: 2,000) — one deep chain of 1,000 runs (quick: 200) with three restarts,
  * the rest in chains of five — built through the store in our format, then copied into a
  * pi-workflows state file (its 47 tables and its own indexes only: none on `runs.root_run_id`

@@ -1,5 +1,5 @@
 /**
- * The run-list change feed (issue 13 §1 and §5), at the store's feed (`ChangeFeed.followRunChanges`,
+ * The run-list change feed, at the store's feed (`ChangeFeed.followRunChanges`,
  * no GraphQL, no socket: the transport's share is in `fanout` and `cross-process`):
  *
  * - commit → change event, in-process: a live stream waits on the feed (as a subscriber does);

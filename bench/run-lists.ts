@@ -8,9 +8,9 @@
  * Baseline: the flat page `workflowRuns(first: 100) { edges { node { runId } } }` on the same
  * database, requests interleaved with the nested ones, itself held to `{ __typename }` (yoga's
  * own floor) and compared with `lineage(first: 100)` of a chain of 200 runs, built first, so
- * the newest pages are those of the short chains (issue 15 item 2).
+ * the newest pages are those of the short chains.
  *
- * Orders and search (issue 13 §3), interleaved with the same requests: the flat page in
+ * Orders and search, interleaved with the same requests: the flat page in
  * UPDATED_AT DESC order (walks run_queue_updated_idx), and two search pages (no index can
  * answer a substring: the page walks the created order until it holds 100 matches): a frequent
  * text (`LIST1`: every chain of the newest half) fills the page at once; a rare one (`list99-`:
@@ -178,7 +178,7 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
             ratio: flatStats.p50 / typenameStats.p50,
             note: 'ratio of p50s',
           },
-          '15.2 flat page',
+          'flat run-list page',
           { baselineValue: typenameStats.p50 },
         ),
         { bench: BENCH, name: 'flat page: statements', unit: 'statements', value: flatCount.statements },
@@ -194,7 +194,7 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
             ratio: nestedStats.p50 / flatStats.p50,
             note: 'ratio of p50s',
           },
-          '15.2 nested page',
+          'nested run-list page',
           { baselineValue: flatStats.p50 },
         ),
         meets(
@@ -209,7 +209,7 @@ export async function measureRunLists(context: BenchContext): Promise<Figure[]> 
             ratio: lineageStats.p50 / flatStats.p50,
             note: "ratio of p50s; lineage of the chain's deepest run, 100 edges of runId",
           },
-          '15.2 lineage page',
+          'lineage page',
           { baselineValue: flatStats.p50 },
         ),
         {

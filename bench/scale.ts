@@ -1,5 +1,5 @@
 /**
- * Benchmark of issue 15 item 7, scale: the same reads on a store of 1,000,000 runs and on one
+ * Scale benchmark: the same reads on a store of 1,000,000 runs and on one
  * of 100,000 (quick: 100,000 and 10,000), both made by bench/scale-generator.ts (chains of 5,
  * every tenth with a restart; cached between runs under the generator's temp dir):
  *
@@ -113,8 +113,8 @@ export async function measureScale(context: BenchContext): Promise<Figure[]> {
       clients.push(new GraphQLHttpClient(server.url, 1));
     }
     const pages = [
-      { name: 'flat page', key: '15.7 flat page @1M' as TargetKey, query: () => FLAT },
-      { name: 'lineage page', key: '15.7 lineage page @1M' as TargetKey, query: (file: GeneratedFile) => lineageQuery(file.sampleChain.rootRunId) },
+      { name: 'flat page', key: 'flat run-list page @1M' as TargetKey, query: () => FLAT },
+      { name: 'lineage page', key: 'lineage page @1M' as TargetKey, query: (file: GeneratedFile) => lineageQuery(file.sampleChain.rootRunId) },
     ];
     for (const page of pages) {
       context.progress(`${BENCH}: ${page.name}, ${requests} requests per size, alternating`);
@@ -179,7 +179,7 @@ export async function measureScale(context: BenchContext): Promise<Figure[]> {
         ratio: bigLatency.p50 / smallLatency.p50,
         note: `replay of the newest ${REPLAY} changes: ${Math.round(bigFeed.replayRate).toLocaleString('en-US')} events/s vs ${Math.round(smallFeed.replayRate).toLocaleString('en-US')} @${small.runs.toLocaleString('en-US')} (rate ratio ${(bigFeed.replayRate / smallFeed.replayRate).toFixed(2)}×)`,
       },
-      '15.7 change feed @1M',
+      'change feed @1M',
       { baselineValue: smallLatency.p50 },
     ),
   );

@@ -120,7 +120,7 @@ serveRequests({
   /**
    * `count` single-row INSERT transactions into a database beside the server's (WAL,
    * synchronous=FULL: one fsync'd commit each) — the fsync-bound commit rate of this disk in
-   * this run (issue 15 item 1's baseline); wall time (ms) and CPU (µs).
+   * this run (the mutation-cost targets' baseline); wall time (ms) and CPU (µs).
    */
   rawCommit(message) {
     if (rawCommitDb === undefined) {

@@ -6,7 +6,7 @@
  * Adding a target is one line in the bench file that measures it:
  *
  * ```ts
- * figures.push(meets({ bench, name, unit, rate, baseline: 'raw INSERT', ratio }, '15.6 viewer revisions', { baselineValue: rawRate }));
+ * figures.push(meets({ bench, name, unit, rate, baseline: 'raw INSERT', ratio }, 'viewer revision write rate', { baselineValue: rawRate }));
  * ```
  *
  * The key names an entry of {@link PERFORMANCE_TARGETS} (what is held to which bound); add the
@@ -20,7 +20,7 @@ export type Measure = 'ratio' | 'p50' | 'p99' | 'rate' | 'value';
 
 /** One performance target. */
 export interface TargetSpec {
-  /** The group the target belongs to, the table's sort key (`15.1` … `15.7`, `pi-workflows file`). */
+  /** The group the target belongs to (`mutation cost`, `run lists`, …, `pi-workflows file`); tables list groups in catalogue order. */
   item: string;
   /** The benchmark expected to measure it (`--only` name); the table says when it did not. */
   bench: string;
@@ -43,31 +43,36 @@ export interface TargetSpec {
  * same runs, measured in the same run with the two files' requests interleaved.
  */
 export const PERFORMANCE_TARGETS = {
-  '15.1 reserve+claim HTTP c=8': { item: '15.1', bench: 'mutation-overhead', on: 'ratio', atLeast: 0.5, against: 'fsync-bound commit rate' },
-  '15.1 GraphQL overhead c=1': { item: '15.1', bench: 'mutation-overhead', on: 'value', atMost: 25, unit: '%' },
-  '15.1 GraphQL overhead c=8': { item: '15.1', bench: 'mutation-overhead', on: 'value', atMost: 25, unit: '%' },
-  '15.1 in-process store call': { item: '15.1', bench: 'mutation-overhead', on: 'ratio', atMost: 2, against: 'one raw fsync’d commit' },
-  '15.2 flat page': { item: '15.2', bench: 'run-lists', on: 'ratio', atMost: 3, against: '{ __typename }' },
-  '15.2 nested page': { item: '15.2', bench: 'run-lists', on: 'ratio', atMost: 1.5, against: 'flat page' },
-  '15.2 lineage page': { item: '15.2', bench: 'run-lists', on: 'ratio', atMost: 1.5, against: 'flat page' },
-  '15.3 fan-out CPU per subscriber and revision µs': { item: '15.3', bench: 'fanout', on: 'value', atMost: 20, unit: 'µs' },
-  '15.3 fan-out 1,000 subscribers p99': { item: '15.3', bench: 'fanout', on: 'p99', atMost: 20 },
-  '15.3 fan-out 20,000 subscribers p99': { item: '15.3', bench: 'fanout', on: 'p99', atMost: 250 },
-  '15.3 fan-out 50,000 subscribers held': { item: '15.3', bench: 'fanout', on: 'value', atLeast: 50_000, unit: 'subscribers' },
-  '15.4 event-loop delay p99 while locked': { item: '15.4', bench: 'lock-wait', on: 'p99', atMost: 20 },
-  '15.4 two processes racing claims': { item: '15.4', bench: 'lock-wait', on: 'ratio', atLeast: 0.7, against: 'one process, same clients' },
-  '15.4 racing claims p99': { item: '15.4', bench: 'lock-wait', on: 'p99', atMost: 50 },
-  '15.5 cross-process pickup p99': { item: '15.5', bench: 'cross-process', on: 'p99', atMost: 30 },
-  '15.5 idle CPU while subscribers wait ms/s': { item: '15.5', bench: 'cross-process', on: 'value', atMost: 5, unit: 'ms/s' },
-  '15.6 viewer revisions': { item: '15.6', bench: 'write-rate', on: 'ratio', atLeast: 0.8, against: 'raw single-row INSERT transactions' },
-  '15.7 flat page @1M': { item: '15.7', bench: 'scale', on: 'ratio', atMost: 1.5, against: '@100k' },
-  '15.7 lineage page @1M': { item: '15.7', bench: 'scale', on: 'ratio', atMost: 1.5, against: '@100k' },
-  '15.7 change feed @1M': { item: '15.7', bench: 'scale', on: 'ratio', atMost: 1.5, against: '@100k' },
+  'reserve+claim HTTP c=8': { item: 'mutation cost', bench: 'mutation-overhead', on: 'ratio', atLeast: 0.5, against: 'fsync-bound commit rate' },
+  'GraphQL overhead c=1': { item: 'mutation cost', bench: 'mutation-overhead', on: 'value', atMost: 25, unit: '%' },
+  'GraphQL overhead c=8': { item: 'mutation cost', bench: 'mutation-overhead', on: 'value', atMost: 25, unit: '%' },
+  'in-process store call': { item: 'mutation cost', bench: 'mutation-overhead', on: 'ratio', atMost: 2, against: 'one raw fsync’d commit' },
+  'flat run-list page': { item: 'run lists', bench: 'run-lists', on: 'ratio', atMost: 3, against: '{ __typename }' },
+  'nested run-list page': { item: 'run lists', bench: 'run-lists', on: 'ratio', atMost: 1.5, against: 'flat page' },
+  'lineage page': { item: 'run lists', bench: 'run-lists', on: 'ratio', atMost: 1.5, against: 'flat page' },
+  'fan-out CPU per subscriber and revision µs': { item: 'fan-out', bench: 'fanout', on: 'value', atMost: 20, unit: 'µs' },
+  'fan-out 1,000 subscribers p99': { item: 'fan-out', bench: 'fanout', on: 'p99', atMost: 20 },
+  'fan-out 20,000 subscribers p99': { item: 'fan-out', bench: 'fanout', on: 'p99', atMost: 250 },
+  'fan-out 50,000 subscribers held': { item: 'fan-out', bench: 'fanout', on: 'value', atLeast: 50_000, unit: 'subscribers' },
+  'event-loop delay p99 while locked': { item: 'lock wait', bench: 'lock-wait', on: 'p99', atMost: 20 },
+  'two processes racing claims': { item: 'lock wait', bench: 'lock-wait', on: 'ratio', atLeast: 0.7, against: 'one process, same clients' },
+  'racing claims p99': { item: 'lock wait', bench: 'lock-wait', on: 'p99', atMost: 50 },
+  'cross-process pickup p99': { item: 'cross-process', bench: 'cross-process', on: 'p99', atMost: 30 },
+  'idle CPU while subscribers wait ms/s': { item: 'cross-process', bench: 'cross-process', on: 'value', atMost: 5, unit: 'ms/s' },
+  'viewer revision write rate': { item: 'write rate', bench: 'write-rate', on: 'ratio', atLeast: 0.8, against: 'raw single-row INSERT transactions' },
+  'flat run-list page @1M': { item: 'scale', bench: 'scale', on: 'ratio', atMost: 1.5, against: '@100k' },
+  'lineage page @1M': { item: 'scale', bench: 'scale', on: 'ratio', atMost: 1.5, against: '@100k' },
+  'change feed @1M': { item: 'scale', bench: 'scale', on: 'ratio', atMost: 1.5, against: '@100k' },
   'pi-workflows file reserve+claim': { item: 'pi-workflows file', bench: 'pi-workflows-writes', on: 'ratio', atMost: 1.2, against: 'our own file' },
   'pi-workflows file viewer revision': { item: 'pi-workflows file', bench: 'pi-workflows-writes', on: 'ratio', atMost: 1.2, against: 'our own file' },
   'pi-workflows file run-list page': { item: 'pi-workflows file', bench: 'pi-workflows-file', on: 'ratio', atMost: 1.2, against: 'our own file' },
   'pi-workflows file lineage page': { item: 'pi-workflows file', bench: 'pi-workflows-file', on: 'ratio', atMost: 1.2, against: 'our own file' },
 } as const satisfies Record<string, TargetSpec>;
+
+/** Position of a target group in catalogue order (its first target in {@link PERFORMANCE_TARGETS}). */
+function groupIndex(item: string): number {
+  return Object.values(PERFORMANCE_TARGETS as Record<string, TargetSpec>).findIndex((spec) => spec.item === item);
+}
 
 /** Key of a target in {@link PERFORMANCE_TARGETS}. */
 export type TargetKey = keyof typeof PERFORMANCE_TARGETS;
@@ -185,7 +190,7 @@ export function targetRows(figures: readonly Figure[], ran: readonly string[]): 
       status: selected ? 'no figure' : 'not run',
     });
   }
-  return rows.sort((a, b) => a.item.localeCompare(b.item, 'en', { numeric: true }));
+  return rows.sort((a, b) => groupIndex(a.item) - groupIndex(b.item));
 }
 
 /** Renders {@link targetRows} as a fixed-width text table. */
@@ -217,7 +222,7 @@ export function renderTargetTable(rows: readonly TargetRow[]): string {
 export function renderTargetCatalogue(): string {
   const header = ['group', 'target', 'benchmark', 'bound', 'ratio against'];
   const cells = (Object.entries(PERFORMANCE_TARGETS) as Array<[string, TargetSpec]>)
-    .sort(([, a], [, b]) => a.item.localeCompare(b.item, 'en', { numeric: true }))
+    .sort(([, a], [, b]) => groupIndex(a.item) - groupIndex(b.item))
     .map(([key, spec]) => [spec.item, key, spec.bench, boundText(spec, spec.on === 'p50' || spec.on === 'p99' ? 'ms' : (spec.unit ?? '')), spec.against ?? '']);
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((cell) => (cell[column] as string).length)));
   const line = (values: readonly string[]): string =>

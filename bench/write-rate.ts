@@ -114,7 +114,7 @@ export async function measureWriteRate(context: BenchContext): Promise<Figure[]>
           ratio: storeRate / rawRate,
           note: `${(1e6 / storeRate).toFixed(0)} µs per revision (read head, blob put, insert, update, prune, commit)`,
         },
-        '15.6 viewer revisions',
+        'viewer revision write rate',
         { baselineValue: rawRate },
       ),
     ];

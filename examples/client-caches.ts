@@ -4,7 +4,7 @@
  * and follow mutations and subscriptions without a warning. Copy it into a client; the tests in
  * `test/clients/` run both against the real server with exactly this set-up.
  *
- * The rules behind it (issue 14 item 3):
+ * The rules behind it:
  * - Entities: only `WorkflowRun` (the one `Node`) has an identity, its global `id`. Every
  *   operation selects `id` wherever it selects a run, so both caches normalise runs and a
  *   mutation or subscription result updates every query showing that run.

@@ -14,7 +14,7 @@ export function badUserInput(message: string): GraphQLError {
 
 /**
  * At most the first 16 characters of a value the caller sent, with `…` when cut: all that an
- * error message quotes of it (issue 10 item 6: a 100 KB id was echoed in full).
+ * error message quotes of it (a 100 KB id was echoed in full).
  */
 export function quotedPrefix(value: string): string {
   return value.length <= QUOTED_PREFIX_LENGTH ? value : `${value.slice(0, QUOTED_PREFIX_LENGTH)}…`;

@@ -9,7 +9,7 @@ import { decodeGlobalId, MAX_GLOBAL_ID_LENGTH } from './global-ids.js';
 import { inputValidationError } from './input-limits.js';
 
 /**
- * The Pothos schema builder: plugins, scalars and the three (empty) root types (DESIGN.md
+ * The Pothos schema builder: plugins, scalars and the three (empty) root types (docs/ARCHITECTURE.md
  * "Examples to follow"). Every GraphQL type lives in its own file under `types/`, together with
  * the query, mutation and subscription fields that return it; `index.ts` imports them.
  *
@@ -29,7 +29,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
-    // Descriptions of the Relay types and fields the plugin makes (issue 14 item 3).
+    // Descriptions of the Relay types and fields the plugin makes.
     nodeTypeOptions: { description: 'An object with a global id that node(id) fetches again (Relay). WorkflowRun is the only one.' },
     idFieldOptions: { description: 'Global id: base64 of "<Type>:<id>"; pass it to node(id) to fetch the object again.' },
     pageInfoTypeOptions: { description: 'Where a page of a connection sits in the whole list (Relay cursor connections).' },
@@ -46,7 +46,7 @@ export const builder = new SchemaBuilder<{
     lastArgOptions: { description: 'Page backward: at most this many runs before `before` (0 … 100).' },
     beforeArgOptions: { description: 'Cursor of the run the page ends before.' },
     nodesQueryOptions: false,
-    // One rule for malformed ids (issue 10 item 6), see global-ids.ts.
+    // One rule for malformed ids, see global-ids.ts.
     decodeGlobalID: (globalID) => decodeGlobalId(globalID),
     nodeQueryOptions: {
       description:

@@ -37,8 +37,8 @@ export interface CursorCodec<Key> {
 }
 
 /**
- * Checks `first`/`last` (API.md: above 100 is refused, and so is `first` together with `last`,
- * which the Relay spec discourages: issue 10 item 7).
+ * Checks `first`/`last` (docs/API.md: above 100 is refused, and so is `first` together with `last`,
+ * which the Relay spec discourages).
  *
  * @throws GraphQLError(BAD_USER_INPUT) `first must be between 0 and 100` (likewise `last`),
  *   `first and last cannot be used together: page forward with first/after or backward with last/before`

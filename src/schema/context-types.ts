@@ -6,7 +6,7 @@ import type { ChangeFeed, WorkflowStore } from '../store/index.js';
  */
 
 /**
- * What the caller's credential may do (issue 10.11): `read` (queries, subscriptions) or `write`
+ * What the caller's credential may do: `read` (queries, subscriptions) or `write`
  * (everything). The server decides it from the bearer token (src/server/auth.ts).
  */
 export type Scope = 'read' | 'write';
@@ -24,7 +24,7 @@ export interface GraphQLContext {
    * write, docs/PI-WORKFLOWS-FILES.md §2).
    */
   readOnly: string | null;
-  /** The caller's scope: with `read` every mutation answers ForbiddenError (issue 10.11). */
+  /** The caller's scope: with `read` every mutation answers ForbiddenError. */
   scope: Scope;
   /** Wakes subscriptions when the delta log may have changed. */
   feed: ChangeFeed;

@@ -11,7 +11,7 @@ export type { GraphQLContext, Scope } from './context-types.js';
  *   file of a release this server does not write is, whatever the flag) refuses mutations too,
  *   with its reason
  * @param feed the server's change feed
- * @param scope the caller's scope (issue 10.11)
+ * @param scope the caller's scope
  * @param readOnlyText the refusal text instead of {@link readOnlyMessage}'s (a replica names its
  *   primary, docs/DEPLOYMENT.md "Read replicas"); used only when mutations are refused
  */

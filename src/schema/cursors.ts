@@ -23,7 +23,7 @@ export function orderName(order: RunOrder): string {
  *
  * @throws GraphQLError(BAD_USER_INPUT) `Invalid cursor: <first 16 characters of the cursor>`;
  *   `This cursor belongs to orderBy <FIELD DIRECTION>, not <FIELD DIRECTION>: page with the
- *   orderBy it came from, or start again without after/before` (issue 13 §3)
+ *   orderBy it came from, or start again without after/before`
  */
 export function decodeRunCursor(cursor: string, order: RunOrder = DEFAULT_RUN_ORDER): RunKey {
   const value = parse(cursor);

@@ -2,7 +2,7 @@ import { isStoreError, type StateFile, type StoreErrorKind } from '../store/inde
 import type { GraphQLContext } from './context-types.js';
 import { startStoreWriteSpan } from './tracing.js';
 
-/** Base of every typed mutation error (API.md "Typed errors"): a stable `code` and the store's message. */
+/** Base of every typed mutation error (docs/API.md "Typed errors"): a stable `code` and the store's message. */
 export abstract class ApiError extends Error {
   /** Stable machine value, e.g. `NOT_FOUND`. */
   abstract readonly code: string;
@@ -12,7 +12,7 @@ export abstract class ApiError extends Error {
 export class NotFoundError extends ApiError {
   readonly code = 'NOT_FOUND';
 }
-/** A lineage rule of STORE.md failed (`LINEAGE_INVALID`). */
+/** A lineage rule of docs/STORE.md failed (`LINEAGE_INVALID`). */
 export class LineageError extends ApiError {
   readonly code = 'LINEAGE_INVALID';
 }
@@ -50,7 +50,7 @@ export const ALL_ERROR_TYPES = [NotFoundError, LineageError, ConflictError, Clai
 export type ApiErrorClass = (typeof ALL_ERROR_TYPES)[number];
 
 /**
- * The errors-plugin options of a mutation (issue 11 item 5): its result union
+ * The errors-plugin options of a mutation: its result union
  * `<Mutation>Result` (first letter upper case) lists exactly the typed errors it can return, so
  * a client switches only on errors that can happen. A store error of another kind would be a
  * bug; it is not in the union, so the server masks it and logs it.
@@ -75,7 +75,7 @@ const KIND_TO_ERROR: Record<Exclude<StoreErrorKind, 'integrity'>, (message: stri
 };
 
 /**
- * Maps a store failure to its typed API error (STORE.md §13.10), message unchanged.
+ * Maps a store failure to its typed API error (docs/STORE.md §13.10), message unchanged.
  * Integrity errors and anything unexpected are rethrown as they are, so the server masks them.
  */
 export function toApiError(error: unknown): unknown {
@@ -83,11 +83,11 @@ export function toApiError(error: unknown): unknown {
   return KIND_TO_ERROR[error.kind](error.message, error.field);
 }
 
-/** The refusal of a mutation to a caller with the read scope (issue 10.11). */
+/** The refusal of a mutation to a caller with the read scope. */
 export const READ_SCOPE_MESSAGE = 'This token has the read scope only; mutations need the write scope';
 
 /**
- * The `ForbiddenError` text every mutation of a read-only server answers (API.md "Access"):
+ * The `ForbiddenError` text every mutation of a read-only server answers (docs/API.md "Access"):
  * `The server is read-only`; for a pi-workflows state file of a release this server does not
  * write, the reason naming the release found and the ones it writes
  * (docs/PI-WORKFLOWS-FILES.md §2), e.g. `The server is read-only: the database is a pi-workflows
@@ -105,14 +105,14 @@ export function readOnlyMessage(file: StateFile): string {
 /**
  * Runs a store call for a mutation: refuses a caller without the write scope and any caller on
  * a read-only server, runs `call` in one write transaction taken without blocking the event
- * loop (`store.writeAsync`, issue 15 item 4: while another process holds the write lock, only
+ * loop (`store.writeAsync`: while another process holds the write lock, only
  * the writes wait), maps store errors to typed errors. Use in every mutation resolver.
  *
  * @param context the request's `scope`; `readOnly`: null when the server allows mutations, else
  *   the refusal text (see {@link readOnlyMessage}); `store`
  * @returns a promise of what `call` returns
- * @throws (rejects) ForbiddenError {@link READ_SCOPE_MESSAGE} when the scope is `read` (issue
- *   10.11); ForbiddenError with the `readOnly` text; typed errors from the store; `SQLITE_BUSY`
+ * @throws (rejects) ForbiddenError {@link READ_SCOPE_MESSAGE} when the scope is `read`;
+ *   ForbiddenError with the `readOnly` text; typed errors from the store; `SQLITE_BUSY`
  *   (masked) when the write lock stayed taken past the store's deadline
  */
 export async function runMutation<T>(context: Pick<GraphQLContext, 'scope' | 'readOnly' | 'store'>, call: () => T): Promise<T> {

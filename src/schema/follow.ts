@@ -30,7 +30,7 @@ export function follow<T>(start: () => T): T {
 /**
  * Clears the context's DataLoaders (`clearAllDataLoaders`) before an event is executed, so a
  * subscriber never sees a run cached by a previous event: nested fields show the run as
- * committed (issue 4). Every subscription's `resolve` is a call to it.
+ * committed. Every subscription's `resolve` is a call to it.
  *
  * @returns `event`, unchanged
  */

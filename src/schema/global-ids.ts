@@ -1,6 +1,6 @@
 import { badUserInput, quotedPrefix } from './bad-user-input.js';
 
-/** Longest accepted global id, in characters (issue 10 item 6): longer ids are malformed. */
+/** Longest accepted global id, in characters: longer ids are malformed. */
 export const MAX_GLOBAL_ID_LENGTH = 1_024;
 
 /** The object types with a global id (`Node` implementations). */
@@ -10,8 +10,8 @@ export const NODE_TYPENAMES: readonly string[] = ['WorkflowRun'];
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
- * Decodes a Relay global id (`base64("<Type>:<id>")`) with one rule for every malformed id
- * (issue 10 item 6): longer than {@link MAX_GLOBAL_ID_LENGTH}, not base64, not `<Type>:<id>`
+ * Decodes a Relay global id (`base64("<Type>:<id>")`) with one rule for every malformed id:
+ * longer than {@link MAX_GLOBAL_ID_LENGTH}, not base64, not `<Type>:<id>`
  * with both parts non-empty and valid UTF-8, or a type that has no global ids. The error
  * quotes at most a short prefix of the id. A well-formed id of a known type decodes even when
  * no object has it (`node` then answers null).

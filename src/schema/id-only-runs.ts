@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { LineageKind, RunIdOnly, WorkflowRunRecord, WorkflowStore } from '../store/index.js';
 
 /**
- * A run read as its ids alone (issue 15 item 2): what a field returns where its selection reads
+ * A run read as its ids alone: what a field returns where its selection reads
  * nothing but ids (and, when it carries root and parent ids, lineage links). Not a run record:
  * only `runId` (and, from a page or a batch of children, `rootRunId` and `parentRunId`) may be
  * read. It never enters the run loader's cache under its run id (types/workflow-run.ts), so a
@@ -68,7 +68,7 @@ type ChildrenRead = { idsOnly: true; byParent: Map<string, IdOnlyRun[]> } | { id
  * (`children`, `continuation`, `restart`, `latestRun`) read for every run of the batch at once:
  * the first such field resolved on any of them runs one store statement for all of them and
  * keeps the answer, and every run of the batch then resolves that field synchronously, with no
- * promise and no DataLoader (issue 15 item 2: graphql-js completes plain values far faster
+ * promise and no DataLoader (graphql-js completes plain values far faster
  * than a promise per field). Same statements as the DataLoaders, which batch the runs of one
  * response path within a tick; a batch is made only where that bounds the statements just as
  * well: a page not under a list (see {@link underList}), and the children of a batch.
@@ -106,7 +106,7 @@ export class RunBatch {
     if (read === undefined) {
       const parentIds = this.runs.map((run) => run.runId);
       if (idsOnly) {
-        // Child and parent ids from an index alone; a child's root is its parent's (STORE.md §6.1).
+        // Child and parent ids from an index alone; a child's root is its parent's (docs/STORE.md §6.1).
         const batch = new RunBatch(this.store);
         const lists = this.store.childKeysOfRuns(parentIds, kind);
         read = {

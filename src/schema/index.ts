@@ -3,7 +3,7 @@
  * builder, with the query, mutation and subscription fields that return it), then converts the
  * builder to a GraphQLSchema.
  *
- * Layout (DESIGN.md "Examples to follow", issue 11 item 6): `builder.ts` holds plugins, scalars
+ * Layout (docs/ARCHITECTURE.md "Examples to follow"): `builder.ts` holds plugins, scalars
  * and the empty root types; `types/<type-name>.ts` holds one type. A field of one type that
  * returns a type of another file sits in the file of the type it returns when the other way
  * round would import in a circle: `WorkflowRun.lineage` in `workflow-run-connection.ts`,
@@ -54,7 +54,7 @@ import './types/pause-workflow-run.js';
 import './types/resume-workflow-run.js';
 
 /**
- * The executable schema, with the `@live` query directive (issue 13 §2: the GraphQL ecosystem's
+ * The executable schema, with the `@live` query directive (the GraphQL ecosystem's
  * live-query convention, `@n1ru4l/graphql-live-query`).
  */
 export const schema = builder.toSchema({ sortSchema: true, directives: [...specifiedDirectives, GraphQLLiveDirective] });

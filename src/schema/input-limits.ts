@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ValidationError } from './errors.js';
 
 /**
- * The one input-validation layer (issue 11 item 6): the limits of mutation inputs, declared per
+ * The one input-validation layer: the limits of mutation inputs, declared per
  * input type as `validate: limitedInput({ field: limitedText(), … })` (fields in the type's
  * definition order, a nested input object's limits in place) and checked by
  * `@pothos/plugin-validation` before the resolver runs; {@link inputValidationError} turns the
@@ -11,7 +11,7 @@ import { ValidationError } from './errors.js';
  * plugin catches it: `errors.unsafelyHandleInputErrors` in builder.ts). Nothing reaches the
  * store, so nothing is written.
  *
- * One schema per input object rather than one per field (issue 15 item 1): the plugin's
+ * One schema per input object rather than one per field: the plugin's
  * per-field bookkeeping (paths, closures, a result per field) cost a mutation about as much CPU
  * as its variable coercion. The first failure reported is the same: the first limited field in
  * definition order whose value fails, a nested input's fields at the nested field's place.
@@ -57,7 +57,7 @@ const MAX_SCALAR_BYTES = 24;
  * The walk that checks the depth also adds up a bound on the size of the value's JSON text
  * (strings and keys at {@link MAX_BYTES_PER_CODE_UNIT} bytes per code unit, numbers at
  * {@link MAX_SCALAR_BYTES}, brackets, colons and commas); only a value whose bound passes the
- * limit is serialised to measure it exactly (issue 15 item 1: the common small value is not
+ * limit is serialised to measure it exactly (the common small value is not
  * serialised a second time before the store does).
  */
 function jsonProblem(value: unknown): string | null {

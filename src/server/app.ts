@@ -144,9 +144,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const credentials: Credentials = { token: config.token, readTokens: config.readTokens ?? [] };
   const scopes = new GrantedScopes();
   const policy = createRequestPolicy({ bindHost: config.host, allowedHosts: config.allowedHosts ?? [], corsOrigins: config.corsOrigins ?? [] });
-  // Subscribers share an event's result only within the scope their credential granted (issue 10.3, 10.11).
+  // Subscribers share an event's result only within the scope their credential granted.
   const sharedExecution = createSharedEventExecution<GraphQLContext>({ scopeOf: (context) => context.scope });
-  // `@live` queries, invalidated by the change feed (issue 13 §2).
+  // `@live` queries, invalidated by the change feed.
   const liveQueries = createLiveQueries({
     throttleMs: config.liveThrottleMs ?? DEFAULT_LIVE_THROTTLE_MS,
     maxPerConnection: config.maxLiveQueriesPerConnection ?? DEFAULT_MAX_LIVE_QUERIES,
@@ -164,7 +164,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // The gate in `handle` caps every body at config.maxBodyBytes before yoga gets the request
     // (a declared Content-Length over it, or a chunked body crossing it, is answered 413), so
     // yoga's own 25 MB limit, which pipes every POST body through a counting TransformStream,
-    // is off: one limit, the configured one, and no per-request stream (issue 15 item 1).
+    // is off: one limit, the configured one, and no per-request stream.
     maxRequestBodySize: false,
     maskedErrors: maskedErrorsOptions(logger),
     // Only allowed origins reach yoga (the gate in `handle` refuses the others); this sets their headers.
@@ -195,7 +195,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       refuse(request, response, verdict.status, verdict.message);
       return;
     }
-    // No body is read past the cap, on any path (issue 10.5).
+    // No body is read past the cap, on any path.
     const length = declaredBodyLength(request);
     if (length === 'chunked') {
       void readBodyUpTo(request, config.maxBodyBytes).then((body) => {
@@ -295,8 +295,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   /**
    * `GET /health`: 200 `{status: 'ok' | 'degraded', database}` or 503 `{status: 'unavailable',
    * database}`; `database.runChanges` is the run change log's `{databaseId, head}` (what a replica
-   * compares itself with), and a replica adds `replica` (see `ReplicaHealth`). When a token is set, a caller without one (full or read) sees only `{status}`
-   * (issue 10.1): the database path and checks are for token holders.
+   * compares itself with), and a replica adds `replica` (see `ReplicaHealth`). When a token is set, a caller without one (full or read) sees only `{status}`:
+   * the database path and checks are for token holders.
    */
   function health(response: ServerResponse, authorized: boolean): void {
     let body: { status: string; database: Record<string, unknown>; replica?: unknown };
@@ -323,9 +323,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const graphqlWs = attachGraphQLWs(httpServer, yoga, config, logger, {
     ...(persisted === undefined ? {} : { persisted }),
     ...(tracing === undefined ? {} : { tracing }),
-    // A foreign Host or Origin gets its HTTP status before the upgrade (issue 10.1).
+    // A foreign Host or Origin gets its HTTP status before the upgrade.
     verifyClient: policy.verifyWebSocketClient((request, refused) => logRefusal(request, refused.status, refused.message)),
-    // The connection's scope holds for every operation on it (issue 10.11).
+    // The connection's scope holds for every operation on it.
     authorize: (request, authorization) => {
       const scope = scopeOf(credentials, authorization);
       if (scope !== null) scopes.grant(request, scope);

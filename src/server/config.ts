@@ -9,23 +9,23 @@ export interface ServerConfig {
   dbPath: string;
   /** TCP port; 0 picks a free one. */
   port: number;
-  /** Bind address; loopback by default (API.md "Access"). */
+  /** Bind address; loopback by default (docs/API.md "Access"). */
   host: string;
   /** Open the database read-only: every mutation answers ForbiddenError. */
   readOnly: boolean;
   /** Bearer token required on HTTP and in the WebSocket connection_init payload; null = none. */
   token: string | null;
   /**
-   * Read-only bearer tokens (`--read-token`, issue 10.11): queries and subscriptions, no
+   * Read-only bearer tokens (`--read-token`): queries and subscriptions, no
    * mutation; default none. With read tokens but no `token`, every request needs a read token
    * and nothing can be written over GraphQL.
    */
   readTokens?: readonly string[];
-  /** Browser origins allowed besides the server's own (`--cors-origin`, issue 10.1); default none. */
+  /** Browser origins allowed besides the server's own (`--cors-origin`); default none. */
   corsOrigins?: readonly string[];
-  /** Host names answered besides the bound address and loopback names (`--allowed-host`, issue 10.1); default none. */
+  /** Host names answered besides the bound address and loopback names (`--allowed-host`); default none. */
   allowedHosts?: readonly string[];
-  /** Project directory runs are reserved under (STORE.md §13.5). */
+  /** Project directory runs are reserved under (docs/STORE.md §13.5). */
   projectPath: string;
   /** Cross-process change watcher poll interval in ms (PRAGMA data_version). */
   pollIntervalMs: number;
@@ -34,14 +34,14 @@ export interface ServerConfig {
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
   /**
-   * Manifest of persisted operations (`--persisted-operations`, issue 14 item 4): a JSON object
+   * Manifest of persisted operations (`--persisted-operations`): a JSON object
    * of `sha256:<hex>` id → document, as `npm run codegen` writes it; null/absent = none.
    */
   persistedOperations?: string | null;
   /** Refuse every operation that is not in the manifest (`--only-persisted`); needs {@link persistedOperations}. */
   onlyPersisted?: boolean;
   /**
-   * `@live` queries (issue 13 §2): at most one re-execution per live query per this many ms
+   * `@live` queries: at most one re-execution per live query per this many ms
    * (`--live-throttle-ms`); default {@link DEFAULT_LIVE_THROTTLE_MS}. A client's
    * `@live(throttle:)` may ask for a longer window, never a shorter one.
    */

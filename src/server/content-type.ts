@@ -1,5 +1,5 @@
 /**
- * The request body types GraphQL over HTTP is served for (issue 14 item 5). `curl -d '{…}'`
+ * The request body types GraphQL over HTTP is served for. `curl -d '{…}'`
  * sends `application/x-www-form-urlencoded`, which yoga would parse as a form and answer
  * "Must provide query string."; instead such a POST gets 415 saying what to send.
  */

@@ -1,5 +1,5 @@
 /**
- * Where the database file may be created (issue 14 item 5): a typo in `--db` must not
+ * Where the database file may be created: a typo in `--db` must not
  * silently give an empty database in a freshly made directory. Only the default directory
  * (`data/` under the working directory, for `data/pi-workflows.db`) is created on first start;
  * any other directory has to exist already.

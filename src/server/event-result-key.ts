@@ -1,8 +1,8 @@
 import { getOperationAST, Kind, visit, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 
 /**
- * What the result of one subscription event depends on besides the event itself (issue 10
- * item 3): the document, the operation, the values of the variables the per-event execution
+ * What the result of one subscription event depends on besides the event itself:
+ * the document, the operation, the values of the variables the per-event execution
  * reads, and the caller's authorisation scope. Subscriptions with equal keys get equal results
  * for the same event, so shared-event-execution.ts executes an event once per key.
  *

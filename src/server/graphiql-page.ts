@@ -1,6 +1,6 @@
 /**
- * The GraphiQL page (`GET /graphql` asking for HTML), served compressed and cacheable (issue 14
- * item 4). yoga's page (`@graphql-yoga/render-graphiql`) inlines GraphiQL and its editor: about
+ * The GraphiQL page (`GET /graphql` asking for HTML), served compressed and cacheable.
+ * yoga's page (`@graphql-yoga/render-graphiql`) inlines GraphiQL and its editor: about
  * 9 MB of HTML, which yoga sends uncompressed and without cache headers on every visit. Here
  * the same page is rendered once, compressed once (brotli and gzip, off the event loop, on the
  * first visit) and answered with `ETag` and `Cache-Control`, so a revisit costs a 304.

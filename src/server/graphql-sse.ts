@@ -55,7 +55,7 @@ export function withoutHttpExtensions(result: ExecutionResult): ExecutionResult 
 }
 
 /**
- * graphql-sse's single-connection mode on the GraphQL path (issue 14 item 2): one event stream
+ * graphql-sse's single-connection mode on the GraphQL path: one event stream
  * per client carries every operation of that client (browsers allow about six HTTP/1.1
  * connections per host). The protocol (reservations, streams, operation ids, completion) is
  * graphql-sse's own handler (`graphql-sse/lib/use/fetch`); this yoga plugin routes the

@@ -39,13 +39,13 @@ export interface GraphQLWsEndpoint {
 
 /** Options of {@link attachGraphQLWs} beyond the config. */
 export interface GraphQLWsOptions {
-  /** `ws`'s `verifyClient`: decides, before the upgrade, whether a handshake may proceed (issue 10.1). */
+  /** `ws`'s `verifyClient`: decides, before the upgrade, whether a handshake may proceed. */
   verifyClient?: VerifyClientCallbackAsync;
   /** Persisted operations (`--persisted-operations`): ids resolve to their documents, `--only-persisted` refuses other queries. */
   persisted?: PersistedOperations;
   /**
    * Decides a `connection_init` from the upgrade request and the payload's `authorization`:
-   * true acknowledges the connection (and may record its scope, issue 10.11); false closes it
+   * true acknowledges the connection (and may record its scope); false closes it
    * with 4403. Default: the bearer check against `config.token`.
    */
   authorize?: (request: IncomingMessage, authorization: unknown) => boolean;
@@ -66,18 +66,18 @@ interface EnvelopedRoot {
 const INTERNAL_ERROR_REASON = 'Internal server error';
 
 /**
- * Attaches graphql-ws to `httpServer` on `/graphql`, the same port and path as HTTP (API.md
+ * Attaches graphql-ws to `httpServer` on `/graphql`, the same port and path as HTTP (docs/API.md
  * "Subscriptions", transports). Call it once the server listens, so a listen error (EADDRINUSE)
  * is reported once, by the caller, and not also by the WebSocket server.
  *
- * Every operation runs through yoga's envelop (issue 10 item 2, issue 11 item 4): `onSubscribe`
+ * Every operation runs through yoga's envelop: `onSubscribe`
  * takes yoga's `getEnveloped` (parse with its limits, validate with graphql-armor's rules,
  * context), and graphql-ws executes with the enveloped `execute` / `subscribe`, so error
  * masking, redaction, limits, logging and the shared per-event execution
  * (shared-event-execution.ts) are those of HTTP and SSE.
  *
  * Connection handling: `connection_init` must arrive within 10 s; its payload's
- * `authorization` (`Bearer <token>`) is checked against `config.token` (API.md "Access"; close
+ * `authorization` (`Bearer <token>`) is checked against `config.token` (docs/API.md "Access"; close
  * 4403 otherwise). Messages above `config.maxBodyBytes` close the socket (1009); the server
  * pings every `config.keepAliveMs` ms and terminates a socket that does not answer within as
  * long. One operation per id at any time (ws-operation-ids.ts). An internal failure closes the
@@ -211,7 +211,7 @@ export function attachGraphQLWs(
 }
 
 /**
- * The {@link DirectNext} of subscription `id` (shared-event-execution.ts, issue 15 item 3):
+ * The {@link DirectNext} of subscription `id` (shared-event-execution.ts):
  * writes its `next` frames straight to the socket, the same bytes graphql-ws writes
  * (`{"id":…,"type":"next","payload":…}`, the payload from {@link payloadJsonOf}), the
  * connection's frames of one fan-out in one write ({@link DirectFrames}; through `ws`'s `send`
@@ -262,7 +262,7 @@ function formatError(error: GraphQLError): GraphQLFormattedError {
  * Groups the frames written to one connection within one turn of the event loop into one
  * write: the first frame corks the connection's TCP socket, and it is uncorked on the next
  * turn (`setImmediate`). A revision fanned out to the 100 subscriptions of one socket then
- * costs one `writev` instead of 100 (issue 15 item 3: the profile showed `writev` at ≈ 11 µs
+ * costs one `writev` instead of 100 (the profile showed `writev` at ≈ 11 µs
  * per frame). Order and content of the frames are unchanged.
  *
  * @param request the upgrade request; its socket is the one the WebSocket writes to
@@ -285,12 +285,12 @@ function writeBatcher(request: IncomingMessage): () => void {
 
 /**
  * Pings `socket` every `intervalMs` ms and terminates it when no pong arrived `intervalMs` ms
- * after a ping (graphql-ws's own keep-alive; API.md transports: proxies must not cut idle
+ * after a ping (graphql-ws's own keep-alive; docs/API.md transports: proxies must not cut idle
  * sockets).
  *
  * The check runs after the event loop's next I/O phase, not in the timer itself: a pong the
  * peer sent in time may still sit unread behind a long turn of the loop (a fan-out to tens of
- * thousands of subscribers), and timers run before I/O is read (issue 15 item 3: at 50,000
+ * thousands of subscribers), and timers run before I/O is read (at 50,000
  * subscribers, sockets that had answered were cut with 1006).
  *
  * @param intervalMs ms between pings; 0 or Infinity disables the keep-alive

@@ -1,5 +1,5 @@
 /**
- * What a committed change invalidates among the `@live` queries (issue 13 §2): the one mapping
+ * What a committed change invalidates among the `@live` queries: the one mapping
  * from the change feed to the live-query store's resource identifiers
  * (src/schema/live-resources.ts builds both sides). One consumer of the feed per server, running
  * while at least one live query does (live-queries.ts starts and stops it).
@@ -43,7 +43,7 @@ export interface Invalidatable {
 /**
  * The store's run-change feed as the invalidation's source: `ChangeFeed.followRunChanges` with
  * no filter and a null cursor (live only, from the call on; every run created or changed, in
- * commit order, commits by other processes included — issue 13 §1). A `reset_required` event
+ * commit order, commits by other processes included). A `reset_required` event
  * (not expected on a live-only stream) invalidates everything.
  *
  * @returns a source over `feed`

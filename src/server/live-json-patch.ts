@@ -1,5 +1,5 @@
 /**
- * JSON-patch results of `@live` queries (issue 13 §2, docs/PROTOCOL.md "Live queries"): the
+ * JSON-patch results of `@live` queries (docs/PROTOCOL.md "Live queries"): the
  * format of `@n1ru4l/graphql-live-query-patch-json-patch` (first `{data, revision: 1}`, then
  * `{patch, revision}` with an RFC 6902 patch against the previous data), so its client-side
  * `applyLiveQueryJSONPatch` applies them.

@@ -47,10 +47,10 @@ function failureOf(result: unknown): Failure | undefined {
 
 /**
  * A yoga plugin that logs one line per HTTP request: method, path, operation name, the scope
- * the caller's credential granted (`read`, `write`; issue 10.11), status, duration in ms, and for a result carrying errors the first error's `errorCode` and, when
+ * the caller's credential granted (`read`, `write`), status, duration in ms, and for a result carrying errors the first error's `errorCode` and, when
  * its message cannot quote variables (parse, validation, bad request), that message as
  * `reason`; a variable coercion error (`errorCode` `BAD_USER_INPUT`) is logged as its variable
- * and path only (issue 14 item 5). `status` is the HTTP status sent: GraphQL over HTTP answers
+ * and path only. `status` is the HTTP status sent: GraphQL over HTTP answers
  * `application/json` clients 200 even for a validation failure (400 for
  * `application/graphql-response+json`), so `errorCode` is what tells a failure apart.
  * `operationName` is the explicit one, else the name of the document's only operation
@@ -60,8 +60,8 @@ function failureOf(result: unknown): Failure | undefined {
  * @param scopeOf the scope recorded for a request's server context (null when none was)
  */
 export function requestLogPlugin(logger: Logger, scopeOf: (serverContext: Record<string, unknown>) => string | null = () => null): Plugin {
-  // What each request needs for its line, kept only while `info` is enabled (issue 15 item 1:
-  // a server at level warn or silent does no per-request bookkeeping).
+  // What each request needs for its line, kept only while `info` is enabled (a
+  // server at level warn or silent does no per-request bookkeeping).
   const requests = new WeakMap<Request, { start: number; path: string; operationName: string | null; failure?: Failure }>();
   return {
     onRequest({ request, url }) {

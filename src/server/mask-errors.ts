@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 export const UNEXPECTED_ERROR_MESSAGE = 'Unexpected error.';
 
 /**
- * yoga's `maskedErrors` options (issue 10 item 2): an unexpected error — anything but a
+ * yoga's `maskedErrors` options: an unexpected error — anything but a
  * GraphQLError raised on purpose (NOT_FOUND, BAD_USER_INPUT, …) — answers
  * {@link UNEXPECTED_ERROR_MESSAGE} with `extensions.code` `INTERNAL_SERVER_ERROR`, on HTTP, SSE
  * and graphql-ws alike (they all run through yoga's envelop), and never carries the original

@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` in the Prometheus text format (issue 14 item 4), with prom-client. Behind the
+ * `GET /metrics` in the Prometheus text format, with prom-client. Behind the
  * token when one is set (app.ts). What it holds, all prefixed `pi_workflows_`:
  *
  * - `graphql_requests_total{operation, type, status}` and
@@ -70,7 +70,7 @@ function transportOf(context: { request?: Request; extra?: unknown }): LiveTrans
 /**
  * Sampling interval of the default metrics' event-loop delay histogram (`nodejs_eventloop_lag_*`),
  * ms. prom-client's default, 10 ms, wakes an idle server 100 times a second: ≈ 4 ms of CPU per
- * second with nothing to do, most of an idle server's cost (issue 15 item 5, measured with a
+ * second with nothing to do, most of an idle server's cost (measured with a
  * bare process: 3.98 ms/s at 10 ms, 0.59 at 100, 0.05 without the monitor). Every sample still
  * records the full delay of its turn, so a stall of the event loop still shows in the metrics.
  */

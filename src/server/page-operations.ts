@@ -1,6 +1,6 @@
 /**
  * The client operation documents of `schema/operations/` split per operation for the live
- * page (issue 13 §4): graphql-js's `separateOperations` gives, for each named operation of a
+ * page: graphql-js's `separateOperations` gives, for each named operation of a
  * document, a document holding that operation and exactly the fragments it uses (directly or
  * through other fragments); `print` gives its text. The page fetches the result as JSON and
  * sends each text as `query` — no GraphQL parser in the browser, no hand-written one here.

@@ -1,5 +1,5 @@
 /**
- * Persisted operations (issue 14 item 4): `--persisted-operations <manifest.json>` serves the
+ * Persisted operations: `--persisted-operations <manifest.json>` serves the
  * operations of a manifest by id, `--only-persisted` refuses every other operation (typical for a
  * shared deployment: clients can run only what was reviewed and shipped).
  *

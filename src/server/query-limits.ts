@@ -1,5 +1,5 @@
 /**
- * Limits on every GraphQL operation (API.md "Access", issue 10 item 10): nesting depth, aliases,
+ * Limits on every GraphQL operation (docs/API.md "Access"): nesting depth, aliases,
  * cost and tokens through graphql-armor, plus our own limit on mutation root fields, and a
  * guard for documents nested deeper than the parser's stack. Every refusal happens before
  * anything runs and says which limit was crossed and by how much; the validation limits are
@@ -92,7 +92,7 @@ function countRootFields(context: ValidationContext, selectionSet: SelectionSetN
 
 /**
  * Validation rule: a mutation operation selects at most {@link QUERY_LIMITS.maxMutationFields}
- * root fields (issue 10 item 10: one request ran 15 claims). Every root field counts, whatever
+ * root fields (one request ran 15 claims). Every root field counts, whatever
  * its alias or directives.
  */
 export const MaxMutationFieldsRule: ValidationRule = (context: ValidationContext): ASTVisitor => ({

@@ -2,7 +2,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /**
- * Responses never echo what the caller sent (claim tokens included, issue 7): this module
+ * Responses never echo what the caller sent (claim tokens included): this module
  * rewrites the two places where graphql-js and yoga would.
  *
  * graphql-js reports a variable that fails coercion as

@@ -1,5 +1,5 @@
 /**
- * Request bodies and the size cap (`--max-body-bytes`, issue 10.5): no body is read past the
+ * Request bodies and the size cap (`--max-body-bytes`): no body is read past the
  * cap, and a refused body does not cost the client its answer.
  *
  * - A declared `Content-Length` over the cap is answered 413 at once; then at most

@@ -1,5 +1,5 @@
 /**
- * Which browsers and which host names the server answers (issue 10.1).
+ * Which browsers and which host names the server answers.
  *
  * - Host: a request must name a host the server answers for — the bound address, `localhost`,
  *   `127.0.0.1`, `[::1]`, or a name given with `--allowed-host`. Anything else is a
@@ -18,7 +18,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { CORSOptions } from 'graphql-yoga';
 
-/** The host names every server answers for, besides its bound address (issue 10.1). */
+/** The host names every server answers for, besides its bound address. */
 export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 /** What a check decided: go on, or refuse with this status and message. */

@@ -5,7 +5,7 @@ import { eventResultKey } from './event-result-key.js';
 
 /**
  * One execution per subscription event, shared by every subscriber that gets the same result
- * (bench/README.md "Where the time goes"; issue 10 items 2 and 3), as an envelop plugin: every transport's
+ * (bench/README.md "Where the time goes"), as an envelop plugin: every transport's
  * subscriptions (graphql-ws and SSE) run through it, inside yoga's pipeline, so masking,
  * redaction and logging see each event's result like any other.
  *
@@ -24,7 +24,7 @@ import { eventResultKey } from './event-result-key.js';
  * Results depend on the event, the store's committed state and the key only, never on one
  * subscriber's context: the execution runs with the context of the subscriber that asked first.
  *
- * Direct delivery (issue 15 item 3): a subscriber whose context carries a {@link DirectNext}
+ * Direct delivery: a subscriber whose context carries a {@link DirectNext}
  * (graphql-ws, graphql-ws.ts) and whose source is a feed stream gets each event's result
  * inside the feed's wake-up, synchronously (pull-stream.ts `offer`): the shared result is
  * executed once (synchronously) and written to the socket at once, with no async-iterator
@@ -66,7 +66,7 @@ export interface SharedEventExecutionOptions<TContext> {
 
 /**
  * Default of {@link SharedEventExecutionOptions.maxResultsPerGroup}: the retained delta window
- * (VIEWER_RETENTION, STORE.md §8), so subscribers replaying the whole window at different
+ * (VIEWER_RETENTION, docs/STORE.md §8), so subscribers replaying the whole window at different
  * cursors still execute each revision once.
  */
 export const DEFAULT_MAX_RESULTS_PER_GROUP = 256;
@@ -146,7 +146,7 @@ const endHooks = new WeakMap<object, (listener: () => void) => void>();
 /**
  * Calls `listener` once when `results` ends (source done, `return`, `throw`, an error), if
  * `results` is a subscription's result stream made by this plugin — so the live-subscription
- * gauge (metrics.ts) counts it without a wrapper around every stream (issue 15 item 3). An
+ * gauge (metrics.ts) counts it without a wrapper around every stream. An
  * already ended stream calls it at once.
  *
  * @returns false when `results` is not such a stream (the caller wraps it instead)
@@ -315,7 +315,7 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
  * Maps a source event stream to its results (graphql-js's MapSourceToResponseEvent), through the
  * group's shared results. Once ended (source done, `return`, `throw`, an error) it leaves the
  * group and yields nothing more: an event that arrives while `return` is under way is dropped,
- * so nothing is sent for an operation after the client completed it (issue 10 item 4).
+ * so nothing is sent for an operation after the client completed it.
  */
 function eventResults(
   source: AsyncIterable<unknown>,

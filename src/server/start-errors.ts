@@ -1,5 +1,5 @@
 /**
- * One clear line for the errors a server start commonly hits (issue 14 item 5): a busy port
+ * One clear line for the errors a server start commonly hits: a busy port
  * or a port the user may not bind, instead of a stack trace.
  */
 

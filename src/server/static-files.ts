@@ -3,9 +3,9 @@
  * `index.html`, `GET /app/<file>` the page's scripts and styles,
  * `GET /app/operations/<file>.graphql` the client operation documents of `schema/operations/`,
  * `GET /app/operations/<file>.json` the same split per operation, each with exactly the
- * fragments it uses (./page-operations.ts; the page loads `live-page.json`, issue 13 §4), and
+ * fragments it uses (./page-operations.ts; the page loads `live-page.json`), and
  * `GET /app/vendor/graphql-ws/<file>` the browser build of the `graphql-ws` client, read from
- * its installed package (no CDN, no bundler; issue 11 item 7). Nothing else is served from
+ * its installed package (no CDN, no bundler). Nothing else is served from
  * disk; names are checked against a strict pattern so no path can leave its directory.
  * The page itself needs no token; its GraphQL calls do when the server has one.
  */

@@ -1,8 +1,8 @@
 import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 
 /**
- * graphql-ws `next` frames written from a payload serialised once per result (issue 15 item 3:
- * "the frames of one revision differ only by subscription id").
+ * graphql-ws `next` frames written from a payload serialised once per result ("the
+ * frames of one revision differ only by subscription id").
  *
  * Subscribers that share an event's result (shared-event-execution.ts) receive the same
  * result object from yoga's envelop — masked and redacted there, once, like on HTTP and SSE.
@@ -128,7 +128,7 @@ function writeHeader(data: Buffer, at: number, length: number): number {
 }
 
 /**
- * One connection's `next` messages of the fan-out's direct path (issue 15 item 3), written in
+ * One connection's `next` messages of the fan-out's direct path, written in
  * ONE write to its TCP socket per turn instead of two `ws` writes each. Each message is one
  * whole, unmasked, uncompressed text frame (RFC 6455 §5.2: FIN + opcode 1, the 7/16/64-bit
  * length, the bytes): the subscription's head (`{"id":…,"type":"next","payload":`) and the

@@ -1,5 +1,5 @@
 /**
- * One operation per graphql-transport-ws id at any time (issue 10 item 4).
+ * One operation per graphql-transport-ws id at any time.
  *
  * graphql-ws forgets an id as soon as the client sends `complete` for it, even while that
  * operation is still starting (its `onSubscribe` or `subscribe` still awaiting). A `subscribe`

@@ -22,7 +22,7 @@ function unsupportedJson(value: unknown): StoreError {
 }
 
 /**
- * Normalises a value per STORE.md §2.1: finite numbers only (-0 becomes 0), arrays keep order,
+ * Normalises a value per docs/STORE.md §2.1: finite numbers only (-0 becomes 0), arrays keep order,
  * plain objects only with keys inserted in code-unit order and `undefined` values dropped (a
  * JavaScript object then enumerates its integer-like keys first: {@link canonicalKeyOrder}).
  *
@@ -56,7 +56,7 @@ export function normalizeJson(value: unknown): JsonValue {
  * Serialises a value as canonical JSON, as pi-workflows does (docs/PI-WORKFLOWS-FILES.md §8):
  * normalised, no whitespace, object keys in {@link canonicalKeyOrder}.
  *
- * One pass that checks and writes at once (issue 15 item 1: the reservation path serialises
+ * One pass that checks and writes at once (the reservation path serialises
  * its definition, input and options on every call), equal to `JSON.stringify` of
  * {@link normalizeJson}'s result: keys sorted, then ordered as a JavaScript object orders its
  * own keys (integer-like keys such as "2" and "10" first, numerically), `undefined` members

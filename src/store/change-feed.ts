@@ -17,7 +17,7 @@ export interface ChangeFeedOptions {
   /**
    * Commits of other processes (and other connections) are noticed through a file-system watch
    * of the `-wal` file followed by a short burst of `PRAGMA data_version` checks on a dedicated
-   * read connection, checks at most this many ms apart (issue 15 item 5); where the file
+   * read connection, checks at most this many ms apart; where the file
    * cannot be watched, `data_version` is polled at this interval. Only while someone waits.
    */
   pollIntervalMs: number;
@@ -51,10 +51,10 @@ interface RevisionWaiter extends AbortHook {
 }
 
 /**
- * The store's change feed (DESIGN.md "The change feed"). Its follow streams
+ * The store's change feed (docs/ARCHITECTURE.md "The change feed"). Its follow streams
  * ({@link followRunDeltas}, {@link followRunUpdates}, {@link followChainUpdates}) are what
  * subscriptions call; their delivery rules live in `feed-follow.ts`. The run-list change feed
- * of issue 13 ({@link followRunChanges}) sits beside them, its rules in `feed-run-changes.ts`.
+ * ({@link followRunChanges}) sits beside them, its rules in `feed-run-changes.ts`.
  *
  * Underneath, the feed wakes readers of the durable viewer-delta log when it may have changed.
  * Two sources: this process's own commits (the store's commit hook) and commits by other
@@ -95,7 +95,7 @@ export class ChangeFeed {
   /**
    * Run heads read since the last commit was noticed (cleared by {@link scheduleTick}): after
    * a fan-out every subscriber of a run checks its head again before waiting, and this
-   * answers them without one SQL read each (issue 15 item 3: ≈ 8 µs per subscriber and
+   * answers them without one SQL read each (≈ 8 µs per subscriber and
    * revision in the profile).
    */
   private readonly knownHeads = new Map<string, number>();
@@ -158,7 +158,7 @@ export class ChangeFeed {
 
   /**
    * One run's viewer deltas after a cursor: replay, then live, exactly once, in order;
-   * a snapshot event when the cursor cannot be served (API.md `workflowRunDeltas`).
+   * a snapshot event when the cursor cannot be served (docs/API.md `workflowRunDeltas`).
    * See {@link follow.followRunDeltas} for the rules and errors.
    *
    * @param afterRevision the last revision the consumer applied; null = live only
@@ -168,7 +168,7 @@ export class ChangeFeed {
   }
 
   /**
-   * The run after each committed change of its summary, live only (API.md
+   * The run after each committed change of its summary, live only (docs/API.md
    * `workflowRunUpdated`). See {@link follow.followRunUpdates}.
    */
   followRunUpdates(runId: string, options?: FollowOptions): AsyncIterableIterator<WorkflowRunRecord> {
@@ -176,7 +176,7 @@ export class ChangeFeed {
   }
 
   /**
-   * Every run of a chain that changed or joined it, live only (API.md
+   * Every run of a chain that changed or joined it, live only (docs/API.md
    * `workflowRunLineageUpdated`). See {@link follow.followChainUpdates}.
    */
   followChainUpdates(rootRunId: string, options?: FollowOptions): AsyncIterableIterator<WorkflowRunRecord> {
@@ -185,7 +185,7 @@ export class ChangeFeed {
 
   /**
    * Every run created or changed, in commit order, for subscribers whose filter it matches
-   * (API.md `workflowRunChanges`, issue 13 §1): replay after a cursor, then live; a reset event
+   * (docs/API.md `workflowRunChanges`): replay after a cursor, then live; a reset event
    * for a cursor that cannot be replayed. See {@link followRunChanges} in `feed-run-changes.ts`
    * for the rules and errors. Also the invalidation source of `@live` queries (with no filter and
    * a null cursor).
@@ -203,7 +203,7 @@ export class ChangeFeed {
    * wake-up: the ms from the moment the feed noticed the commit (this process's own commits at
    * once, through the commit hook; other processes' at the next `data_version` poll) to the
    * moment the subscriber took the event. Replayed events, read without waiting, are not
-   * reported. (The `/metrics` histogram of issue 14 item 4.)
+   * reported. (A `/metrics` histogram.)
    *
    * @returns a function that removes the listener
    */
@@ -234,7 +234,7 @@ export class ChangeFeed {
   /**
    * A follow stream that reports the lag of each event delivered after a wake-up to
    * {@link onDelivery}'s listeners, through an observer attached to the stream itself (no
-   * wrapper, issue 15 item 3). Every follow stream is a `pullStream` (feed-follow.ts `stream`).
+   * wrapper). Every follow stream is a `pullStream` (feed-follow.ts `stream`).
    */
   private measured<T>(source: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
     observe(source, this.deliveryObserver);
@@ -281,7 +281,7 @@ export class ChangeFeed {
    *
    * @param after a presentation revision the caller has already seen
    * @param take called synchronously by a wake-up in which the run's revision passed `after`,
-   *   instead of resolving (issue 15 item 3: a fan-out delivers a revision to every follower in
+   *   instead of resolving (a fan-out delivers a revision to every follower in
    *   one synchronous loop, no promise per follower): the caller may consume the revisions up
    *   to `head` at once and return its new cursor, to go on waiting after it; or return
    *   undefined (or throw) to have the promise resolve with `head` as without `take`. A cursor
@@ -366,8 +366,8 @@ export class ChangeFeed {
   /**
    * Runs `hook.aborted()` when `signal` aborts, through one listener per signal for all its
    * waits (a follow stream waits on the feed once per revision with the same signal; an
-   * `AbortSignal` listener added and removed per wait showed in the fan-out profile, issue 15
-   * item 3). The hook stays until {@link unhookAbort}.
+   * `AbortSignal` listener added and removed per wait showed in the fan-out profile).
+   * The hook stays until {@link unhookAbort}.
    */
   private hookAbort(signal: AbortSignal, hook: AbortHook): void {
     let hooks = this.abortHooks.get(signal);
@@ -466,8 +466,8 @@ export class ChangeFeed {
    * Resolves `due[from…]` with their heads, {@link WAKE_CHUNK} at a time, each chunk in its own
    * turn of the event loop (`setImmediate`): a revision fanned out to 50,000 subscribers does
    * not hold the loop for the whole fan-out (each resolved waiter reads, executes and sends in
-   * the microtasks after it), so sockets, keep-alives and queries get turns in between (issue
-   * 15 item 3). The waiters stay registered until their turn (no set churn per subscriber and
+   * the microtasks after it), so sockets, keep-alives and queries get turns in between.
+   * The waiters stay registered until their turn (no set churn per subscriber and
    * revision): one that aborts meanwhile leaves and resolves with undefined at once, and is
    * skipped here. A waiter with `take` consumes its revisions synchronously here and goes on
    * waiting ({@link retake}); any other leaves the set and resolves with its head.
@@ -527,7 +527,7 @@ export class ChangeFeed {
     if (this.watcher === undefined && path !== ':memory:' && path !== '') {
       try {
         this.watcher = new Database(path, { readonly: true, fileMustExist: true });
-        this.watcher.pragma('query_only = ON'); // it only ever reads data_version (issue 12 item 2)
+        this.watcher.pragma('query_only = ON'); // it only ever reads data_version
         this.dataVersionStatement = this.watcher.prepare('PRAGMA data_version').pluck();
       } catch {
         this.watcher = undefined; // in-process notifications still work
@@ -551,7 +551,7 @@ export class ChangeFeed {
 
   /**
    * Watches the `-wal` file (inotify on Linux): another process's commit appends frames to it,
-   * so its change event is the cheap signal of issue 15 item 5; nothing wakes this process
+   * so its change event is the cheap signal; nothing wakes this process
    * while nobody writes. The handle stays open for the life of the feed (no wake-up work when
    * nobody waits). SQLite makes a commit visible (wal-index header) only after its last frame
    * is written and synced, so an event starts a burst of `data_version` checks, 1 ms apart at
@@ -624,7 +624,7 @@ export class ChangeFeed {
    * waits (the watcher connection stays open): a stale baseline made the next waiter's first
    * check (see {@link startWatching}) count this commit again, a wake-up with no new commit that
    * dropped the run change pages shared in the commit's own wake-up, so a follower reading late
-   * got a fresh event object and the server executed its GraphQL result twice (issue 13 §1). A
+   * got a fresh event object and the server executed its GraphQL result twice. A
    * foreign commit folded into this baseline is not lost: the wake-up scheduled by the same
    * commit reads the state after it.
    */

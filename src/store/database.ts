@@ -19,7 +19,7 @@ export const LOCK_RETRY_MAX_DELAY_MS = 8;
 
 /**
  * Most writes of {@link StateDatabase.transactionAsync} committed together in one group (one
- * `BEGIN IMMEDIATE … COMMIT`, issue 15 item 1): bounds how long the first write of a group
+ * `BEGIN IMMEDIATE … COMMIT`): bounds how long the first write of a group
  * waits for the others' work before its answer.
  */
 export const MAX_GROUP_WRITES = 64;
@@ -68,7 +68,7 @@ function setPiWorkflowsPragmas(connection: SqliteDatabase): void {
   connection.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
 }
 
-/** The busy timeout asked for, ms (default 5000, STORE.md §1). */
+/** The busy timeout asked for, ms (default 5000, docs/STORE.md §1). */
 function busyTimeoutOf(options: StateDatabaseOptions): number {
   return Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
 }
@@ -103,7 +103,7 @@ export interface WriteGroupStats {
  * True when `error` is SQLite's unique-index violation (`SQLITE_CONSTRAINT_UNIQUE`, raised by a
  * UNIQUE column or a unique index; a primary key raises `SQLITE_CONSTRAINT_PRIMARYKEY`, a
  * trigger `SQLITE_CONSTRAINT_TRIGGER`). Decided by better-sqlite3's `SqliteError.code`, never
- * by the message text (issue 11 item 7). Which index was hit is for the caller to establish
+ * by the message text. Which index was hit is for the caller to establish
  * (SQLite names the columns, not the index).
  */
 export function isUniqueViolation(error: unknown): boolean {
@@ -117,15 +117,15 @@ export type SqlParams = readonly unknown[];
 export interface StateDatabaseOptions {
   /** Path of the SQLite file, or `:memory:`. */
   path: string;
-  /** Open read-only: no migration, no pruning, every write refused (STORE.md §1). */
+  /** Open read-only: no migration, no pruning, every write refused (docs/STORE.md §1). */
   readOnly?: boolean;
-  /** SQLite busy timeout in ms (default 5000, STORE.md §1). */
+  /** SQLite busy timeout in ms (default 5000, docs/STORE.md §1). */
   busyTimeoutMs?: number;
 }
 
 /**
  * One SQLite connection with the store's pragmas, a statement cache, a statement counter and
- * a transaction helper that joins an open transaction (STORE.md §1, §13.8).
+ * a transaction helper that joins an open transaction (docs/STORE.md §1, §13.8).
  *
  * All SQL of the project runs through {@link run}, {@link get}, {@link all} and
  * {@link exec}; {@link statementCount} counts those calls so tests can bound them.
@@ -143,7 +143,7 @@ export class StateDatabase {
    * write (`file.writeRefusal`, docs/PI-WORKFLOWS-FILES.md §2).
    */
   readonly readOnly: boolean;
-  /** What kind of file this is: our own, or a pi-workflows state file (issue 12). */
+  /** What kind of file this is: our own, or a pi-workflows state file. */
   readonly file: StateFile;
   /** Number of SQL statements executed through this object since open (or {@link resetStatementCount}). */
   statementCount = 0;
@@ -177,10 +177,10 @@ export class StateDatabase {
   }
 
   /**
-   * Opens a state database after deciding what kind of file it is (issue 12 item 1):
+   * Opens a state database after deciding what kind of file it is:
    *
    * - this server's own file (or a new one): read-write opens migrate it and set WAL,
-   *   `synchronous=FULL`, `foreign_keys=ON` and the busy timeout (STORE.md §1); read-only opens
+   *   `synchronous=FULL`, `foreign_keys=ON` and the busy timeout (docs/STORE.md §1); read-only opens
    *   require it to be fully migrated;
    * - a pi-workflows state file: every table and column the read side uses is checked first
    *   (`read-side-schema.ts`); then, unless `readOnly`, a file of a release this server writes
@@ -307,7 +307,7 @@ export class StateDatabase {
    * row references what it deletes (the open-time blob prune, {@link BlobStore}): deleting a
    * parent row makes SQLite look for its children, and with no index on the child column that
    * is a full scan of the child table per deleted row — hours for a few hundred unreferenced
-   * blobs on a store of 1,000,000 runs (issue 15 item 7). The pragma is a no-op inside a
+   * blobs on a store of 1,000,000 runs. The pragma is a no-op inside a
    * transaction, so this must be called outside one.
    *
    * @returns what `fn` returns
@@ -331,7 +331,7 @@ export class StateDatabase {
 
   /**
    * Runs `fn` inside one `BEGIN IMMEDIATE` transaction, or inside the caller's open
-   * transaction (helpers join, STORE.md §13.8). A thrown error rolls everything back.
+   * transaction (helpers join, docs/STORE.md §13.8). A thrown error rolls everything back.
    * Listeners registered with {@link onCommit} run once the outermost transaction committed.
    * When `BEGIN IMMEDIATE` still finds the database locked after the busy timeout, it is tried
    * again (up to {@link BEGIN_ATTEMPTS} rounds in all; `fn` has not run, so this is safe), so
@@ -376,8 +376,8 @@ export class StateDatabase {
   }
 
   /**
-   * {@link transaction} without ever waiting synchronously for the write lock (issue 15 item 4),
-   * with concurrent writes committed together (issue 15 item 1). A server calls this, so a write
+   * {@link transaction} without ever waiting synchronously for the write lock,
+   * with concurrent writes committed together. A server calls this, so a write
    * lock held by another process (a workflow host, a second server) never stops its event loop
    * — queries, subscriptions and keep-alives go on, only the writes wait — and concurrent
    * mutations share one `COMMIT` (one fsync) instead of paying one each.

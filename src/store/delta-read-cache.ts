@@ -22,7 +22,7 @@ export class DeltaReadCache {
   private readonly runs = new Map<string, RunCache>();
   /**
    * The last answer served from cache: the next reader at the same cursor (every follower of a
-   * fan-out, issue 15 item 3) gets the same object, without building it again. Valid while the
+   * fan-out) gets the same object, without building it again. Valid while the
    * run's cached head is the one it was built at (answers are never mutated by their readers).
    */
   private lastHit: { runId: string; afterRevision: number; upTo: number; answer: ViewerDeltaRead & { kind: 'deltas' } } | undefined;

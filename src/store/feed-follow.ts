@@ -1,6 +1,6 @@
 /**
- * The delivery rules of the per-run and per-chain change feeds (docs/PROTOCOL.md, DESIGN.md
- * "The change feed", issue 11): replay then live, exactly once and in order, snapshot
+ * The delivery rules of the per-run and per-chain change feeds (docs/PROTOCOL.md, docs/ARCHITECTURE.md
+ * "The change feed"): replay then live, exactly once and in order, snapshot
  * required — each stream an async iterable that the subscription resolvers only call, through
  * `ChangeFeed.followRunDeltas`, `ChangeFeed.followRunUpdates` and
  * `ChangeFeed.followChainUpdates`.
@@ -21,7 +21,7 @@ const READ_PAGE = 64;
 
 /**
  * "Your cursor cannot be served: reload the run, then continue after `currentRevision`"
- * (STORE.md §8 "Resume"; API.md `ViewerSnapshotRequired`). The stream goes on after
+ * (docs/STORE.md §8 "Resume"; docs/API.md `ViewerSnapshotRequired`). The stream goes on after
  * `currentRevision` by itself.
  */
 export interface ViewerSnapshotEvent {
@@ -66,7 +66,7 @@ export function stream<T>(
 }
 
 /**
- * The event stream of one run's delta log after a cursor (API.md `workflowRunDeltas`,
+ * The event stream of one run's delta log after a cursor (docs/API.md `workflowRunDeltas`,
  * docs/PROTOCOL.md): replay, then live; a {@link ViewerSnapshotEvent} when the cursor cannot
  * be served (0, ahead of the run, older than the retained window, or passed by the window while
  * the consumer was slow), then on after its `currentRevision`. Each revision is read from the
@@ -94,7 +94,7 @@ export function followRunDeltas(
     let cursor = afterRevision ?? head.currentRevision;
     let readNow = afterRevision !== null;
     // While waiting live: a wake-up hands this stream's new revisions to its consumer at once
-    // when the consumer takes them synchronously (pull-stream.ts `offer`; issue 15 item 3),
+    // when the consumer takes them synchronously (pull-stream.ts `offer`),
     // the same batches from the same read as below, in order; anything else (a snapshot, a
     // full page, a consumer that is not ready) ends the wait and the loop below reads on.
     const take = (knownHead: number): number | undefined => {
@@ -137,7 +137,7 @@ export function followRunDeltas(
 
 /**
  * The run after each committed change that touches its summary (or after a snapshot); live
- * only (API.md `workflowRunUpdated`). The revisions of one transaction (a park records a bump
+ * only (docs/API.md `workflowRunUpdated`). The revisions of one transaction (a park records a bump
  * and a summary revision) are read together and give one event; changes committed while the
  * consumer was busy are coalesced into one event showing the latest state.
  *
@@ -172,7 +172,7 @@ export function followRunUpdates(feed: FeedSource, store: WorkflowStore, runId: 
 
 /**
  * Every run of a chain that got a new revision or joined the chain (a continuation or
- * restart), after each wake-up; oldest first (created at, then run id). Live only (API.md
+ * restart), after each wake-up; oldest first (created at, then run id). Live only (docs/API.md
  * `workflowRunLineageUpdated`).
  *
  * @param rootRunId must name a root run

@@ -6,8 +6,8 @@ import { DEFAULT_RUN_ORDER, type KeyedRun, type LineageKey, type LineageSliceReq
 import type { StoreContext } from './store-context.js';
 
 /**
- * The read queries of `run-queries.ts` answered through an in-process {@link RunOrderIndex}
- * (issue 12 item 5), for files without this server's lineage indexes: the index gives the
+ * The read queries of `run-queries.ts` answered through an in-process {@link RunOrderIndex},
+ * for files without this server's lineage indexes: the index gives the
  * order (list, chain, newest of a chain, chain sizes) and the candidates of a page; SQL only
  * fetches the page's rows by primary key, adding the filter parts the index cannot answer
  * (statuses, session, workflow name). Each query refreshes the index and reads in one snapshot.
@@ -149,7 +149,7 @@ function inCreatedRange(entry: IndexedRun, filter: WorkflowRunFilter | undefined
 }
 
 /**
- * `listWorkflowRunSlice` through the index, in any run order (issue 13 §3): CREATED_AT walks
+ * `listWorkflowRunSlice` through the index, in any run order: CREATED_AT walks
  * the index's created order (or a chain), UPDATED_AT its updated order (see
  * {@link RunOrderIndex.updatedOrder}); the order's own time range bounds the walk, lineage and
  * the created range are checked in memory. A filter on statuses, session, workflow name,

@@ -1,7 +1,7 @@
 /**
  * The async iterator under every follow stream of the change feed (`feed-follow.ts`,
  * `feed-run-changes.ts`): a producer loop that pushes values, pulled one at a time by its
- * consumer, with no buffering (issue 15 item 3: it replaces `@repeaterjs/repeater`, whose
+ * consumer, with no buffering (it replaces `@repeaterjs/repeater`, whose
  * promise chains per value were the largest share of fan-out CPU and garbage after GC).
  *
  * Rules (those the feed's delivery rules rely on):
@@ -15,7 +15,7 @@
  *   `return()`/`throw()`, or when the caller's signal aborts. The loop's `aborted` signal fires
  *   in each case, so a loop waiting on the feed leaves at once; every pending `push` resolves.
  *   A value pushed but not taken when the stream ends is dropped.
- * - Offered, synchronously (issue 15 item 3): a consumer may attach a sink ({@link attachSink});
+ * - Offered, synchronously: a consumer may attach a sink ({@link attachSink});
  *   the loop's `offer(value)` hands a value to it at once, without a promise, and tells whether
  *   the sink took it. A value the sink refuses is not taken: the loop pushes it (or reads it
  *   again later). Offers are refused while a pushed value waits to be taken, so offered and
@@ -38,7 +38,7 @@ export type PullLoop<T> = (push: (value: T) => Promise<void>, aborted: AbortSign
 export type PullSink<T> = (value: T) => boolean;
 
 /**
- * Told when a value reaches its consumer (ChangeFeed's delivery lag, issue 14 item 4):
+ * Told when a value reaches its consumer (ChangeFeed's delivery lag):
  * `mark()` when the consumer asks (`next()`), `taken(mark)` when that call gets its value.
  */
 export interface PullObserver {

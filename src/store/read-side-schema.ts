@@ -5,7 +5,7 @@ import { isWrittenRelease, PI_WORKFLOWS_WRITTEN_RELEASES_TEXT, type PiWorkflowsS
 /**
  * Every table and column the read side uses (run records, lists, lineage, the viewer-delta log,
  * the project lookup at open): checked with `PRAGMA table_info` before a pi-workflows state file
- * is served (issue 12 item 3), so a missing one is a clear refusal at open and never a SQL error
+ * is served, so a missing one is a clear refusal at open and never a SQL error
  * at query time. Add a column here when a read query starts using it: the test
  * `test/store/pi-workflows-file.test.ts` serves a file holding exactly these columns.
  */
@@ -213,7 +213,7 @@ function missingColumns(connection: SqliteDatabase, wanted: Readonly<Record<stri
 }
 
 /**
- * Checks a pi-workflows state file before it is served (issue 12 item 3), detects its
+ * Checks a pi-workflows state file before it is served, detects its
  * version-dependent columns and decides whether this server writes it.
  *
  * @returns the file description with `optionalColumns` and `writeRefusal` filled in

@@ -1,7 +1,7 @@
 import { StoreError } from './errors.js';
 
 /**
- * The opaque cursor of the run-list change feed (issue 13 §1, docs/PROTOCOL.md
+ * The opaque cursor of the run-list change feed (docs/PROTOCOL.md
  * "workflowRunChanges"): base64url of `v1:<databaseId>:<position>`, where the position is one of
  * the durable order of `run-change-log.ts` and the database id names the file that minted it
  * (so a cursor of another file is recognised, not misread as a position of this one).

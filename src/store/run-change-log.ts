@@ -2,7 +2,7 @@ import type { StateDatabase } from './database.js';
 import type { QueueStatus, RunStatus } from './run-records.js';
 
 /**
- * The durable order behind the run-list change feed (issue 13 §1, docs/PROTOCOL.md
+ * The durable order behind the run-list change feed (docs/PROTOCOL.md
  * "workflowRunChanges"): positions in commit order that the database itself keeps, never memory,
  * so a position survives restarts and covers commits of every process.
  *

@@ -26,7 +26,7 @@ const MAX_PAGES = 256;
 
 /**
  * Shares reads of the run change log between followers at the same cursor within one wake-up
- * of the change feed (issue 13 §1; like `DeltaReadCache` for the delta log): subscribers that
+ * of the change feed (like `DeltaReadCache` for the delta log): subscribers that
  * wait at the head all read "after the head" when a commit wakes them, so one SQL read serves
  * them all, and they all get the same event objects, whose GraphQL results the server's shared
  * event execution then computes once per sharing key.

@@ -4,7 +4,7 @@ import { RUN_ROW_SELECT, toRunRecords, type RunRow, type WorkflowRunRecord } fro
 import type { StoreContext } from './store-context.js';
 
 /**
- * A run as a key-only page reads it: its ids alone (issue 15 item 2): run id, root run id and
+ * A run as a key-only page reads it: its ids alone: run id, root run id and
  * parent run id (null for a root). What a page whose selection asks for nothing but ids and
  * lineage links returns instead of the whole run record: read from `runs` and the rows the
  * filter needs, without the run record's thirteen joined tables. It is not a run record:
@@ -43,7 +43,7 @@ export interface RunColumns<Run> {
   fromIndex?: (entry: IndexedRun) => Run;
 }
 
-/** Whole run records (STORE.md §10): the joined row of `RUN_ROW_SELECT`, which joins every table. */
+/** Whole run records (docs/STORE.md §10): the joined row of `RUN_ROW_SELECT`, which joins every table. */
 export const FULL_RUN_COLUMNS: RunColumns<WorkflowRunRecord> = {
   select: () => RUN_ROW_SELECT,
   toRuns: (context, rows) => toRunRecords(context, rows as RunRow[], context.clock()),
@@ -62,8 +62,8 @@ export const RUN_ID_COLUMNS: RunColumns<RunIdOnly> = {
 };
 
 /**
- * A child run as `childKeysOfRuns` reads it: its run id and its parent's (issue 15 item 2).
- * Its root run id is its parent's (STORE.md §6.1: root_run_id := parent's root_run_id), which
+ * A child run as `childKeysOfRuns` reads it: its run id and its parent's.
+ * Its root run id is its parent's (docs/STORE.md §6.1: root_run_id := parent's root_run_id), which
  * the caller knows; not a run record.
  */
 export interface ChildRunKey {

@@ -3,8 +3,8 @@ import type { StoreContext } from './store-context.js';
 
 /**
  * Filter of `listWorkflowRunSlice` and `countWorkflowRuns`; all parts optional, combined with AND
- * (API.md `WorkflowRunFilter`; the time ranges and `search`: API.md "Run-list search and order",
- * issue 13 §3). This file is the one home of what each part means: the SQL of
+ * (docs/API.md `WorkflowRunFilter`; the time ranges and `search`: docs/API.md "Run-list search and order").
+ * This file is the one home of what each part means: the SQL of
  * {@link filterClause} and the record predicate {@link matchesFilter} say the same.
  */
 export interface WorkflowRunFilter {
@@ -32,7 +32,7 @@ export interface WorkflowRunFilter {
   search?: string;
 }
 
-/** Longest accepted `search` text, in characters (API.md "Run-list search and order"). */
+/** Longest accepted `search` text, in characters (docs/API.md "Run-list search and order"). */
 export const MAX_SEARCH_LENGTH = 256;
 
 /** The rows a filter condition may read besides `runs r`, as joins of `runs r`. */
@@ -60,7 +60,7 @@ export interface FilterClauseOptions {
   /** Leave out `updatedAfter`, `updatedBefore`: an in-process run index answers them. */
   updatedRangeAnswered?: boolean;
   /**
-   * The order a page walks (by its index, issue 13 §3): conditions on other columns are written
+   * The order a page walks (by its index): conditions on other columns are written
    * `+column` so that SQLite never prefers their index and sorts (`USE TEMP B-TREE`); the page
    * stays a walk of the order's index that stops when it is full. Root and parent stay
    * indexable (a chain, or the one or two children of a run, is found by its index).
@@ -144,7 +144,7 @@ export function filterClause(filter: WorkflowRunFilter | undefined, lineage = tr
     joins.add(FILTER_JOINS.q);
   }
   if (filter.search !== undefined) {
-    // No index can answer a substring: checked on each run the page walks (issue 13 §3).
+    // No index can answer a substring: checked on each run the page walks.
     sql.push('(instr(lower(r.run_id), ?) > 0 OR instr(lower(d.workflow_name), ?) > 0)');
     const needle = asciiLower(filter.search);
     params.push(needle, needle);
@@ -183,12 +183,12 @@ export type FilterableRun = Pick<
 
 /**
  * Whether a run record passes a filter: the same definition as {@link filterClause}, for a
- * record already read (the run-list change feed's live matching, issue 13 §1). `status` is the
+ * record already read (the run-list change feed's live matching). `status` is the
  * durable status (`runs.status` = the record's `runStateStatus`), `queueStatus` the scheduling
  * status (`run_queue.status` = the record's `status`); `originSessionId` matches interactive
  * runs only (a headless record shows a null origin session). Times compare the record's
  * `createdAt` and `updatedAt` (ISO, ms), bounds exclusive; `search` folds ASCII case only, as
- * {@link asciiLower} (issue 13 §3).
+ * {@link asciiLower}.
  */
 export function matchesFilter(run: FilterableRun, filter: WorkflowRunFilter | undefined): boolean {
   if (filter === undefined) return true;

@@ -18,7 +18,7 @@ import type { LineageKind } from './run-states.js';
  * deleted runs and reused rowids, which rebuild the index. Everything happens inside the
  * caller's read snapshot (`StateDatabase.readSnapshot`).
  *
- * Order is (created_at, run_id) as SQLite compares them; run ids are ASCII (STORE.md §1), where
+ * Order is (created_at, run_id) as SQLite compares them; run ids are ASCII (docs/STORE.md §1), where
  * JavaScript string order equals SQLite's BINARY order.
  */
 
@@ -156,7 +156,7 @@ export class RunOrderIndex {
   }
 
   /**
-   * Every run in (run_queue.updated_at, run id) order (issue 13 §3: the UPDATED_AT order of
+   * Every run in (run_queue.updated_at, run id) order (the UPDATED_AT order of
    * the run list). updated_at changes with every write of a run, so this order cannot be
    * caught up by rowid like the created order: it is read whole (one statement over
    * `run_queue (run_id, updated_at)` and a sort in memory) the first time it is asked for after

@@ -21,13 +21,13 @@ import {
 import { assertWritable, requireProjectId, type StoreContext } from './store-context.js';
 import { assertLeaseMs, assertRunId, digestBuffer, resolveNow, resourceIdFor, terminalFingerprintBuffer } from './values.js';
 
-/** A reservation with its definition digest (STORE.md §6.1); see {@link reserveWorkflowRun}. */
+/** A reservation with its definition digest (docs/STORE.md §6.1); see {@link reserveWorkflowRun}. */
 export interface ReserveWorkflowRunInput {
   runId: string;
   workflowName: string;
   /** The source ref given at launch (runs.workflow_ref). */
   workflowSourceRef: string;
-  /** One source identity, or `{root, mounted}` (STORE.md §3.10). */
+  /** One source identity, or `{root, mounted}` (docs/STORE.md §3.10). */
   workflowSource: unknown;
   /** `sha256:`-prefixed or bare 64 hex; SHA-256 of the snapshot's canonical JSON. */
   definitionDigest: string;
@@ -57,7 +57,7 @@ export interface ReserveWorkflowRunInput {
 
 /**
  * A reservation by definition snapshot: no digest, so the store computes it and the default
- * source identity (STORE.md §13.4, {@link reservationOf}) instead of the caller.
+ * source identity (docs/STORE.md §13.4, {@link reservationOf}) instead of the caller.
  */
 export type DefinitionReservation = Omit<ReserveWorkflowRunInput, 'definitionDigest' | 'workflowSource'> & {
   definitionDigest?: undefined;
@@ -77,7 +77,7 @@ export interface ClaimRequest {
   leaseMs: number;
 }
 
-/** Result of a reservation with a claim (prepare-or-adopt, STORE.md §6.2). */
+/** Result of a reservation with a claim (prepare-or-adopt, docs/STORE.md §6.2). */
 export interface PreparedRun {
   /** `claimed`: reserved and claimed now; `adopted`: an identical run already existed. */
   state: 'claimed' | 'adopted';
@@ -91,7 +91,7 @@ export interface ReservedRun {
 }
 
 /**
- * A new run's lineage as the seeds' rules computed it (STORE.md §6.1 rules 3-5): the parent row,
+ * A new run's lineage as pi-workflows' rules computed it (docs/STORE.md §6.1 rules 3-5): the parent row,
  * the chain root, kind, restart number and the parsed fingerprint (32 bytes, restarts only).
  */
 interface Lineage {
@@ -119,7 +119,7 @@ export interface CheckedReservation {
 }
 
 /**
- * Completes a {@link DefinitionReservation} into the reservation input of STORE.md §6.1: the
+ * Completes a {@link DefinitionReservation} into the reservation input of docs/STORE.md §6.1: the
  * digest of its snapshot, and the default file source identity when none is given (§13.4).
  *
  * @throws StoreError(validation, field `definition`) as {@link definitionDigest}
@@ -135,7 +135,7 @@ export function reservationOf(input: DefinitionReservation): ReserveWorkflowRunI
 
 /**
  * The checks of a reservation before its transaction, each once, first failure wins: the
- * definition's digest when none is given ({@link reservationOf}), writable, run id (STORE.md
+ * definition's digest when none is given ({@link reservationOf}), writable, run id (docs/STORE.md
  * §6.1 rule 1: before the timestamp), timestamp, digest, and the claim's lease duration.
  *
  * @throws StoreError validation (`definition`, `Invalid workflow run id: <runId>`, `Invalid
@@ -152,8 +152,8 @@ export function checkReservation(context: StoreContext, given: ReservationInput,
 }
 
 /**
- * Reserves a root run, a continuation or a restart (STORE.md §6.1), with a claim reserves and
- * claims it or adopts an identical existing run (§6.2), applying every rule: the seeds', this
+ * Reserves a root run, a continuation or a restart (docs/STORE.md §6.1), with a claim reserves and
+ * claims it or adopts an identical existing run (§6.2), applying every rule: pi-workflows', this
  * project's value checks, and for a restart the restart policy ({@link assertRestartReservationAllowed},
  * §13.11), in one transaction. The store's one reserve entry (`WorkflowStore.reserveWorkflowRun`).
  *
@@ -161,17 +161,17 @@ export function checkReservation(context: StoreContext, given: ReservationInput,
  * identity first (§13.4). Checks in order, first failure wins and nothing is written: those of
  * {@link checkReservation}; then in the transaction, an existing run (conflict without a claim,
  * adoption or `Workflow run preparation conflicts: <runId>` with one: adoption writes nothing,
- * takes no claim and runs no lineage rule); the seeds' lineage rules in the seeds' order; this
+ * takes no claim and runs no lineage rule); pi-workflows' lineage rules in pi-workflows' order; this
  * project's value checks (non-empty names, execution mode, lineage kind, restart number) for
- * what the seeds leave open (where a seed rule decides, its text wins); the restart policy. Then
+ * what pi-workflows leaves open (where a pi-workflows rule decides, its text wins); the restart policy. Then
  * the blobs, definition, resource, lease, runs row, viewer row, sources, binding, queue row
  * (`queued`, or `starting` with a claim, affinity the claim's runner: docs/PI-WORKFLOWS-FILES.md
  * §8) and `run.queued` event, and the claim. A continuation of a parked parent marks the parent's
  * queue `done` and records `run.queue_done_for_continuation` (one bump revision on the parent).
  *
- * @returns `{state, run}` (STORE.md §10 record): `reserved` without a claim; `claimed` (the record
+ * @returns `{state, run}` (docs/STORE.md §10 record): `reserved` without a claim; `claimed` (the record
  *   carries the given token) or `adopted` with one
- * @throws StoreError with the exact texts of STORE.md §11 "Input" and "Reserve" (kinds
+ * @throws StoreError with the exact texts of docs/STORE.md §11 "Input" and "Reserve" (kinds
  *   validation, conflict, lineage, not_found), `Stored workflow source identity is invalid`,
  *   `Controller store is read-only` (forbidden), conflict errors for a taken slot (one active
  *   queue entry per session, one restart per parent), `Workflow run could not be claimed:
@@ -183,8 +183,8 @@ export function reserveWorkflowRun(context: StoreContext, input: ReservationInpu
 }
 
 /**
- * {@link reserveWorkflowRun} WITHOUT the restart policy (STORE.md §13.11): only the seeds' rules
- * and this project's value checks, as the seeds reserve. Not on the store facade: for tests and
+ * {@link reserveWorkflowRun} WITHOUT the restart policy (docs/STORE.md §13.11): only pi-workflows' rules
+ * and this project's value checks, as pi-workflows reserves. Not on the store facade: for tests and
  * benchmarks that set up rows the policy would refuse (a restart of a headless parent, a foreign
  * fingerprint), never for production code.
  *
@@ -285,8 +285,8 @@ function sameJson(stored: unknown, given: () => unknown): boolean {
 }
 
 /**
- * This project's value checks of a reservation (not in the seeds). Called after the seeds'
- * lineage rules, so they decide only what the seeds leave open.
+ * This project's value checks of a reservation (not in pi-workflows). Called after pi-workflows'
+ * lineage rules, so they decide only what pi-workflows leaves open.
  *
  * @throws StoreError(validation) `<field> must be a non-empty string`,
  *   `executionMode must be interactive or headless`, `lineageKind must be continuation or restart`,
@@ -318,7 +318,7 @@ function validateInputShape(input: ReserveWorkflowRunInput): void {
  * ({@link checkReservation}).
  *
  * @param queueStatus the new queue row's status: `queued`, or `starting` when a claim follows
- * @param restartPolicy whether the restart policy runs, after the seeds' rules and
+ * @param restartPolicy whether the restart policy runs, after pi-workflows' rules and
  *   {@link validateInputShape}, before the writes
  */
 function reserveInTransaction(context: StoreContext, checked: CheckedReservation, queueStatus: 'queued' | 'starting', restartPolicy: 'apply' | 'skip'): void {
@@ -328,9 +328,9 @@ function reserveInTransaction(context: StoreContext, checked: CheckedReservation
   if (loadRunRow(context, input.runId) !== undefined) {
     throw new StoreError('conflict', `Workflow run already reserved: ${input.runId}`);
   }
-  // 3-5. lineage: the seeds' rules in the seeds' order, before any check of our own
+  // 3-5. lineage: pi-workflows' rules in pi-workflows' order, before any check of our own
   const lineage = computeLineage(context, input, now);
-  // our value checks, for what the seeds leave open (their lineage writes roll back with the transaction)
+  // our value checks, for what pi-workflows leaves open (their lineage writes roll back with the transaction)
   validateInputShape(input);
   if (restartPolicy === 'apply' && lineage.lineageKind === 'restart' && lineage.parent !== undefined && lineage.fingerprint !== null) {
     assertRestartReservationAllowed(context, lineage.parent, lineage.fingerprint, now);
@@ -500,7 +500,7 @@ function isIdentity(value: unknown): value is WorkflowSourceIdentity {
 }
 
 /**
- * Validates a launch source (STORE.md §3.10) and returns it as `{root, mounted}`.
+ * Validates a launch source (docs/STORE.md §3.10) and returns it as `{root, mounted}`.
  *
  * @throws StoreError(validation) `Stored workflow source identity is invalid`
  */

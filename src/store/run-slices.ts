@@ -7,11 +7,11 @@ import type { WorkflowRunRecord } from './run-records.js';
  * (`indexed-run-queries.ts`); `run-queries.ts` re-exports them.
  */
 
-/** A field the run list orders by (API.md `WorkflowRunOrderField`). */
+/** A field the run list orders by (docs/API.md `WorkflowRunOrderField`). */
 export type RunOrderField = 'created_at' | 'updated_at';
 
 /**
- * An order of the run list (API.md `WorkflowRunOrder`, issue 13 §3): by `runs.created_at`
+ * An order of the run list (docs/API.md `WorkflowRunOrder`): by `runs.created_at`
  * (`createdAt`) or `run_queue.updated_at` (`updatedAt`), then by run id in the same direction
  * (the tie-breaker: equal timestamps never make the order ambiguous).
  */
@@ -20,7 +20,7 @@ export interface RunOrder {
   direction: 'asc' | 'desc';
 }
 
-/** The list's order when none is asked for: newest created first (API.md). */
+/** The list's order when none is asked for: newest created first (docs/API.md). */
 export const DEFAULT_RUN_ORDER: RunOrder = { field: 'created_at', direction: 'desc' };
 
 /**
@@ -59,7 +59,7 @@ export interface KeyedRun<Key, Run = WorkflowRunRecord> {
 /** The runs of a slice, each with its keyset key, in the order the request reads them. */
 export type RunSlice = Array<KeyedRun<RunKey>>;
 
-/** {@link RunSlice} of a key-only read: run ids with their keys (issue 15 item 2). */
+/** {@link RunSlice} of a key-only read: run ids with their keys. */
 export type RunIdSlice = Array<KeyedRun<RunKey, RunIdOnly>>;
 
 /** A position in a chain's lineage order: the root, then (created_at, run id). */

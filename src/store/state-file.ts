@@ -3,7 +3,7 @@ import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { StoreError } from './errors.js';
 
 /**
- * What kind of database file is opened (issue 12, DESIGN.md "Three kinds of database file"):
+ * What kind of database file is opened (docs/ARCHITECTURE.md "Three kinds of database file"):
  * our own store (migrations tracked in `schema_migrations`), a pi-workflows state file (its
  * application id and its one-row `schema_meta`), or anything else, refused untouched.
  */
@@ -156,7 +156,7 @@ function refuse(path: string, what: string): never {
 }
 
 /**
- * Decides what kind of file an open connection holds, reading only (issue 12 item 1).
+ * Decides what kind of file an open connection holds, reading only.
  *
  * - `own`: it has this server's `schema_migrations` table;
  * - `pi-workflows`: `PRAGMA application_id` = {@link PI_WORKFLOWS_APPLICATION_ID}, a

@@ -1,5 +1,5 @@
 /**
- * Apollo Client against the real server (issue 14 item 3): `InMemoryCache` set up as docs/CLIENTS.md
+ * Apollo Client against the real server: `InMemoryCache` set up as docs/CLIENTS.md
  * shows (`examples/client-caches.ts`: generated possible types, value-type policies, the two
  * paginated connections), HTTP for queries and mutations, graphql-ws for subscriptions. Every
  * operation of `schema/operations/` runs; queries page both ways, a mutation and a subscription

@@ -83,7 +83,7 @@ export async function seedRuns(fx: TestServer): Promise<SeededChain> {
 export const watching: Array<() => void> = [];
 
 /**
- * `serverTest` for the client-cache tests (Apollo, urql; issue 14 item 3, issue 11 fixtures):
+ * `serverTest` for the client-cache tests (Apollo, urql):
  *
  * - `chain` (file scope): {@link seedRuns} on the file's server, seeded once before its first test
  *   that names `chain` (a file's cache-client fixture names it, so the data is there first).

@@ -1,5 +1,5 @@
 /**
- * The GraphiQL page (issue 14 item 4): compressed (brotli or gzip, as the browser accepts),
+ * The GraphiQL page: compressed (brotli or gzip, as the browser accepts),
  * cacheable (ETag, Cache-Control, 304 on revalidation), and opening with a default query that
  * runs without errors on the demo's data.
  */

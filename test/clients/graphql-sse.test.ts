@@ -1,6 +1,5 @@
 /**
- * The `graphql-sse` client against the real server on `/graphql`, in both of its modes
- * (issue 14 item 2):
+ * The `graphql-sse` client against the real server on `/graphql`, in both of its modes:
  * - single-connection mode (`singleConnection: true`): one reserved event stream carries every
  *   operation of the client (src/server/graphql-sse.ts); before, its `PUT` reservation got
  *   `405 Method Not Allowed`;

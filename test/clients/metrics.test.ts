@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` (issue 14 item 4) against the real server: Prometheus text format, behind the
+ * `GET /metrics` against the real server: Prometheus text format, behind the
  * token; GraphQL requests and latency by operation; live subscriptions by transport (graphql-ws,
  * yoga's SSE, graphql-sse single connection) up and down again; the change-feed lag of every
  * delivered event; SQLite busy retries and WAL size from the store.

@@ -1,5 +1,5 @@
 /**
- * Every selection of a `WorkflowRun` in `schema/operations/` selects its `id` (issue 14 item 3):
+ * Every selection of a `WorkflowRun` in `schema/operations/` selects its `id`:
  * Apollo Client and urql Graphcache normalise a run only under its id, so a selection without it
  * is a separate copy that mutations and subscriptions never update. Selections of an abstract
  * type (`Node`) count when the run's id is selected on the interface. Fragments count through

@@ -1,5 +1,5 @@
 /**
- * Persisted operations (issue 14 item 4) against the real server: the manifest `npm run codegen`
+ * Persisted operations against the real server: the manifest `npm run codegen`
  * writes for `schema/operations/`, served by id over HTTP (GraphQL over HTTP's `documentId` and
  * Apollo's `extensions.persistedQuery`), yoga's SSE, graphql-sse's single-connection mode and
  * graphql-ws; `--only-persisted` refuses any other operation on every transport and changes

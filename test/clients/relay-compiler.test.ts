@@ -1,6 +1,6 @@
 /**
  * relay-compiler (the native binary its npm package ships) compiles a Relay document set against
- * the committed SDL with zero errors and zero warnings (issue 14 item 3): `@connection` on both
+ * the committed SDL with zero errors and zero warnings: `@connection` on both
  * connections (`workflowRuns` both ways, `WorkflowRun.lineage`), `@refetchable` on Query and on
  * the `Node` type WorkflowRun, three subscriptions and a mutation reading typed errors through
  * `Error` (documents: test/clients/relay/). The queries Relay generates (including the

@@ -1,5 +1,5 @@
 /**
- * urql with the schema-aware Graphcache against the real server (issue 14 item 3), set up as
+ * urql with the schema-aware Graphcache against the real server, set up as
  * docs/CLIENTS.md shows (`examples/client-caches.ts`: generated introspection, `keys` for every value type,
  * relay pagination of the two connections); HTTP for queries and mutations, graphql-ws for
  * subscriptions. Every operation of `schema/operations/` runs; queries page both ways, a mutation

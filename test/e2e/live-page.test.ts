@@ -7,7 +7,7 @@
  * Checks: chains listed; follow mode reaches a run and receives live delta batches; after the
  * server drops every WebSocket the page shows "disconnected", reconnects by itself and resumes
  * from its cursor (no gap, no duplicate); a chain with a restart is drawn as a tree with the
- * restart number. Then (issue 13 §4): a run reserved over GraphQL appears in the list and its
+ * restart number. Then: a run reserved over GraphQL appears in the list and its
  * settlement shows, without a reload; a run whose claim expires gets its stale mark; the run's
  * GRAPH view is drawn; bookkeeping revisions are hidden until asked; the selected run is in
  * the URL (`#run=<id>`, back and forward work) and an unknown id says so. The first page is
@@ -149,7 +149,7 @@ describe('live lineage page (browser)', () => {
       const base = server.url.replace(/\/graphql$/, '');
       await page.goto(`${base}/`);
       await page.waitForSelector('#conn[data-state="live"]');
-      // The WebSocket client is the graphql-ws package's own, served from node_modules (issue 11).
+      // The WebSocket client is the graphql-ws package's own, served from node_modules.
       expect(scripts.get('/app/app.js')).toBe(200);
       expect(scripts.get('/app/vendor/graphql-ws/client.js')).toBe(200);
       expect([...scripts].filter(([path]) => path.startsWith('/app/vendor/graphql-ws/')).every(([, status]) => status === 200)).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * `npm start` under a service manager (issue 14 item 1): SIGTERM or SIGINT sent to the npm
+ * `npm start` under a service manager: SIGTERM or SIGINT sent to the npm
  * process alone (what systemd and container runtimes do) stops the server — the graphql-ws
  * subscriber gets a close (1001), nothing answers on the port any more, the database was
  * closed (WAL checkpointed, -wal/-shm removed) — and npm exits 0. Before the fix npm exited

@@ -1,5 +1,5 @@
 /**
- * examples/watch-run.ts as a user runs it (issue 14 item 5): it says clearly when the server
+ * examples/watch-run.ts as a user runs it: it says clearly when the server
  * is down (at start: exit 1 with what to do; while following: why the connection dropped, and
  * it reconnects when the server is back), and when the watched run fails it says why and
  * offers the restart — the command to follow it, or with --follow-restarts it switches itself.

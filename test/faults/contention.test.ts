@@ -1,5 +1,5 @@
 /**
- * Contention (issue 7.2): two processes with four runners each (worker threads, each with its
+ * Contention: two processes with four runners each (worker threads, each with its
  * own WorkflowStore connection and the default 5 s busy timeout) race to claim 10,000 headless
  * runs with claimNextWorkflowRun, settle each one, and report what they won.
  *

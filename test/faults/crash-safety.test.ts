@@ -1,5 +1,5 @@
 /**
- * Crash safety (issue 7.1): the real server CLI in a child process serves a mutation load
+ * Crash safety: the real server CLI in a child process serves a mutation load
  * (reserve+claim, park, claim, settle, restart+claim, settle) from six concurrent clients and
  * is killed with SIGKILL at a random moment, 20 times, restarted on the same file each time.
  *

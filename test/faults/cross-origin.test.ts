@@ -1,5 +1,5 @@
 /**
- * Cross-origin pages and DNS rebinding (issue 10.1):
+ * Cross-origin pages and DNS rebinding:
  *
  * - A request whose `Origin` is present and not allowed is refused (403) before any GraphQL
  *   runs — JSON, `text/plain` and form-encoded POSTs, GET, preflights, /health, the page — and
@@ -94,7 +94,7 @@ describe('a default server (no token, no --cors-origin)', () => {
     expect(response.text).toBe('{"data":{"reserveWorkflowRun":{"__typename":"ReserveWorkflowRunSuccess"}}}');
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
     expect(fx.store.getWorkflowRun('xo-plain')?.status).toBe('queued');
-    // A POST body that is not JSON is refused for its type (415, issue 14 item 5), not its origin.
+    // A POST body that is not JSON is refused for its type (415), not its origin.
     const formResponse = await httpRequest(base + form[1], form[2]);
     expect(formResponse.status).toBe(415);
     expect(fx.store.getWorkflowRun('xo-form')).toBeUndefined();

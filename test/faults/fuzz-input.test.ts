@@ -1,5 +1,5 @@
 /**
- * Fuzzed input (issue 7.3): property-based tests (fast-check) send thousands of random and
+ * Fuzzed input: property-based tests (fast-check) send thousands of random and
  * malformed mutation inputs over HTTP as JSON bodies with variables — bad ids, wrong types,
  * huge strings, bad fingerprints, negative or huge leaseMs, JSON nested 10,000 deep, unknown
  * enum values and fields, missing required fields — against a server holding runs in several
@@ -22,7 +22,7 @@ import { connectionOf } from '../helpers/store-internals.js';
 
 const RUNS_PER_MUTATION = Number(process.env.FAULT_FUZZ_RUNS ?? 450);
 
-/** Typed error → its code (API.md). */
+/** Typed error → its code (docs/API.md). */
 const ERROR_CODES: Record<string, string> = {
   NotFoundError: 'NOT_FOUND',
   LineageError: 'LINEAGE_INVALID',

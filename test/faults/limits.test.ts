@@ -1,5 +1,5 @@
 /**
- * Limits under abuse (issue 7.5), beyond test/graphql/limits.test.ts: requests far past every
+ * Limits under abuse, beyond test/graphql/limits.test.ts: requests far past every
  * limit — 10,000 aliases, a 50 MB variable, a value literal nested thousands of levels deep,
  * over-deep / over-costly documents — are refused before anything runs (no SQL statement) with
  * a clear error, over HTTP and over graphql-ws (where the socket and its other subscriptions

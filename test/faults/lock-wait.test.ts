@@ -1,5 +1,5 @@
 /**
- * Writes waiting for SQLite's write lock never stop the event loop (issue 15 item 4): another
+ * Writes waiting for SQLite's write lock never stop the event loop: another
  * process takes the lock (`BEGIN IMMEDIATE` on its own connection) and holds it until told to
  * let go; meanwhile a server's mutation waits and its queries keep answering. At the deadline
  * the asynchronous path fails with the same error as the synchronous one. Everything is

@@ -1,5 +1,5 @@
 /**
- * Migrations at the server level (issue 7.7; the store-level rules are in
+ * Migrations at the server level (the store-level rules are in
  * test/store/migrations.test.ts):
  *
  * - a database made by an older migration set (0001 only, with runs in it) is upgraded when the

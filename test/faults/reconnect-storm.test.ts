@@ -1,5 +1,5 @@
 /**
- * Reconnect storm (issue 7.4): 24 graphql-ws subscribers follow five runs while revisions are
+ * Reconnect storm: 24 graphql-ws subscribers follow five runs while revisions are
  * committed, and drop their connection 1,000 times in all at random moments — a graceful
  * dispose or an abrupt socket termination, after a random number of events or a random
  * delay — each time resubscribing with the last revision they applied (docs/PROTOCOL.md
@@ -40,7 +40,7 @@ const SUBSCRIBERS_PER_RUN = 5;
 /** Followed only by sleepers: committed to in bursts while one of them is away. */
 const SLEEP_RUN = 'storm-sleep';
 const SLEEPERS = 4;
-/** Revisions kept per run (STORE.md §8). */
+/** Revisions kept per run (docs/STORE.md §8). */
 const WINDOW = 256;
 
 /** One subscriber's state across all its connections. */

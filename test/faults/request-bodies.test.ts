@@ -1,5 +1,5 @@
 /**
- * Request bodies against the cap (issue 10.5), over raw TCP so the test controls exactly what
+ * Request bodies against the cap, over raw TCP so the test controls exactly what
  * is written and when the client reads:
  *
  * - A chunked POST (no Content-Length) within the cap runs like any other; one byte over gets

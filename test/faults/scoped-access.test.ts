@@ -1,5 +1,5 @@
 /**
- * Scoped access (issue 10.11): `--read-token` gives queries and subscriptions on every transport
+ * Scoped access: `--read-token` gives queries and subscriptions on every transport
  * (HTTP POST and GET, SSE, graphql-ws, graphql-sse) and no mutation — each answers ForbiddenError naming the
  * missing write scope, and the database is unchanged; `--token` keeps every power. The request
  * log line names the scope; no log line shows a token.

@@ -1,5 +1,5 @@
 /**
- * Security (issue 7.6):
+ * Security:
  *
  * - With a token, no query, mutation or subscription gets through without it — HTTP POST and
  *   GET on every path yoga would serve GraphQL on, SSE, graphql-ws — and nothing is written.

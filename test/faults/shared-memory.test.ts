@@ -1,5 +1,5 @@
 /**
- * Shared subscription results keep no memory (issue 10 item 3): after 10,000 subscribe /
+ * Shared subscription results keep no memory: after 10,000 subscribe /
  * unsubscribe cycles at varied cursors, nothing is held (subscribers, groups, held results,
  * feed waiters all 0) and the heap is back within 10 MB of where it started.
  *

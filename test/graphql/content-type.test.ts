@@ -1,5 +1,5 @@
 /**
- * POST bodies other than JSON (issue 14 item 5): `curl -d '{…}'` sends
+ * POST bodies other than JSON: `curl -d '{…}'` sends
  * `application/x-www-form-urlencoded`; it used to get "Must provide query string." and now gets
  * 415 saying what to send, with `Accept-Post`, logged as a refusal, and nothing runs.
  */

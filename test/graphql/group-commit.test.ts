@@ -1,5 +1,5 @@
 /**
- * Concurrent mutations over HTTP committed as one group (issue 15 item 1): while another
+ * Concurrent mutations over HTTP committed as one group: while another
  * connection holds the write lock, four `reserveWorkflowRun` mutations queue in the server's
  * store, one after the other; when the lock is freed they run in one transaction, one savepoint
  * each. The good ones succeed, the bad ones get their typed errors with the store's exact texts,

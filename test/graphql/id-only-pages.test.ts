@@ -1,5 +1,5 @@
 /**
- * Pages that select only run ids read only run ids (issue 15 item 2), and those id-only runs
+ * Pages that select only run ids read only run ids, and those id-only runs
  * never answer a later read of the same run through the run loader's cache: a page selecting
  * only `runId` followed, in the same request or the next one, by a selection of whole runs
  * returns whole, correct runs. Over real HTTP.

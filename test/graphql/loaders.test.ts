@@ -1,5 +1,5 @@
 /**
- * DataLoader batching (API.md): one HTTP request for a page of runs selecting parent, rootRun,
+ * DataLoader batching (docs/API.md): one HTTP request for a page of runs selecting parent, rootRun,
  * children, latestRun and lineage { totalCount } costs a small constant number of SQL
  * statements, the same for 10 runs as for 100 (counted by `store.statementCount`).
  */
@@ -12,7 +12,7 @@ import { DEFINITION, reserve, reserveInput, startTestServer, type TestServer } f
 /**
  * Statements for one page (measured): the keyset slice, the children batch, the latest-run
  * batch and the chain-size batch. The page selects only ids and lineage links, so it reads ids
- * only (issue 15 item 2) and loads no run: no batch of runs that are not on the page.
+ * only and loads no run: no batch of runs that are not on the page.
  */
 const EXPECTED_STATEMENTS = 4;
 
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 const DIGEST = createHash('sha256').update(canonicalJson(DEFINITION)).digest('hex');
 
-/** A store-level reservation like the GraphQL one (STORE.md §13.4 defaults). */
+/** A store-level reservation like the GraphQL one (docs/STORE.md §13.4 defaults). */
 function storeInput(runId: string, session: string, parentRunId?: string): ReserveWorkflowRunInput {
   return {
     runId,

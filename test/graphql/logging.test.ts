@@ -2,7 +2,7 @@
  * Request logs: one JSON line per request with operationName and durationMs; claim tokens in
  * variables and the bearer token never reach the log. operationName comes from the document
  * when the request names none; a failed request carries its error code and, when the message
- * cannot quote variables, its reason (issue 14 item 5).
+ * cannot quote variables, its reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimWorkflowRunDocument, SettleWorkflowRunDocument } from '../../schema/generated/graphql.js';

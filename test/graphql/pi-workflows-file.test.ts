@@ -1,5 +1,5 @@
 /**
- * Issue 12 over real HTTP and graphql-ws: a server started (read-write, as a new user would) on
+ * docs/PI-WORKFLOWS-FILES.md over real HTTP and graphql-ws: a server started (read-write, as a new user would) on
  * a pi-workflows state file serves every query field (lineage, children, latestRun, the lineage
  * connection, filters, node), `viewerDeltas` and the subscriptions with resume; `/health` and the
  * start banner say what is open and whether it is written (docs/PI-WORKFLOWS-FILES.md §2). A

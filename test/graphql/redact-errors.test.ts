@@ -1,6 +1,6 @@
 /**
  * A variable that fails coercion is reported with its path and reason but never its value:
- * graphql-js would echo the whole input, claim token included (issue 7: claim tokens never
+ * graphql-js would echo the whole input, claim token included (claim tokens never
  * appear in any response).
  */
 import { describe, expect } from 'vitest';

@@ -315,7 +315,7 @@ describe('reserveWorkflowRun', () => {
     });
   });
 
-  describe('the seeds’ lineage rules come before our value checks (issue 10 item 9; nothing written)', () => {
+  describe('pi-workflows’ lineage rules come before our value checks (nothing written)', () => {
     const lineageError = (message: string) => ({ __typename: 'LineageError', code: 'LINEAGE_INVALID', message });
 
     it('a root run with restartNumber -1: A root workflow run cannot declare restart metadata', async ({ fx }) => {
@@ -333,7 +333,7 @@ describe('reserveWorkflowRun', () => {
       });
     });
 
-    it('a restart with restartNumber 5 and a well-formed fingerprint not the parent’s: the seed’s rule decides first', async ({ fx }) => {
+    it('a restart with restartNumber 5 and a well-formed fingerprint not the parent’s: pi-workflows’ rule decides first', async ({ fx }) => {
       const root = await failedRoot(fx, 'root-1', 'boom');
       const other = 'cd'.repeat(32);
       expect(root.terminalFingerprint).not.toBe(other);

@@ -1,5 +1,5 @@
 /**
- * Each mutation's result union lists only the errors that mutation can return (issue 11 item 5),
+ * Each mutation's result union lists only the errors that mutation can return,
  * and `ViewerDeltaPage.kind` is an enum; read over HTTP through introspection, as a client's
  * code generator sees them.
  */

@@ -1,5 +1,5 @@
 /**
- * Builds pi-workflows state files for the tests (issue 12 item 6), the way pi-workflows builds
+ * Builds pi-workflows state files for the tests, the way pi-workflows builds
  * them (facts from its `src/state/database.ts`): WAL, `synchronous=FULL`, foreign keys on,
  * busy timeout 5 s, `journal_size_limit` 64 MiB, the schema of `pi-workflows-schema.ts`,
  * `PRAGMA application_id` 0x50495746 and `user_version` 1, and the one `schema_meta` row with
@@ -210,7 +210,7 @@ function sha256(bytes: Buffer | string): Buffer {
   return createHash('sha256').update(bytes).digest();
 }
 
-/** `run-` + first 40 hex of SHA-256(`run` NUL run id) (STORE.md §3.3). */
+/** `run-` + first 40 hex of SHA-256(`run` NUL run id) (docs/STORE.md §3.3). */
 export function runResourceId(runId: string): string {
   return `run-${sha256(`run\u0000${runId}`).toString('hex').slice(0, 40)}`;
 }
@@ -365,7 +365,7 @@ export class PiWorkflowsWriter {
   }
 
   /**
-   * Bumps a run's resource revision by one and records the event (STORE.md §5); the actor's
+   * Bumps a run's resource revision by one and records the event (docs/STORE.md §5); the actor's
    * `generation` is the event's `lease_generation` (0 or absent: NULL).
    */
   bump(
@@ -485,7 +485,7 @@ export class PiWorkflowsWriter {
     );
   }
 
-  /** The terminal fingerprint of a run as stored (STORE.md §7.1, §13.2), 64 hex. */
+  /** The terminal fingerprint of a run as stored (docs/STORE.md §7.1, §13.2), 64 hex. */
   fingerprintOf(runId: string): string {
     const row = this.connection
       .prepare(
@@ -822,7 +822,7 @@ export interface SeededRuns {
 }
 
 /**
- * Fills a pi-workflows file with a realistic set of runs (issue 12 item 6): roots,
+ * Fills a pi-workflows file with a realistic set of runs: roots,
  * continuations, failed runs and their restarts with fingerprints, a headless run, a
  * cancelled run, viewer deltas, events, node attempts, and blobs referenced only from tables
  * this server's schema lacks (node attempt prompts and outputs, an effect, a host command, a

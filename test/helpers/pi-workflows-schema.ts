@@ -1,5 +1,5 @@
 /**
- * The layout of a pi-workflows state file as data (issue 12 item 6), written for these tests
+ * The layout of a pi-workflows state file as data, written for these tests
  * from the published facts of osolmaz/pi-workflows (`src/state/schema.ts` at 0.14.0; the 0.16
  * line has the same columns: it keeps a message's `triggerTurn` inside the content JSON and has
  * no `workflow_messages.trigger_turn` column; `src/state/database.ts` for what it sets at open):

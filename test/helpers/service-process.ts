@@ -1,5 +1,5 @@
 /**
- * The server started the way a service manager starts it (issue 14 item 1): `npm start`,
+ * The server started the way a service manager starts it: `npm start`,
  * `npm run start:prod`, or the container's command, as one child process whose stdout is
  * read as JSON log lines. Signals go to that process only (never its group), as systemd's
  * `KillMode=mixed`, `docker stop` and `kill <pid>` do, so a process that does not pass them on

@@ -1,5 +1,5 @@
 /**
- * Test-only access to what the store facade keeps private (issue 11): its connection and the
+ * Test-only access to what the store facade keeps private: its connection and the
  * aggregates behind it. Store unit tests exercise those aggregates directly, and assertions
  * read raw rows through the connection. Nothing outside test/ may do this; production code
  * goes through `WorkflowStore`'s operations (the type check refuses anything else).
@@ -18,13 +18,13 @@ import type { WorkflowStore } from '../../src/store/index.js';
 export interface StoreInternals {
   /** The store's connection wrapper (statement counter, transactions, BEGIN retries). */
   database: StateDatabase;
-  /** The viewer-delta log (STORE.md §8). */
+  /** The viewer-delta log (docs/STORE.md §8). */
   viewer: ViewerDeltaLog;
-  /** Workflow messages and turns (STORE.md §9). */
+  /** Workflow messages and turns (docs/STORE.md §9). */
   messages: WorkflowMessageStore;
-  /** Node attempts and interactive requests (STORE.md §3.13–3.15). */
+  /** Node attempts and interactive requests (docs/STORE.md §3.13–3.15). */
   interactions: InteractionStore;
-  /** The in-process run order index (pi-workflows state files only, issue 12). */
+  /** The in-process run order index (pi-workflows state files only). */
   runIndex: RunOrderIndex | undefined;
 }
 
@@ -46,7 +46,7 @@ export function connectionOf(store: WorkflowStore): SqliteDatabase {
 
 /**
  * The blobs of `store` no foreign key refers to (the ones a read-write open would prune,
- * STORE.md §1 Open), as lowercase hex hashes, sorted. An operation must not leave any.
+ * docs/STORE.md §1 Open), as lowercase hex hashes, sorted. An operation must not leave any.
  */
 export function unreferencedBlobs(store: WorkflowStore): string[] {
   const referenced = blobReferences(storeInternals(store).database)

@@ -1,5 +1,5 @@
 /**
- * One error path for every transport (issue 10 item 2): an internal fault answers the same
+ * One error path for every transport: an internal fault answers the same
  * masked error ("Unexpected error.", INTERNAL_SERVER_ERROR, nothing of the original message)
  * over HTTP, SSE and graphql-ws, and is logged once with the same line, because every
  * graphql-ws operation runs through yoga's envelop (src/server/graphql-ws.ts).
@@ -142,7 +142,7 @@ describe('an internal fault on HTTP, SSE and graphql-ws', () => {
     const ws = subscribeWs(client, subscription, { runId }, 'ws');
     try {
       await feedWaiters(fx.server, 2, 'both subscriptions wait on the feed');
-      // `children { runId }` selects only ids: it reads child ids (issue 15 item 2).
+      // `children { runId }` selects only ids: it reads child ids.
       undo.push(breakStore(fx.store, 'childIdsOfRuns'));
       const from = lines.length;
       await claim(fx, runId, 'token-event-fault'); // a summary change: one event for each

@@ -1,5 +1,5 @@
 /**
- * `WorkflowRunConnection.changeCursor` (issue 13 §1 follow-up, docs/PROTOCOL.md "A list and its
+ * `WorkflowRunConnection.changeCursor` (docs/PROTOCOL.md "A list and its
  * feed") over a real HTTP server and a real graphql-ws client: the feed's head, read before a
  * page's rows, so `workflowRunChanges(after: changeCursor)` delivers a run changed between the
  * page's read and the subscription (the change is made after the query answered and before

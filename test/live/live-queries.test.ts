@@ -1,5 +1,5 @@
 /**
- * `@live` queries (issue 13 §2, docs/PROTOCOL.md "Live queries") over real graphql-ws and
+ * `@live` queries (docs/PROTOCOL.md "Live queries") over real graphql-ws and
  * graphql-sse clients: the initial result, a push for a change made in this process and in
  * another one, coalescing under a throttle, the per-connection limit, JSON-patch results, no push
  * for a failed mutation, the cost limit, and resources released when a live query stops.

@@ -1,5 +1,5 @@
 /**
- * graphql-ws operation ids (issue 10 item 4): `subscribe` c, `complete` c, `subscribe` c in one
+ * graphql-ws operation ids: `subscribe` c, `complete` c, `subscribe` c in one
  * TCP write runs exactly one stream for c; nothing arrives for an id after its `complete`; nothing
  * is left waiting on the change feed (src/server/ws-operation-ids.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 12 items 4 and 7: while pi-workflows' own host keeps its state file open and commits
+ * docs/PI-WORKFLOWS-FILES.md §6: while pi-workflows' own host keeps its state file open and commits
  * with plain SQL from another process (test/live/children/pi-host.ts), a server serving that
  * file read-only delivers every change to subscribers: each new viewer revision once, in order,
  * after a resumed cursor; the changed run; a continuation joining the chain. Queries see the

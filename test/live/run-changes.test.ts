@@ -1,5 +1,5 @@
 /**
- * workflowRunChanges over real graphql-ws and SSE clients (issue 13 §1, docs/PROTOCOL.md
+ * workflowRunChanges over real graphql-ws and SSE clients (docs/PROTOCOL.md
  * "workflowRunChanges"): live only from now; replay after a cursor then live, with no duplicate
  * and no gap; a run never goes backwards; resume across a server restart on the same file;
  * commits of another process; reset for a foreign or ahead-of-head cursor; the exact error of a

@@ -1,5 +1,5 @@
 /**
- * A port already in use (issue 14 item 5): `npm run demo` and `npm start` print one clear line
+ * A port already in use: `npm run demo` and `npm start` print one clear line
  * instead of a stack trace and exit 1; `startServer` rejects with EADDRINUSE and leaves nothing
  * open. The port is bound before the database is opened, so a start that cannot bind never
  * touches the file: not created when missing, byte for byte unchanged when it exists (no

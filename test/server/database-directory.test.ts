@@ -1,5 +1,5 @@
 /**
- * `--db` in a directory that does not exist (issue 14 item 5): only the default `data/` is
+ * `--db` in a directory that does not exist: only the default `data/` is
  * created; any other missing directory is refused with a clear message, exit 1, and nothing
  * is created (a typo must not give an empty database).
  */

@@ -1,5 +1,5 @@
 /**
- * The sharing key of subscription results (src/server/event-result-key.ts, issue 10 item 3):
+ * The sharing key of subscription results (src/server/event-result-key.ts):
  * the variables the per-event execution reads, not those that only select the stream.
  */
 import { parse } from 'graphql';

@@ -1,6 +1,6 @@
 /**
  * The live page's graphql-ws client comes from the installed package, served by the server
- * itself (issue 11 item 7): no CDN, no build step. Only the ES modules beside the package's
+ * itself: no CDN, no build step. Only the ES modules beside the package's
  * declared browser entry are served, and no path leaves that directory.
  */
 import { readFileSync } from 'node:fs';
@@ -85,7 +85,7 @@ describe('the graphql-ws browser client at /app/vendor/graphql-ws/', () => {
   });
 });
 
-describe('the client operation documents at /app/operations/ (issue 13 §4)', () => {
+describe('the client operation documents at /app/operations/', () => {
   let fx: TestServer;
   let base: string;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 8: the blob prune at a read-write open of our own file works from the foreign
+ * The blob prune (docs/STORE.md §1) at a read-write open of our own file works from the foreign
  * keys the file declares (`PRAGMA foreign_key_list`), not from a fixed column list, so a blob
  * that something else still references — a table another tool or a later release added — is
  * never deleted (with a fixed list, the delete broke that foreign key and the open failed with
@@ -100,7 +100,7 @@ describe('blob prune at a read-write open', () => {
 });
 
 /**
- * Issue 15 item 7: the prune deletes with SQLite's foreign-key enforcement off (it proves by
+ * The prune deletes with SQLite's foreign-key enforcement off (it proves by
  * itself that no column references a deleted blob; with enforcement on, SQLite scanned every
  * unindexed referencing column once per deleted blob: minutes at an open of a 1,000,000-run
  * file with a few hundred orphans). Enforcement is on again after the open, and after a failure.

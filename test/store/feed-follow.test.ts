@@ -1,5 +1,5 @@
 /**
- * The change feed's follow streams on their own, without GraphQL (issue 11 item 1): the
+ * The change feed's follow streams on their own, without GraphQL: the
  * delivery rules of docs/PROTOCOL.md as async iterables of `ChangeFeed`. The subscriptions
  * over real sockets are covered by test/live/.
  */
@@ -207,7 +207,7 @@ describe('ChangeFeed.followChainUpdates', () => {
   });
 });
 
-describe('commits of another connection (issue 15 item 5)', () => {
+describe('commits of another connection', () => {
   it('wake a waiter through the -wal file watch, not a poll: the poll interval is ten minutes here', async () => {
     const file = openTestStore({ file: true });
     const slowFeed = new ChangeFeed(file.store, { pollIntervalMs: 600_000 });

@@ -1,5 +1,5 @@
 /**
- * The run-list change feed on its own, without GraphQL (issue 13 §1): `ChangeFeed.followRunChanges`
+ * The run-list change feed on its own, without GraphQL: `ChangeFeed.followRunChanges`
  * over the durable order of migration 0003 (`run_changes`), its cursors, resets, filter rule and
  * resume after a reopen. The subscription over real sockets is covered by
  * test/live/run-changes.test.ts.

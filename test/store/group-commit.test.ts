@@ -1,14 +1,14 @@
 /**
- * Grouped commits of `store.writeAsync` (`StateDatabase.transactionAsync`, issue 15 item 1):
+ * Grouped commits of `store.writeAsync` (`StateDatabase.transactionAsync`):
  * the writes of one turn of the event loop run in one `BEGIN IMMEDIATE … COMMIT`, each in its
  * own savepoint. Every guarantee of a single write holds for each write of a group: answered
  * only after the shared commit (a second connection already reads it), a failing write rolled
  * back alone (no rows, events, blobs, viewer deltas, feed deliveries), a failing COMMIT
- * rejecting every write of the group with nothing written, the exact STORE.md error texts, and
+ * rejecting every write of the group with nothing written, the exact docs/STORE.md error texts, and
  * the change feed delivering each committed write once, in commit order. Every test reads the
  * database afterwards.
  *
- * In-memory state (the audit of issue 15 item 1): no store code changes memory inside a write's
+ * In-memory state: no store code changes memory inside a write's
  * transaction — the run order index of a pi-workflows file is brought up to date by reads only
  * (one made inside a write keeps no version and looks again after, see `RunOrderIndex.refresh`),
  * the change log's identity is read once — and the change feed's state (its delta and run-change read caches,
@@ -116,7 +116,7 @@ describe('grouped commits of writeAsync', () => {
     expect(positions.map((row) => row.run_id)).toEqual(runIds);
   });
 
-  it('a write that throws is rolled back alone with its own error (exact STORE.md texts); the others commit; nothing of it remains and the feed never delivers it', async ({
+  it('a write that throws is rolled back alone with its own error (exact docs/STORE.md texts); the others commit; nothing of it remains and the feed never delivers it', async ({
     t,
   }) => {
     reserve(t.store, 'run-viewer');

@@ -22,7 +22,7 @@ function input(overrides: Partial<CreateWorkflowMessageInput> = {}): CreateWorkf
 
 const create = (t: TestStore, overrides: Partial<CreateWorkflowMessageInput> = {}) => storeInternals(t.store).messages.create(input(overrides), t.clock.t);
 
-describe('workflow messages (STORE.md §9)', () => {
+describe('workflow messages (docs/STORE.md §9)', () => {
   it('derives the id from SHA-256 of canonical {idempotencyKey, kind, sourceId}', ({ t }) => {
     const expected = `workflow-message-${sha256Hex('{"idempotencyKey":"key-1","kind":"step","sourceId":"request-1"}')}`;
     expect(workflowMessageIdFor('key-1', 'step', 'request-1')).toBe(expected);
@@ -263,7 +263,7 @@ describe('workflow messages (STORE.md §9)', () => {
   });
 });
 
-describe("the facade's message and turn operations (issue 11: a host needs no private parts)", () => {
+describe("the facade's message and turn operations (a host needs no private parts)", () => {
   it('joined in one store.transaction with a viewer delta: a failure leaves no message, turn or delta', ({ t }) => {
     const before = snapshotTables(t.store);
     expect(() =>

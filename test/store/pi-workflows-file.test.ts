@@ -1,5 +1,5 @@
 /**
- * Issue 12 at the store level: the kind of file is recognised at open (our own, a pi-workflows
+ * docs/PI-WORKFLOWS-FILES.md §1–§2 at the store level: the kind of file is recognised at open (our own, a pi-workflows
  * state file, anything else refused untouched); a pi-workflows file is checked for every table
  * and column the read side uses; opened read-only (asked for, or a release this server does not
  * write, docs/PI-WORKFLOWS-FILES.md §2) it is never changed and every write is refused; every

@@ -22,7 +22,7 @@ import { storeTest as it } from '../helpers/store-test.js';
 
 const CLAIM = { runnerId: 'runner-1', claimToken: 'tok-1', leaseMs: 30_000 };
 
-describe('reserveWorkflowRun with a claim (prepare-or-adopt): a new run is reserved and claimed in one transaction (STORE.md §6.2)', () => {
+describe('reserveWorkflowRun with a claim (prepare-or-adopt): a new run is reserved and claimed in one transaction (docs/STORE.md §6.2)', () => {
   it('returns claimed with the token; the lease, queue, events and viewer show the claim', ({ t }) => {
     const prepared = t.store.reserveWorkflowRun(reserveInput('run-1', { runnerId: 'runner-1' }), CLAIM);
     expect(prepared.state).toBe('claimed');
@@ -153,7 +153,7 @@ describe('reserveWorkflowRun with a claim (prepare-or-adopt): an existing run is
     );
   });
 
-  it('compares the computed restart number: a root is 0 whatever restart number is given (as the seed)', ({ t }) => {
+  it('compares the computed restart number: a root is 0 whatever restart number is given (as in pi-workflows)', ({ t }) => {
     reserve(t.store, 'run-1');
     expect(expectNoWrite(t.store, () => t.store.reserveWorkflowRun(reserveInput('run-1', { restartNumber: 1 }), CLAIM)).state).toBe('adopted');
   });

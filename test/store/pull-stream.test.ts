@@ -9,7 +9,7 @@ function abortedPromise(aborted: AbortSignal): Promise<void> {
   });
 }
 
-describe('pullStream (the iterator under every follow stream, issue 15 item 3)', () => {
+describe('pullStream (the iterator under every follow stream)', () => {
   it('is lazy and pull-based: the loop starts at the first next() and goes on only when the next value is asked for', async () => {
     const log: string[] = [];
     const stream = pullStream<number>(undefined, async (push) => {

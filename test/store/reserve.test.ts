@@ -35,7 +35,7 @@ function parkedRun(t: TestStore, runId: string, session = `session-${runId}`): v
   expect(t.store.parkWorkflowRun({ runId, claimToken: `token-${runId}` })).toBe(true);
 }
 
-describe('reserveWorkflowRun: a root run (STORE.md §6.1)', () => {
+describe('reserveWorkflowRun: a root run (docs/STORE.md §6.1)', () => {
   it('returns the run record with every field of §10', ({ t }) => {
     const run = reserve(t.store, 'run-1', { runnerId: 'runner-a', launchOptions: { model: 'x' }, title: 'Demo' });
     const at = t.clock.iso();
@@ -584,7 +584,7 @@ describe('reserveWorkflowRun: project and session slots', () => {
   });
 });
 
-describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 10 item 9)', () => {
+describe('reserveWorkflowRun: pi-workflows’ reservation rules before our value checks', () => {
   /** Asserts `fn` is refused with `message` of `kind` and changes no table. */
   const refused = (t: TestStore, fn: () => unknown, message: string, kind: Parameters<typeof expectStoreError>[2]) =>
     expectRejectedUnchanged(t.store, fn, message, kind);
@@ -642,7 +642,7 @@ describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 
     );
   });
 
-  it('a lineage kind the seeds treat as a continuation: the seed decides while its rules fail', ({ t }) => {
+  it('a lineage kind pi-workflows treats as a continuation: pi-workflows decides while its rules fail', ({ t }) => {
     reserve(t.store, 'queued-parent', { originSessionId: 'S' });
     refused(
       t,
@@ -652,7 +652,7 @@ describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 
     );
   });
 
-  it('what the seeds leave open gets our value checks, after theirs, and the parent is rolled back', ({ t }) => {
+  it('what pi-workflows leaves open gets our value checks, after theirs, and the parent is rolled back', ({ t }) => {
     parkedRun(t, 'parent');
     const continuation = { parentRunId: 'parent', originSessionId: 'session-parent' };
     refused(t, () => reserve(t.store, 'child', { ...continuation, lineageKind: loose('bogus') }), 'lineageKind must be continuation or restart', 'validation');
@@ -668,7 +668,7 @@ describe('reserveWorkflowRun: the seeds’ rules before our value checks (issue 
   });
 });
 
-describe('the session slot is recognised by SQLite’s constraint code, not by error text (issue 11 item 7)', () => {
+describe('the session slot is recognised by SQLite’s constraint code, not by error text', () => {
   it('a trigger failure whose text names the slot column is not taken for the slot; nothing written', ({ t }) => {
     reserve(t.store, 'run-1', { originSessionId: 'S' });
     claim(t.store, 'run-1');

@@ -25,14 +25,14 @@ import { storeTest as it } from '../helpers/store-test.js';
 const SESSION = 'session-root';
 const CLAIM = { runnerId: 'runner-r', claimToken: 'restart-token', leaseMs: 60_000 };
 
-/** Fingerprint of a run that failed with `error` (STORE.md §7.1), from literal canonical JSON. */
+/** Fingerprint of a run that failed with `error` (docs/STORE.md §7.1), from literal canonical JSON. */
 function failedFingerprint(error: string): string {
   return sha256Hex(
     `{"error":${JSON.stringify(error)},"finalOutput":null,"input":{"topic":"tests"},"reason":null,"status":"failed","workflowRef":"${WORKFLOW_REF}"}`,
   );
 }
 
-/** The restart run id of STORE.md §7 rule 11, recomputed from its definition. */
+/** The restart run id of docs/STORE.md §7 rule 11, recomputed from its definition. */
 function expectedRestartId(parentRunId: string, fingerprint: string): string {
   const messageId = `workflow-message-${sha256Hex(`{"idempotencyKey":"${fingerprint}","kind":"terminal","sourceId":"terminal:${parentRunId}"}`)}`;
   return `restart-${sha256Hex(messageId).slice(0, 40)}`;
@@ -53,7 +53,7 @@ function fail(t: TestStore, run: WorkflowRunRecord, error: string, token = CLAIM
   return t.store.settleWorkflowRun({ runId: run.runId, claimToken: token, status: 'failed', error });
 }
 
-describe('restartRunIdFor (STORE.md §7 rule 11)', () => {
+describe('restartRunIdFor (docs/STORE.md §7 rule 11)', () => {
   it('is restart- + 40 hex of SHA-256 of the terminal message id derived from parent and fingerprint', () => {
     const fp = 'ab'.repeat(32);
     expect(restartRunIdFor('root', fp)).toBe(expectedRestartId('root', fp));
@@ -62,7 +62,7 @@ describe('restartRunIdFor (STORE.md §7 rule 11)', () => {
   });
 });
 
-describe('restartWorkflowRun: accepted (STORE.md §13.1)', () => {
+describe('restartWorkflowRun: accepted (docs/STORE.md §13.1)', () => {
   it('reserves the restart with the deterministic id, the parent’s facts and restart lineage', ({ t }) => {
     const root = terminalRun(t, 'root', { launchOptions: { model: 'm' } });
     const fp = failedFingerprint('boom');
@@ -158,7 +158,7 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
     terminalRun(t, 'headless', { executionMode: 'headless', originSessionId: 'session-h' }, 'cancelled');
     expectRestartRefused(t, { runId: 'headless', originSessionId: 'session-h' }, 'Only interactive workflow runs can be restarted', 'restart_rejected');
     const parent = terminalRun(t, 'headless-2', { executionMode: 'headless', originSessionId: 'session-h2' });
-    // the seeds' plain reservation accepts a restart child of a headless run; the command does not adopt it
+    // pi-workflows' plain reservation accepts a restart child of a headless run; the command does not adopt it
     reserveSkippingRestartPolicy(t.store, 'child', {
       originSessionId: 'session-h2',
       parentRunId: 'headless-2',
@@ -267,7 +267,7 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
   });
 });
 
-describe('reserveWorkflowRun: the restart policy (STORE.md §13.11)', () => {
+describe('reserveWorkflowRun: the restart policy (docs/STORE.md §13.11)', () => {
   const FP1 = '11'.repeat(32);
   const restartOf = (parent: string, fingerprint: string) => ({
     parentRunId: parent,
@@ -365,7 +365,7 @@ describe('reserveWorkflowRun: the restart policy (STORE.md §13.11)', () => {
     );
   });
 
-  it('checks the seeds’ syntax rules (run id, timestamp, digest) before the policy', ({ t }) => {
+  it('checks pi-workflows’ syntax rules (run id, timestamp, digest) before the policy', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
     const restart = restartOf('root', own(t, 'root'));
     expectPolicyRefused(t, input('bad id', restart), 'Invalid workflow run id: bad id', 'validation');
@@ -373,7 +373,7 @@ describe('reserveWorkflowRun: the restart policy (STORE.md §13.11)', () => {
     expectPolicyRefused(t, input('child', { ...restart, definitionDigest: 'x' }), 'Expected a SHA-256 digest', 'validation');
   });
 
-  it('a parent of another session gets the seed’s session error, not the policy (nothing about the run leaks)', ({ t }) => {
+  it('a parent of another session gets pi-workflows’ session error, not the policy (nothing about the run leaks)', ({ t }) => {
     terminalRun(t, 'root', {}, 'cancelled');
     expectPolicyRefused(
       t,
@@ -383,7 +383,7 @@ describe('reserveWorkflowRun: the restart policy (STORE.md §13.11)', () => {
     );
   });
 
-  it('the seed’s rules decide before the policy: restart number 5 with a fingerprint not the parent’s is the seed’s lineage error', ({ t }) => {
+  it('pi-workflows’ rules decide before the policy: restart number 5 with a fingerprint not the parent’s is pi-workflows’ lineage error', ({ t }) => {
     terminalRun(t, 'root');
     const bogus = 'cd'.repeat(32);
     expect(own(t, 'root')).not.toBe(bogus);
@@ -395,7 +395,7 @@ describe('reserveWorkflowRun: the restart policy (STORE.md §13.11)', () => {
         'lineage',
       );
     }
-    // A cancelled parent too: the restart number is the seed’s rule, the cancelled parent the policy’s.
+    // A cancelled parent too: the restart number is pi-workflows’ rule, the cancelled parent the policy’s.
     terminalRun(t, 'gone', { originSessionId: SESSION }, 'cancelled');
     expectPolicyRefused(t, input('child', { ...restartOf('gone', own(t, 'gone')), restartNumber: 5 }), 'Restart number does not follow its parent', 'lineage');
     // With the right restart number the policy then decides.
@@ -414,7 +414,7 @@ describe('reserveWorkflowRun: the restart policy (STORE.md §13.11)', () => {
   });
 });
 
-describe('one restart rule on both paths (issue 10 item 8)', () => {
+describe('one restart rule on both paths', () => {
   const restartInput = (runId: string, parent: string, fingerprint: string, session = SESSION) => ({
     runId,
     workflowName: 'demo',

@@ -1,5 +1,5 @@
 /**
- * One home for filter semantics (issue 13 §3): the record predicate (`matchesFilter`, the
+ * One home for filter semantics: the record predicate (`matchesFilter`, the
  * run-list change feed's live matching) keeps exactly the runs the SQL of the same filter keeps,
  * for the time ranges and search (bounds and case folding included), alone and with the older
  * parts.

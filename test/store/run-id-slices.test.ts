@@ -1,5 +1,5 @@
 /**
- * Id-only slices (issue 15 item 2): `listWorkflowRunIdSlice` and `lineageIdSlice` return the
+ * Id-only slices: `listWorkflowRunIdSlice` and `lineageIdSlice` return the
  * same runs with the same keys in the same order as `listWorkflowRunSlice` and `lineageSlice`,
  * for every order, filter and cursor, on our own files (SQL over the order's index) and on a
  * pi-workflows state file (the in-process run index), and read no column beyond the ids and keys;

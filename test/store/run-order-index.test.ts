@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 5: a pi-workflows state file has none of the lineage indexes of migration 0002,
+ * docs/PI-WORKFLOWS-FILES.md §7: a pi-workflows state file has none of the lineage indexes of migration 0002,
  * so its run order lives in an in-process index. The same runs (built through the store in our
  * format, then copied into a pi-workflows file) give exactly the same answers from both files:
  * every list slice (filters, cursors, both directions), count, lineage slice, newest run of a
@@ -127,7 +127,7 @@ describe('the in-process run order index answers like the lineage indexes', () =
     expect(compared).toBeGreaterThan(1_000);
   });
 
-  it('list slices in every order (issue 13 §3) with the time and search filters, every cursor, both directions; and counts', () => {
+  it('list slices in every order with the time and search filters, every cursor, both directions; and counts', () => {
     const orders: RunOrder[] = [
       { field: 'created_at', direction: 'desc' },
       { field: 'created_at', direction: 'asc' },

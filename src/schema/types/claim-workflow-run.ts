@@ -35,7 +35,7 @@ const ClaimSuccessRef = builder.objectRef<{ run: WorkflowRunRecord | null }>('Cl
   }),
 });
 
-/** The typed errors claimWorkflowRun can return, and when: its result union lists exactly these (issue 11 item 5). */
+/** The typed errors claimWorkflowRun can return, and when: its result union lists exactly these. */
 const ERRORS = mutationErrors(
   'claimWorkflowRun',
   [NotFoundError, ConflictError, ValidationError, ForbiddenError],

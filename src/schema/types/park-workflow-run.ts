@@ -19,7 +19,7 @@ const ParkInputRef = builder.inputType('ParkWorkflowRunInput', {
 
 const ParkSuccessRef = runSuccessType('ParkWorkflowRunSuccess', 'The parked run.');
 
-/** The typed errors parkWorkflowRun can return, and when: its result union lists exactly these (issue 11 item 5). */
+/** The typed errors parkWorkflowRun can return, and when: its result union lists exactly these. */
 const ERRORS = mutationErrors(
   'parkWorkflowRun',
   [NotFoundError, ClaimLostError, ConflictError, ValidationError, ForbiddenError],

@@ -5,7 +5,7 @@ import { claimInputLimits, claimRequest, ClaimInputRef } from './claim-input.js'
 import { adoptedRunSuccessType } from './run-success.js';
 
 const RestartInputRef = builder.inputType('RestartWorkflowRunInput', {
-  description: 'Restart a terminal run (STORE.md §13.1). Idempotent: a retry adopts the existing restart.',
+  description: 'Restart a terminal run (docs/STORE.md §13.1). Idempotent: a retry adopts the existing restart.',
   validate: limitedInput({
     runId: limitedText(),
     originSessionId: limitedText(),
@@ -33,7 +33,7 @@ const RestartInputRef = builder.inputType('RestartWorkflowRunInput', {
 
 const RestartSuccessRef = adoptedRunSuccessType('RestartWorkflowRunSuccess', 'The restart run (new, or adopted on retry).');
 
-/** The typed errors restartWorkflowRun can return, and when: its result union lists exactly these (issue 11 item 5). */
+/** The typed errors restartWorkflowRun can return, and when: its result union lists exactly these. */
 const ERRORS = mutationErrors(
   'restartWorkflowRun',
   [NotFoundError, LineageError, ConflictError, RestartRejectedError, ValidationError, ForbiddenError],

@@ -18,7 +18,7 @@ const SettleInputRef = builder.inputType('SettleWorkflowRunInput', {
 
 const SettleSuccessRef = runSuccessType('SettleWorkflowRunSuccess', 'The settled run.');
 
-/** The typed errors settleWorkflowRun can return, and when: its result union lists exactly these (issue 11 item 5). */
+/** The typed errors settleWorkflowRun can return, and when: its result union lists exactly these. */
 const ERRORS = mutationErrors(
   'settleWorkflowRun',
   [NotFoundError, ClaimLostError, ConflictError, ValidationError, ForbiddenError],

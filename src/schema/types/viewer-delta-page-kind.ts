@@ -1,6 +1,6 @@
 import { builder } from '../builder.js';
 
-/** What a `ViewerDeltaPage` holds (issue 11 item 5: an enum, not a string). */
+/** What a `ViewerDeltaPage` holds (an enum, not a string). */
 export const ViewerDeltaPageKindEnum = builder.enumType('ViewerDeltaPageKind', {
   description: 'What a catch-up read of the delta log answered.',
   values: {

@@ -4,7 +4,7 @@ import { builder } from '../builder.js';
 /** A `reset_required` event of the store's run-list change feed (`feed-run-changes.ts`). */
 type ResetEvent = Extract<RunChangeEvent, { kind: 'reset_required' }>;
 
-/** "Your cursor cannot be replayed: re-query the list, then continue after cursor" (issue 13 §1). */
+/** "Your cursor cannot be replayed: re-query the list, then continue after cursor". */
 export const WorkflowRunChangesResetRequiredRef = builder.objectRef<ResetEvent>('WorkflowRunChangesResetRequired').implement({
   description:
     'The cursor cannot be replayed (it belongs to another database, is ahead of it, or is older than what it keeps): re-query the run list, then continue from cursor (the stream goes on after it by itself).',

@@ -22,7 +22,7 @@ export interface RunConnectionShape {
   changeCursor: string | null;
 }
 
-/** API of `WorkflowRunConnection.changeCursor` (issue 13 §1 follow-up, docs/PROTOCOL.md "A list and its feed"). */
+/** API of `WorkflowRunConnection.changeCursor` (docs/PROTOCOL.md "A list and its feed"). */
 const CHANGE_CURSOR_DESCRIPTION =
   'The run-list change feed position taken before this page was read: subscribe to workflowRunChanges with ' +
   'after: changeCursor (and the same filter) to miss nothing between this page and the live feed. A run already ' +
@@ -62,8 +62,8 @@ const chainSizes = dataloaderGetter<string, number, string>(
 );
 
 /**
- * Whether a connection's nodes select nothing but their ids and lineage fields (issue 15
- * item 2): then its page reads run ids only, and no whole record is read or primed.
+ * Whether a connection's nodes select nothing but their ids and lineage fields:
+ * then its page reads run ids only, and no whole record is read or primed.
  */
 function selectsIdsOnly(info: GraphQLResolveInfo): boolean {
   return selectsOnly(info, RUN_LINEAGE_ID_FIELDS, ['edges', 'node']);

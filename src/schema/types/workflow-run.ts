@@ -14,14 +14,14 @@ import { RunQueueStatusEnum } from './run-queue-status.js';
 import { WorkflowRunStatusEnum } from './workflow-run-status.js';
 
 /**
- * The `WorkflowRun` fields that read nothing but the run id (issue 15 item 2): `parent`,
+ * The `WorkflowRun` fields that read nothing but the run id: `parent`,
  * `rootRun` and `latestRun` selecting no other field answer with a run id alone (no load).
  */
 export const RUN_ID_FIELDS: ReadonlySet<string> = new Set(['__typename', 'id', 'runId']);
 
 /**
  * The `WorkflowRun` fields that read nothing but a run's ids (run, root, parent): its own
- * ids, and the lineage fields, which load what they return by those ids (issue 15 item 2). A
+ * ids, and the lineage fields, which load what they return by those ids. A
  * connection whose nodes, or `children` whose runs, select no other field read ids only.
  */
 export const RUN_LINEAGE_ID_FIELDS: ReadonlySet<string> = new Set([
@@ -59,14 +59,14 @@ const ID_ONLY_CACHE_KEY = Symbol('id-only WorkflowRun, never loaded') as unknown
  * The GraphQL object of a run; its shape is the store's run record. A loadable node
  * (`@pothos/plugin-dataloader`): `node(id)`, `workflowRun(runId)` and every field that returns a
  * run id (`parent`, `rootRun`, `latestRun`) load through one per-request DataLoader over
- * `store.getWorkflowRuns` (one statement per batch, API.md); every run a field returns is primed
+ * `store.getWorkflowRuns` (one statement per batch, docs/API.md); every run a field returns is primed
  * into it (`cacheResolved`), and so are the rows of a connection page. Subscriptions clear it
  * for every event (`freshLoaders`, src/schema/follow.ts).
  *
  * Its fields that return another type of `types/` (`lineage`, `viewerDeltas`) are added by
  * that type's file, so that imports run one way (the other files import this one). A lineage
  * id that points at a missing run (the store's foreign keys forbid it) reads as null, except
- * where the field selects only ids (issue 15 item 2: answered from the id, without a load).
+ * where the field selects only ids (answered from the id, without a load).
  * Id-only runs (`IdOnlyRun`, src/schema/id-only-runs.ts) are primed under a key no load asks
  * for; the lineage fields of those read together as a batch resolve from the batch (`RunBatch`).
  */
@@ -164,7 +164,7 @@ WorkflowRunRef.implement({
     workflowName: t.exposeString('workflowName', {
       description:
         'Name of the workflow definition the run executes: the name stored with its definition digest by the first run ' +
-        'that stored that definition (STORE.md §3.6), which may differ from the workflowName this run was reserved with.',
+        'that stored that definition (docs/STORE.md §3.6), which may differ from the workflowName this run was reserved with.',
     }),
     workflowRef: t.exposeString('workflowSourceRef', { description: 'Source ref given at launch (runs.workflow_ref).' }),
     status: t.field({ type: WorkflowRunStatusEnum, description: 'Durable run state (runs.status).', resolve: (run) => run.runStateStatus }),

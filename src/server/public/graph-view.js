@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The run's GRAPH view state, rebuilt from its viewer deltas (issue 13 §4). A workflow host
+ * The run's GRAPH view state, rebuilt from its viewer deltas. A workflow host
  * records graph deltas keyed by node (`targetKey` = node name) with JSON-patch operations on
  * `/nodes/<name>/state` — e.g. the demo host: `replace /nodes/build/state "running"`, then
  * `"completed"` or `"failed"` (demo/workflow-host.ts). Also understood: `add`/`replace` of a

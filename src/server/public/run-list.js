@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The page's run list (issue 13 §4): pages of `workflowRuns` merged with the run-list change
+ * The page's run list: pages of `workflowRuns` merged with the run-list change
  * feed. Pure functions over plain arrays; the page keeps the list in one order and one filter.
  *
  * - A change event carries a run in its latest state; the list keeps, for each run id, the

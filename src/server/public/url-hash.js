@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The selected run lives in the page's URL as `/#run=<runId>` (issue 13 §4; docs/CLIENTS.md "The live
+ * The selected run lives in the page's URL as `/#run=<runId>` (docs/CLIENTS.md "The live
  * lineage page"): a link opens that run, selecting a run updates it, back and forward move
  * between selections. Other hash parameters are kept as they are.
  */

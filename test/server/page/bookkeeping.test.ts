@@ -1,6 +1,6 @@
 /**
  * Bookkeeping revisions (record bumps) of the viewer-delta log, which the page hides unless
- * asked (issue 13 §4). Shapes as the store records them (src/store/viewer-deltas.ts): every
+ * asked. Shapes as the store records them (src/store/viewer-deltas.ts): every
  * delta starts with `replace /presentationRevision R` (graph deltas too); `/graphRevision R` is only
  * in graph deltas an older build of this server recorded on its own file.
  */

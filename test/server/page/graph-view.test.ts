@@ -1,5 +1,5 @@
 /**
- * The run's GRAPH view state rebuilt from viewer deltas (issue 13 §4), with the delta shapes
+ * The run's GRAPH view state rebuilt from viewer deltas, with the delta shapes
  * the demo host records (demo/workflow-host.ts: `replace /nodes/<step>/state`).
  */
 import { describe, expect, it } from 'vitest';

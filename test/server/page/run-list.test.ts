@@ -1,6 +1,6 @@
 /**
- * The page's run list merged from pages of `workflowRuns` and run-list change events
- * (issue 13 §4): filter matching, order, no run going backwards, the loaded window, chains.
+ * The page's run list merged from pages of `workflowRuns` and run-list change events:
+ * filter matching, order, no run going backwards, the loaded window, chains.
  */
 import { describe, expect, it } from 'vitest';
 import {

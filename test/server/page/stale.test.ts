@@ -1,5 +1,5 @@
 /**
- * Stale marks of the live page (issue 13 §4): a run in queue state STARTING or RUNNING whose
+ * Stale marks of the live page: a run in queue state STARTING or RUNNING whose
  * claim expired, or that has none.
  */
 import { describe, expect, it } from 'vitest';

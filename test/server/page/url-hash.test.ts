@@ -1,5 +1,5 @@
 /**
- * The selected run in the page's URL: `/#run=<id>` (issue 13 §4).
+ * The selected run in the page's URL: `/#run=<id>`.
  */
 import { describe, expect, it } from 'vitest';
 import { hashWithRun, parseHash } from '../../../src/server/public/url-hash.js';
