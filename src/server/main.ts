@@ -91,6 +91,9 @@ process.stderr.write(
     `  WebSocket: ${server.url.replace(/^http/, 'ws')} (graphql-transport-ws)\n` +
     `  Database:  ${config.dbPath} (${describeDatabase(server.store, runs)})\n` +
     (config.replica == null ? '' : `  Replica of: ${config.replica} (mutations go there; docs/DEPLOYMENT.md)\n`) +
+    (config.tracing == null
+      ? ''
+      : `  Tracing:   OTLP ${config.tracing.protocol} to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'the SDK default endpoint'} (docs/TRACING.md)\n`) +
     `  Health:    ${server.url.replace(/\/graphql$/, '/health')}\n\n`,
 );
 if (stopSignal !== undefined) closeAndExit(server, stopSignal);
