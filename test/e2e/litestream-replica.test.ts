@@ -7,16 +7,16 @@
  * subscription event, a restore's exit) or polls /health in a bounded loop for a condition.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Client } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { percentile, REPO_ROOT, subscribeWs, WAIT_MS, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
+import { percentile, subscribeWs, WAIT_MS, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
+import { graphqlData, healthOf, ReplicaServers, RESERVE, reserveOn } from '../helpers/replica-servers.js';
 import { reserveInput } from '../helpers/server-fixture.js';
-import { spawnService, TSX_IMPORT, type ServiceProcess } from '../helpers/service-process.js';
+import { spawnService } from '../helpers/service-process.js';
 
 const run = promisify(execFile);
 
@@ -46,11 +46,6 @@ const CHANGES = /* GraphQL */ `
     }
   }
 `;
-const RESERVE = /* GraphQL */ `
-  mutation Reserve($input: ReserveWorkflowRunInput!) {
-    reserveWorkflowRun(input: $input) { __typename ... on Error { code message } }
-  }
-`;
 const HEAD = '{ workflowRuns(first: 100) { changeCursor edges { node { runId } } } }';
 
 interface ChangesData {
@@ -63,7 +58,7 @@ interface Health {
 }
 
 let dir: string;
-let services: ServiceProcess[] = [];
+let servers: ReplicaServers;
 let clients: Client[] = [];
 let stopLoop: (() => Promise<void>) | undefined;
 
@@ -71,47 +66,16 @@ afterEach(async () => {
   await stopLoop?.();
   stopLoop = undefined;
   for (const client of clients) await client.dispose();
-  for (const service of services) {
-    if (service.child.exitCode === null && service.child.signalCode === null) await service.stop('SIGTERM');
-  }
-  services = [];
   clients = [];
-  rmSync(dir, { recursive: true, force: true });
+  await servers.dispose();
 });
-
-function startServer(dbPath: string, label: string, args: string[] = []): ServiceProcess {
-  const service = spawnService(
-    process.execPath,
-    ['--import', TSX_IMPORT, join(REPO_ROOT, 'src/server/main.ts'), '--db', dbPath, '--port', '0', '--project', dir, '--log-level', 'info', ...args],
-    { cwd: dir, env: process.env, label },
-  );
-  services.push(service);
-  return service;
-}
-
-async function graphql<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-  const body = (await response.json()) as { data?: T; errors?: unknown };
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-  return body.data as T;
-}
-
-async function reserve(url: string, runId: string): Promise<void> {
-  expect(await graphql(url, RESERVE, { input: reserveInput(runId, { originSessionId: `session-${runId}` }) })).toEqual({
-    reserveWorkflowRun: { __typename: 'ReserveWorkflowRunSuccess' },
-  });
-}
-
-async function health(url: string): Promise<Health> {
-  return (await (await fetch(url.replace(/\/graphql$/, '/health'))).json()) as Health;
-}
 
 /** Reads /health until `condition` holds, at most {@link WAIT_MS} (each read awaits the previous answer). */
 async function untilHealth(url: string, condition: (health: Health) => boolean, what: string): Promise<Health> {
   const deadline = Date.now() + WAIT_MS;
   let last: Health | undefined;
   while (Date.now() < deadline) {
-    last = await health(url);
+    last = await healthOf<Health>(url);
     if (condition(last)) return last;
   }
   throw new Error(`${url}: no ${what} within ${WAIT_MS} ms; last /health: ${JSON.stringify(last)}`);
@@ -183,7 +147,8 @@ describe.runIf(LITESTREAM_PLATFORM)('--replica with Litestream 0.3.13 and a rest
     const { stdout: version } = await run(LITESTREAM, ['version']);
     expect(version.trim()).toBe('v0.3.13');
 
-    dir = mkdtempSync(join(tmpdir(), 'piwf-litestream-'));
+    servers = new ReplicaServers('piwf-litestream-');
+    dir = servers.dir;
     const primaryDb = join(dir, 'primary.db');
     const replicaDb = join(dir, 'replica.db');
     const config = join(dir, 'litestream.yml');
@@ -202,15 +167,15 @@ describe.runIf(LITESTREAM_PLATFORM)('--replica with Litestream 0.3.13 and a rest
       ].join('\n'),
     );
 
-    const primaryUrl = await startServer(primaryDb, 'primary').listening();
-    await reserve(primaryUrl, 'run-00');
+    const primaryUrl = await servers.start(primaryDb, 'primary').listening();
+    await reserveOn(primaryUrl, 'run-00');
     const litestream = spawnService(LITESTREAM, ['replicate', '-config', config], { cwd: dir, env: process.env, label: 'litestream' });
-    services.push(litestream);
+    servers.track(litestream);
     const loop = await restoreLoop(config, primaryDb, replicaDb);
 
-    const replica = startServer(replicaDb, 'replica', ['--replica', primaryUrl, '--replica-poll-ms', String(REPLICA_POLL_MS)]);
+    const replica = servers.start(replicaDb, 'replica', ['--replica', primaryUrl, '--replica-poll-ms', String(REPLICA_POLL_MS)]);
     const replicaUrl = await replica.listening();
-    const start = await graphql<{ workflowRuns: { changeCursor: string; edges: Array<{ node: { runId: string } }> } }>(replicaUrl, HEAD);
+    const start = await graphqlData<{ workflowRuns: { changeCursor: string; edges: Array<{ node: { runId: string } }> } }>(replicaUrl, HEAD);
     expect(start.workflowRuns.edges.map(({ node }) => node.runId)).toEqual(['run-00']);
     const client = wsClient(replicaUrl);
     clients.push(client);
@@ -223,9 +188,9 @@ describe.runIf(LITESTREAM_PLATFORM)('--replica with Litestream 0.3.13 and a rest
     const answeredAt: number[] = [];
     const lags: number[] = [];
     for (const runId of runIds) {
-      await reserve(primaryUrl, runId);
+      await reserveOn(primaryUrl, runId);
       answeredAt.push(Date.now());
-      const lag = (await health(replicaUrl)).replica?.lagSeconds;
+      const lag = (await healthOf<Health>(replicaUrl)).replica?.lagSeconds;
       expect(typeof lag, 'the lag is known (the primary answers the replica)').toBe('number');
       lags.push(lag as number);
     }
@@ -233,7 +198,7 @@ describe.runIf(LITESTREAM_PLATFORM)('--replica with Litestream 0.3.13 and a rest
     expect(events.map(label)).toEqual(runIds.map((runId) => `${runId} QUEUED`));
     const cursors = events.map((result) => result.data?.workflowRunChanges.cursor);
     expect(new Set(cursors).size).toBe(RUNS);
-    const primaryHead = (await health(primaryUrl)).database.runChanges;
+    const primaryHead = (await healthOf<Health>(primaryUrl)).database.runChanges;
     const caughtUp = await untilHealth(replicaUrl, (h) => h.replica?.position === primaryHead.head && h.replica.lagSeconds === 0, 'replica at the primary');
     expect(caughtUp.database.runChanges).toEqual(primaryHead);
 
@@ -257,7 +222,7 @@ describe.runIf(LITESTREAM_PLATFORM)('--replica with Litestream 0.3.13 and a rest
         `max ${Math.max(...loop.periodsMs)} ms; ${loop.installed()} copies installed, ${caughtUp.replica?.reopens} reopens`,
     );
 
-    const refused = await graphql(replicaUrl, RESERVE, { input: reserveInput('run-x') });
+    const refused = await graphqlData(replicaUrl, RESERVE, { input: reserveInput('run-x') });
     expect(refused).toEqual({
       reserveWorkflowRun: {
         __typename: 'ForbiddenError',
@@ -265,8 +230,8 @@ describe.runIf(LITESTREAM_PLATFORM)('--replica with Litestream 0.3.13 and a rest
         message: `The server is a read-only replica: send mutations to the primary at ${primaryUrl}`,
       },
     });
-    const primaryRuns = await graphql<{ workflowRuns: { edges: Array<{ node: { runId: string } }> } }>(primaryUrl, HEAD);
+    const primaryRuns = await graphqlData<{ workflowRuns: { edges: Array<{ node: { runId: string } }> } }>(primaryUrl, HEAD);
     expect(primaryRuns.workflowRuns.edges.map(({ node }) => node.runId)).not.toContain('run-x');
-    expect((await health(primaryUrl)).database.runChanges).toEqual(primaryHead);
+    expect((await healthOf<Health>(primaryUrl)).database.runChanges).toEqual(primaryHead);
   }, 120_000);
 });

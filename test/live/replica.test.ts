@@ -7,25 +7,16 @@
  * replica's path (a plain restore, then `mv`). No timing: every step waits for an event (a
  * subscription event, a log line of the replica).
  */
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Client } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPiWorkflowsFile } from '../helpers/pi-workflows-file.js';
-import {
-  REPO_ROOT,
-  subscribeWs,
-  wsClient,
-  type StreamResult,
-  DELTAS_SUBSCRIPTION,
-  type DeltasData,
-  revisionsOf,
-  untilRevision,
-} from '../helpers/live-fixtures.js';
+import { subscribeWs, wsClient, type StreamResult, DELTAS_SUBSCRIPTION, type DeltasData, revisionsOf, untilRevision } from '../helpers/live-fixtures.js';
+import { graphqlData, healthOf, ReplicaServers, RESERVE, reserveOn } from '../helpers/replica-servers.js';
 import { reserveInput } from '../helpers/server-fixture.js';
-import { spawnService, TSX_IMPORT, type ServiceProcess } from '../helpers/service-process.js';
+import type { ServiceProcess } from '../helpers/service-process.js';
 
 const CHANGES = /* GraphQL */ `
   subscription Changes($after: String) {
@@ -34,11 +25,6 @@ const CHANGES = /* GraphQL */ `
       ... on WorkflowRunChange { cursor run { runId queueStatus } }
       ... on WorkflowRunChangesResetRequired { cursor }
     }
-  }
-`;
-const RESERVE = /* GraphQL */ `
-  mutation Reserve($input: ReserveWorkflowRunInput!) {
-    reserveWorkflowRun(input: $input) { __typename ... on Error { code message } }
   }
 `;
 const CANCEL = /* GraphQL */ `
@@ -59,46 +45,14 @@ interface Health {
 }
 
 let dir: string;
-let services: ServiceProcess[] = [];
+let servers: ReplicaServers;
 let clients: Client[] = [];
 
 afterEach(async () => {
   for (const client of clients) await client.dispose();
-  for (const service of services) {
-    if (service.child.exitCode === null && service.child.signalCode === null) await service.stop('SIGTERM');
-  }
-  services = [];
   clients = [];
-  rmSync(dir, { recursive: true, force: true });
+  await servers.dispose();
 });
-
-/** Starts `src/server/main.ts` on `dbPath` (JSON log lines on stdout). */
-function startServer(dbPath: string, label: string, args: string[] = []): ServiceProcess {
-  const service = spawnService(
-    process.execPath,
-    ['--import', TSX_IMPORT, join(REPO_ROOT, 'src/server/main.ts'), '--db', dbPath, '--port', '0', '--project', dir, '--log-level', 'info', ...args],
-    { cwd: dir, env: process.env, label },
-  );
-  services.push(service);
-  return service;
-}
-
-async function graphql<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-  const body = (await response.json()) as { data?: T; errors?: unknown };
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-  return body.data as T;
-}
-
-async function reserve(url: string, runId: string): Promise<void> {
-  expect(await graphql(url, RESERVE, { input: reserveInput(runId, { originSessionId: `session-${runId}` }) })).toEqual({
-    reserveWorkflowRun: { __typename: 'ReserveWorkflowRunSuccess' },
-  });
-}
-
-async function health(url: string): Promise<Health> {
-  return (await (await fetch(url.replace(/\/graphql$/, '/health'))).json()) as Health;
-}
 
 /** A consistent copy of `from` in a new rollback-journal file `to` (VACUUM INTO through a read-only connection). */
 function copyOf(from: string, to: string): void {
@@ -148,13 +102,14 @@ async function untilLogged(service: ServiceProcess, msg: string, count: number):
 
 /** A primary with run-a, and a replica started on a copy of it. */
 async function primaryAndReplica(): Promise<{ primaryUrl: string; replicaUrl: string; primaryDb: string; replicaDb: string; replica: ServiceProcess }> {
-  dir = mkdtempSync(join(tmpdir(), 'piwf-replica-'));
+  servers = new ReplicaServers('piwf-replica-');
+  dir = servers.dir;
   const primaryDb = join(dir, 'primary.db');
   const replicaDb = join(dir, 'replica.db');
-  const primaryUrl = await startServer(primaryDb, 'primary').listening();
-  await reserve(primaryUrl, 'run-a');
+  const primaryUrl = await servers.start(primaryDb, 'primary').listening();
+  await reserveOn(primaryUrl, 'run-a');
   copyOf(primaryDb, replicaDb);
-  const replica = startServer(replicaDb, 'replica', ['--replica', primaryUrl, '--replica-poll-ms', '100']);
+  const replica = servers.start(replicaDb, 'replica', ['--replica', primaryUrl, '--replica-poll-ms', '100']);
   const replicaUrl = await replica.listening();
   return { primaryUrl, replicaUrl, primaryDb, replicaDb, replica };
 }
@@ -162,16 +117,16 @@ async function primaryAndReplica(): Promise<{ primaryUrl: string; replicaUrl: st
 describe('--replica', () => {
   it('commits applied in place reach a graphql-ws subscriber; /health measures the lag against the primary; a mutation is refused naming the primary', async () => {
     const { primaryUrl, replicaUrl, primaryDb, replicaDb, replica } = await primaryAndReplica();
-    const start = await graphql<{ workflowRuns: { changeCursor: string } }>(replicaUrl, HEAD);
+    const start = await graphqlData<{ workflowRuns: { changeCursor: string } }>(replicaUrl, HEAD);
     const client = wsClient(replicaUrl);
     clients.push(client);
     const changes = subscribeWs<ChangesData>(client, CHANGES, { after: start.workflowRuns.changeCursor }, 'changes').collector;
     await untilLogged(replica, 'replica caught up with the primary', 1);
-    const startHead = (await health(replicaUrl)).database.runChanges.head;
+    const startHead = (await healthOf<Health>(replicaUrl)).database.runChanges.head;
 
-    await reserve(primaryUrl, 'run-b');
-    await reserve(primaryUrl, 'run-c');
-    const primaryHead = (await health(primaryUrl)).database.runChanges;
+    await reserveOn(primaryUrl, 'run-b');
+    await reserveOn(primaryUrl, 'run-c');
+    const primaryHead = (await healthOf<Health>(primaryUrl)).database.runChanges;
     // The replica notices it is behind before the copy moves (it polls the primary's /health).
     const behind = await untilLogged(replica, 'replica behind the primary', 1);
     expect(behind.position).toBe(startHead);
@@ -182,7 +137,7 @@ describe('--replica', () => {
     expect((await changes.take(2)).map(label)).toEqual(['run-b QUEUED', 'run-c QUEUED']);
     await untilLogged(replica, 'replica caught up with the primary', 2);
 
-    const replicaHealth = await health(replicaUrl);
+    const replicaHealth = await healthOf<Health>(replicaUrl);
     expect(replicaHealth.database.runChanges).toEqual(primaryHead);
     expect(replicaHealth.replica).toMatchObject({
       primary: primaryUrl,
@@ -202,7 +157,7 @@ describe('--replica', () => {
     expect(metrics).toContain('pi_workflows_replica_positions_behind 0\n');
     expect(metrics).toContain('pi_workflows_replica_reopens_total 0\n');
 
-    const refused = await graphql(replicaUrl, RESERVE, { input: reserveInput('run-x') });
+    const refused = await graphqlData(replicaUrl, RESERVE, { input: reserveInput('run-x') });
     expect(refused).toEqual({
       reserveWorkflowRun: {
         __typename: 'ForbiddenError',
@@ -211,14 +166,14 @@ describe('--replica', () => {
       },
     });
     // Nothing was written: the replica's log is where it was, and no run-x anywhere.
-    expect((await health(replicaUrl)).database.runChanges).toEqual(primaryHead);
-    const runs = await graphql<{ workflowRuns: { edges: Array<{ node: { runId: string } }> } }>(replicaUrl, HEAD);
+    expect((await healthOf<Health>(replicaUrl)).database.runChanges).toEqual(primaryHead);
+    const runs = await graphqlData<{ workflowRuns: { edges: Array<{ node: { runId: string } }> } }>(replicaUrl, HEAD);
     expect(runs.workflowRuns.edges.map(({ node }) => node.runId)).toEqual(['run-c', 'run-b', 'run-a']);
   });
 
   it('a copy renamed over the file is reopened: subscribers keep their connection and get the new changes once, in order, from their cursors', async () => {
     const { primaryUrl, replicaUrl, primaryDb, replicaDb, replica } = await primaryAndReplica();
-    const start = await graphql<{ workflowRuns: { changeCursor: string }; workflowRun: { presentationRevision: number } }>(replicaUrl, HEAD);
+    const start = await graphqlData<{ workflowRuns: { changeCursor: string }; workflowRun: { presentationRevision: number } }>(replicaUrl, HEAD);
     const client = wsClient(replicaUrl);
     clients.push(client);
     let connections = 0;
@@ -231,14 +186,14 @@ describe('--replica', () => {
       'deltas',
     ).collector;
 
-    await reserve(primaryUrl, 'run-b');
+    await reserveOn(primaryUrl, 'run-b');
     await applyInPlace(primaryDb, replicaDb);
     expect((await changes.take(1)).map(label)).toEqual(['run-b QUEUED']);
 
     // Two commits on the primary; the replica gets them only through a new copy renamed over its file.
-    await reserve(primaryUrl, 'run-c');
-    expect(await graphql(primaryUrl, CANCEL, { runId: 'run-a' })).toEqual({ cancelWorkflowRun: { __typename: 'CancelWorkflowRunSuccess' } });
-    const cancelled = await graphql<{ workflowRun: { presentationRevision: number } }>(primaryUrl, HEAD);
+    await reserveOn(primaryUrl, 'run-c');
+    expect(await graphqlData(primaryUrl, CANCEL, { runId: 'run-a' })).toEqual({ cancelWorkflowRun: { __typename: 'CancelWorkflowRunSuccess' } });
+    const cancelled = await graphqlData<{ workflowRun: { presentationRevision: number } }>(primaryUrl, HEAD);
     replaceByRename(primaryDb, replicaDb);
     const reopened = await untilLogged(replica, 'replica file replaced: reopened', 1);
     expect(typeof reopened.ms).toBe('number');
@@ -246,7 +201,7 @@ describe('--replica', () => {
     await untilRevision(deltas, cancelled.workflowRun.presentationRevision);
 
     // The new file is followed in place too (its watcher was re-armed), and nothing came twice.
-    await reserve(primaryUrl, 'run-d');
+    await reserveOn(primaryUrl, 'run-d');
     await applyInPlace(primaryDb, replicaDb);
     expect((await changes.take(4)).map(label)).toEqual(['run-b QUEUED', 'run-c QUEUED', 'run-a CANCELLED', 'run-d QUEUED']);
     const cursors = changes.events.map((result) => result.data?.workflowRunChanges.cursor);
@@ -260,17 +215,18 @@ describe('--replica', () => {
     expect(connections).toBe(1);
     expect(changes.error).toBeUndefined();
 
-    const replicaHealth = await health(replicaUrl);
-    expect(replicaHealth.replica).toMatchObject({ reopens: 1, reopenError: null, position: (await health(primaryUrl)).database.runChanges.head });
+    const replicaHealth = await healthOf<Health>(replicaUrl);
+    expect(replicaHealth.replica).toMatchObject({ reopens: 1, reopenError: null, position: (await healthOf<Health>(primaryUrl)).database.runChanges.head });
     expect(typeof replicaHealth.replica?.lastReopenMs).toBe('number');
     expect(replicaHealth.replica?.lastReopenAt).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
   it('refuses a pi-workflows state file, before serving anything', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'piwf-replica-'));
+    servers = new ReplicaServers('piwf-replica-');
+    dir = servers.dir;
     const path = join(dir, 'state.db');
     createPiWorkflowsFile(path).close();
-    const service = startServer(path, 'replica', ['--replica', 'http://127.0.0.1:9/graphql']);
+    const service = servers.start(path, 'replica', ['--replica', 'http://127.0.0.1:9/graphql']);
     expect(await service.exited).toBe(1);
     expect(service.stderr()).toBe(
       `pi-workflows-graphql: Replica mode serves a copy of this server's own database file only: ${path} is a pi-workflows state file ` +
