@@ -94,7 +94,7 @@ export default tseslint.config(
           },
         },
       ],
-      // Every type, field, argument and enum value is described (issue 14 item 3).
+      // Every type, field, argument and enum value is described (docs/GRAPHQL-CONTRACT.md).
       '@graphql-eslint/require-description': [
         'error',
         {
@@ -113,7 +113,7 @@ export default tseslint.config(
     rules: {
       ...graphqlPlugin.configs['flat/operations-recommended'].rules,
       // Client caches (Apollo, urql) normalise a WorkflowRun only when its `id` is selected
-      // (issue 14 item 3; README "Client caches").
+      // (docs/CLIENTS.md "Client caches").
       '@graphql-eslint/require-selections': ['error', { fieldName: 'id' }],
     },
   },

@@ -8,7 +8,7 @@
  * 2. The target file is created by `WorkflowStore.open` (migrations, the same project), then
  *    the block is cloned into it with `INSERT … SELECT` from the attached template, once per
  *    block `g000001-`, `g000002-`, …: run ids, session ids and aggregate keys get the block's
- *    prefix, resource ids are recomputed from them (`resourceIdFor`, docs/STORE.md §3.3), event ids
+ *    prefix, resource ids are recomputed from them (`resourceIdFor`, docs/STORE-RULES.md §3.3), event ids
  *    are fresh, change sequence numbers and every timestamp are shifted past the previous
  *    block, so newer blocks are newer runs. Blobs, definitions and the project row are shared
  *    (content-addressed, identical). Then the run-change head is set to the last change.

@@ -1,7 +1,7 @@
 /**
  * The demo workflow host: drives realistic run lifecycles through the store's public API, one
  * step at a time, on behalf of N chains (one origin session each, because the store allows
- * only one active queue entry per origin session, docs/STORE.md §3.8).
+ * only one active queue entry per origin session, docs/STORE-RULES.md §3.8).
  *
  * What a chain does (every choice comes from the seeded PRNG, so a seed replays the same
  * sequence of steps):
@@ -19,7 +19,7 @@
  *       deadline a control claim and beginWorkflowRunInteractionTimeout.
  *
  * The engine reporting the run's durable status (`running`, or `waiting` when it waits for
- * input, docs/STORE.md §4) goes through `store.reportWorkflowRunState`: runs.status, a run event
+ * input, docs/STORE-RULES.md §4) goes through `store.reportWorkflowRunState`: runs.status, a run event
  * and the viewer deltas, in one transaction.
  */
 import { createHash } from 'node:crypto';
@@ -334,7 +334,7 @@ export class DemoHost {
   // ---- running -----------------------------------------------------------------------------
 
   /**
-   * The engine reports the run's durable status (docs/STORE.md §4) through the store: runs.status,
+   * The engine reports the run's durable status (docs/STORE-RULES.md §4) through the store: runs.status,
    * a run event and the viewer deltas, in one transaction.
    */
   private reportRunStatus(run: ActiveRun, status: 'running' | 'waiting', detail: string | null, drafts: ViewerDeltaDraft[]): number {

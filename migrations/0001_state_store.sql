@@ -1,4 +1,4 @@
--- 0001: the workflow state store (STORE.md §3). STRICT tables; names and constraints follow
+-- 0001: the workflow state store (docs/STORE-RULES.md §3). STRICT tables; names and constraints follow
 -- pi-workflows 0.14 DDL plus the 0.16 lineage columns, so the file is familiar to its tooling.
 
 CREATE TABLE projects (

@@ -1,12 +1,12 @@
--- 0003: the durable order of the run-list change feed (issue 13 §1, docs/PROTOCOL.md
+-- 0003: the durable order of the run-list change feed (docs/PROTOCOL.md
 -- "workflowRunChanges"). One row per run: the position of its latest change. A change takes
 -- the next number from run_change_head, so a run that changed again moves to the end and
 -- earlier positions of it vanish: replay after any position reads each run that changed since
 -- once, in its latest state, and the table never holds more rows than there are runs.
 --
 -- Written by triggers, inside the very transaction that changes the run, so it also covers
--- writers that are not this server (another process or implementation writing STORE.md's
--- tables). What counts as a change: a viewer revision (the one thing STORE.md §8 makes every
+-- writers that are not this server (another process or implementation writing docs/STORE-RULES.md's
+-- tables). What counts as a change: a viewer revision (the one thing docs/STORE-RULES.md §8 makes every
 -- run write record: creation, reserve, claim, renew, park, settle, restart, transitions,
 -- reported states, a host's own revisions), and any write of runs.status or run_queue.status.
 --

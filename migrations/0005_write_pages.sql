@@ -1,4 +1,4 @@
--- 0005: fewer pages per store write (issue 15 items 1 and 6). Same rows, same constraints, same
+-- 0005: fewer pages per store write. Same rows, same constraints, same
 -- query results; only the b-trees a write dirties (each one a 4 KB WAL frame at commit).
 --
 -- runs_parent_idx(parent_run_id) is a prefix of runs_parent_kind_idx (0002): every lookup by

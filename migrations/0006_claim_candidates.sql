@@ -1,5 +1,5 @@
 -- 0006: claimNextWorkflowRun finds its `starting` / `running` candidates without walking every
--- claimed run (issue 15 item 4). Same rows, same constraints, same claim order (STORE.md §6.4).
+-- claimed run. Same rows, same constraints, same claim order (docs/STORE-RULES.md §6.4).
 --
 -- A `starting` or `running` queue row is eligible only when its lease has no owner, has expired
 -- (expires_at <= now), or is the claiming runner's own. Most such rows hold another runner's

@@ -1,11 +1,11 @@
 -- 0007: the number of runs of each chain, kept by the database instead of counted on every
--- `lineage { totalCount }` read (issue 15 items 2 and 7: counting a chain of 10,000 runs through
+-- `lineage { totalCount }` read (counting a chain of 10,000 runs through
 -- runs_root_created_idx took ≈ 320 µs per read, 3.5 µs for a chain of 10).
 --
 -- One row per chain (root run id) that has runs: how many rows of `runs` carry that
 -- root_run_id. Written by triggers, inside the very transaction that inserts, deletes or
 -- re-roots a run, so it also covers writers that are not this server (another process or
--- implementation writing STORE.md's tables, raw SQL), as 0003 does for run_changes. A chain's
+-- implementation writing docs/STORE-RULES.md's tables, raw SQL), as 0003 does for run_changes. A chain's
 -- row goes when its last run goes. WITHOUT ROWID: one b-tree, so a write touches one page.
 --
 -- Every statement may run again on a file that already holds its objects (a file taken back to
@@ -32,7 +32,7 @@ BEGIN
   UPDATE run_chain_sizes SET run_count = run_count - 1 WHERE root_run_id = OLD.root_run_id;
 END;
 
--- The store never changes a run's root (STORE.md §6.1); another writer might.
+-- The store never changes a run's root (docs/STORE-RULES.md §6.1); another writer might.
 CREATE TRIGGER IF NOT EXISTS run_chain_size_rerooted AFTER UPDATE OF root_run_id ON runs
 WHEN OLD.root_run_id IS NOT NEW.root_run_id
 BEGIN

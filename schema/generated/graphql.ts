@@ -121,7 +121,7 @@ export type ReportedRunState =
   /** The run waits for input from its origin session. */
   | 'WAITING';
 
-/** Reserve a root run, a continuation or a restart (docs/STORE.md §6.1); with claim, prepare-or-adopt (§6.2). */
+/** Reserve a root run, a continuation or a restart (docs/STORE-RULES.md §6.1); with claim, prepare-or-adopt (§6.2). */
 export type ReserveWorkflowRunInput = {
   /** Also claim the run in the same transaction (or adopt an identical one). */
   claim?: ClaimInput | null | undefined;
@@ -143,11 +143,11 @@ export type ReserveWorkflowRunInput = {
   parentTerminalFingerprint?: string | null | undefined;
   /** For a restart: the parent's restartNumber + 1; a continuation keeps its parent's. */
   restartNumber?: number | null | undefined;
-  /** Id of the new run, chosen by the caller. With claim, a retry with the same parameters adopts the existing run (adopted: true, docs/STORE.md §6.2); without claim, an existing id is a ConflictError. */
+  /** Id of the new run, chosen by the caller. With claim, a retry with the same parameters adopts the existing run (adopted: true, docs/STORE-RULES.md §6.2); without claim, an existing id is a ConflictError. */
   runId: string;
   /** The reserving runner, stored as the run queue affinity (run_queue.affinity_runner_id) as pi-workflows stores it; null or absent: no affinity. With claim, the claim's runnerId is stored instead (docs/PI-WORKFLOWS-FILES.md §8). */
   runnerId?: string | null | undefined;
-  /** Name of the workflow definition. Definitions are stored once per definition digest, first name wins (docs/STORE.md §3.6): when a run with the same definition was reserved before under another name, this run reports (and is filtered and searched by) that first name, not this one. Give distinct workflows distinct definitions. */
+  /** Name of the workflow definition. Definitions are stored once per definition digest, first name wins (docs/STORE-RULES.md §3.6): when a run with the same definition was reserved before under another name, this run reports (and is filtered and searched by) that first name, not this one. Give distinct workflows distinct definitions. */
   workflowName: string;
   /** Source ref of the workflow at launch (runs.workflow_ref). */
   workflowRef: string;
@@ -155,7 +155,7 @@ export type ReserveWorkflowRunInput = {
   workflowSource?: unknown;
 };
 
-/** Restart a terminal run (docs/STORE.md §13.1). Idempotent: a retry adopts the existing restart. */
+/** Restart a terminal run (docs/STORE-RULES.md §13.1). Idempotent: a retry adopts the existing restart. */
 export type RestartWorkflowRunInput = {
   /** Also claim the restart in the same transaction. */
   claim?: ClaimInput | null | undefined;

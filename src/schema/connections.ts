@@ -37,7 +37,7 @@ export interface CursorCodec<Key> {
 }
 
 /**
- * Checks `first`/`last` (docs/API.md: above 100 is refused, and so is `first` together with `last`,
+ * Checks `first`/`last` (docs/GRAPHQL-CONTRACT.md: above 100 is refused, and so is `first` together with `last`,
  * which the Relay spec discourages).
  *
  * @throws GraphQLError(BAD_USER_INPUT) `first must be between 0 and 100` (likewise `last`),

@@ -2,7 +2,7 @@ import { isStoreError, type StateFile, type StoreErrorKind } from '../store/inde
 import type { GraphQLContext } from './context-types.js';
 import { startStoreWriteSpan } from './tracing.js';
 
-/** Base of every typed mutation error (docs/API.md "Typed errors"): a stable `code` and the store's message. */
+/** Base of every typed mutation error (docs/GRAPHQL-CONTRACT.md "Typed errors"): a stable `code` and the store's message. */
 export abstract class ApiError extends Error {
   /** Stable machine value, e.g. `NOT_FOUND`. */
   abstract readonly code: string;
@@ -12,7 +12,7 @@ export abstract class ApiError extends Error {
 export class NotFoundError extends ApiError {
   readonly code = 'NOT_FOUND';
 }
-/** A lineage rule of docs/STORE.md failed (`LINEAGE_INVALID`). */
+/** A lineage rule of docs/STORE-RULES.md failed (`LINEAGE_INVALID`). */
 export class LineageError extends ApiError {
   readonly code = 'LINEAGE_INVALID';
 }
@@ -75,7 +75,7 @@ const KIND_TO_ERROR: Record<Exclude<StoreErrorKind, 'integrity'>, (message: stri
 };
 
 /**
- * Maps a store failure to its typed API error (docs/STORE.md §13.10), message unchanged.
+ * Maps a store failure to its typed API error (docs/STORE-RULES.md §13.10), message unchanged.
  * Integrity errors and anything unexpected are rethrown as they are, so the server masks them.
  */
 export function toApiError(error: unknown): unknown {
@@ -87,7 +87,7 @@ export function toApiError(error: unknown): unknown {
 export const READ_SCOPE_MESSAGE = 'This token has the read scope only; mutations need the write scope';
 
 /**
- * The `ForbiddenError` text every mutation of a read-only server answers (docs/API.md "Access"):
+ * The `ForbiddenError` text every mutation of a read-only server answers (docs/GRAPHQL-CONTRACT.md "Access"):
  * `The server is read-only`; for a pi-workflows state file of a release this server does not
  * write, the reason naming the release found and the ones it writes
  * (docs/PI-WORKFLOWS-FILES.md §2), e.g. `The server is read-only: the database is a pi-workflows

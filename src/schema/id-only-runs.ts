@@ -106,7 +106,7 @@ export class RunBatch {
     if (read === undefined) {
       const parentIds = this.runs.map((run) => run.runId);
       if (idsOnly) {
-        // Child and parent ids from an index alone; a child's root is its parent's (docs/STORE.md §6.1).
+        // Child and parent ids from an index alone; a child's root is its parent's (docs/STORE-RULES.md §6.1).
         const batch = new RunBatch(this.store);
         const lists = this.store.childKeysOfRuns(parentIds, kind);
         read = {

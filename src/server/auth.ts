@@ -1,5 +1,5 @@
 /**
- * Bearer credentials and their scopes (docs/API.md "Access").
+ * Bearer credentials and their scopes (docs/GRAPHQL-CONTRACT.md "Access").
  *
  * - `--token` grants the `write` scope: every query, subscription and mutation.
  * - Each `--read-token` grants the `read` scope: queries and subscriptions; a mutation answers

@@ -9,7 +9,7 @@ export interface ServerConfig {
   dbPath: string;
   /** TCP port; 0 picks a free one. */
   port: number;
-  /** Bind address; loopback by default (docs/API.md "Access"). */
+  /** Bind address; loopback by default (docs/GRAPHQL-CONTRACT.md "Access"). */
   host: string;
   /** Open the database read-only: every mutation answers ForbiddenError. */
   readOnly: boolean;
@@ -25,7 +25,7 @@ export interface ServerConfig {
   corsOrigins?: readonly string[];
   /** Host names answered besides the bound address and loopback names (`--allowed-host`); default none. */
   allowedHosts?: readonly string[];
-  /** Project directory runs are reserved under (docs/STORE.md §13.5). */
+  /** Project directory runs are reserved under (docs/STORE-RULES.md §13.5). */
   projectPath: string;
   /** Cross-process change watcher poll interval in ms (PRAGMA data_version). */
   pollIntervalMs: number;

@@ -66,7 +66,7 @@ interface EnvelopedRoot {
 const INTERNAL_ERROR_REASON = 'Internal server error';
 
 /**
- * Attaches graphql-ws to `httpServer` on `/graphql`, the same port and path as HTTP (docs/API.md
+ * Attaches graphql-ws to `httpServer` on `/graphql`, the same port and path as HTTP (docs/GRAPHQL-CONTRACT.md
  * "Subscriptions", transports). Call it once the server listens, so a listen error (EADDRINUSE)
  * is reported once, by the caller, and not also by the WebSocket server.
  *
@@ -77,7 +77,7 @@ const INTERNAL_ERROR_REASON = 'Internal server error';
  * (shared-event-execution.ts) are those of HTTP and SSE.
  *
  * Connection handling: `connection_init` must arrive within 10 s; its payload's
- * `authorization` (`Bearer <token>`) is checked against `config.token` (docs/API.md "Access"; close
+ * `authorization` (`Bearer <token>`) is checked against `config.token` (docs/GRAPHQL-CONTRACT.md "Access"; close
  * 4403 otherwise). Messages above `config.maxBodyBytes` close the socket (1009); the server
  * pings every `config.keepAliveMs` ms and terminates a socket that does not answer within as
  * long. One operation per id at any time (ws-operation-ids.ts). An internal failure closes the
@@ -285,7 +285,7 @@ function writeBatcher(request: IncomingMessage): () => void {
 
 /**
  * Pings `socket` every `intervalMs` ms and terminates it when no pong arrived `intervalMs` ms
- * after a ping (graphql-ws's own keep-alive; docs/API.md transports: proxies must not cut idle
+ * after a ping (graphql-ws's own keep-alive; docs/GRAPHQL-CONTRACT.md transports: proxies must not cut idle
  * sockets).
  *
  * The check runs after the event loop's next I/O phase, not in the timer itself: a pong the

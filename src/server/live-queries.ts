@@ -1,5 +1,5 @@
 /**
- * `@live` queries (docs/API.md "Queries may carry `@live`", docs/PROTOCOL.md "Live
+ * `@live` queries (docs/GRAPHQL-CONTRACT.md "Queries may carry `@live`", docs/PROTOCOL.md "Live
  * queries"): a query whose operation carries `@live` is executed, pushed, and executed and pushed
  * again whenever something it read changes, over graphql-ws and Server-Sent Events. It follows
  * the GraphQL ecosystem's convention: `@n1ru4l/in-memory-live-query-store` records what each

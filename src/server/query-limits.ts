@@ -1,5 +1,5 @@
 /**
- * Limits on every GraphQL operation (docs/API.md "Access"): nesting depth, aliases,
+ * Limits on every GraphQL operation (docs/GRAPHQL-CONTRACT.md "Access"): nesting depth, aliases,
  * cost and tokens through graphql-armor, plus our own limit on mutation root fields, and a
  * guard for documents nested deeper than the parser's stack. Every refusal happens before
  * anything runs and says which limit was crossed and by how much; the validation limits are

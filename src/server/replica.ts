@@ -16,7 +16,7 @@ const MAX_MISSING = 10_000;
 /** Longest wait for the primary's `/health` answer, ms. */
 const PRIMARY_TIMEOUT_MS = 5_000;
 
-/** The `ForbiddenError` text of every mutation on a replica (docs/API.md "Access"). */
+/** The `ForbiddenError` text of every mutation on a replica (docs/GRAPHQL-CONTRACT.md "Access"). */
 export function replicaReadOnlyMessage(primaryUrl: string): string {
   return `The server is a read-only replica: send mutations to the primary at ${primaryUrl}`;
 }

@@ -66,7 +66,7 @@ export interface SharedEventExecutionOptions<TContext> {
 
 /**
  * Default of {@link SharedEventExecutionOptions.maxResultsPerGroup}: the retained delta window
- * (VIEWER_RETENTION, docs/STORE.md §8), so subscribers replaying the whole window at different
+ * (VIEWER_RETENTION, docs/STORE-RULES.md §8), so subscribers replaying the whole window at different
  * cursors still execute each revision once.
  */
 export const DEFAULT_MAX_RESULTS_PER_GROUP = 256;

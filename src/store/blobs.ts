@@ -13,7 +13,7 @@ interface BlobRow {
 }
 
 /**
- * Content-addressed blobs (docs/STORE.md §2.2): key = SHA-256 of the bytes, stored once.
+ * Content-addressed blobs (docs/STORE-RULES.md §2.2): key = SHA-256 of the bytes, stored once.
  * Writes join the caller's transaction.
  */
 export class BlobStore {
@@ -52,7 +52,7 @@ export class BlobStore {
       now,
     );
     // A row this statement inserted holds exactly these bytes: only an existing row is re-read
-    // and compared (docs/STORE.md §2.2), so a new blob costs one statement.
+    // and compared (docs/STORE-RULES.md §2.2), so a new blob costs one statement.
     if (inserted.changes === 1) return hash;
     const row = this.database.get<BlobRow>('SELECT media_type, byte_length, content FROM blobs WHERE blob_hash = ?', hash);
     if (row === undefined || row.media_type !== mediaType || row.byte_length !== bytes.length || !row.content.equals(bytes)) {
@@ -62,7 +62,7 @@ export class BlobStore {
   }
 
   /**
-   * Reads a JSON blob and normalises it (docs/STORE.md §2.1).
+   * Reads a JSON blob and normalises it (docs/STORE-RULES.md §2.1).
    *
    * @throws StoreError(integrity) `JSON blob is missing or has the wrong media type`
    */
@@ -81,7 +81,7 @@ export class BlobStore {
   }
 
   /**
-   * Deletes blobs no foreign key references (done at read-write open, docs/STORE.md §1).
+   * Deletes blobs no foreign key references (done at read-write open, docs/STORE-RULES.md §1).
    *
    * The referencing columns are the ones the file itself declares: every foreign key into
    * `blobs` that `PRAGMA foreign_key_list` reports, in every table, so a blob

@@ -22,7 +22,7 @@ function unsupportedJson(value: unknown): StoreError {
 }
 
 /**
- * Normalises a value per docs/STORE.md §2.1: finite numbers only (-0 becomes 0), arrays keep order,
+ * Normalises a value per docs/STORE-RULES.md §2.1: finite numbers only (-0 becomes 0), arrays keep order,
  * plain objects only with keys inserted in code-unit order and `undefined` values dropped (a
  * JavaScript object then enumerates its integer-like keys first: {@link canonicalKeyOrder}).
  *

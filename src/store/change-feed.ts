@@ -158,7 +158,7 @@ export class ChangeFeed {
 
   /**
    * One run's viewer deltas after a cursor: replay, then live, exactly once, in order;
-   * a snapshot event when the cursor cannot be served (docs/API.md `workflowRunDeltas`).
+   * a snapshot event when the cursor cannot be served (docs/GRAPHQL-CONTRACT.md `workflowRunDeltas`).
    * See {@link follow.followRunDeltas} for the rules and errors.
    *
    * @param afterRevision the last revision the consumer applied; null = live only
@@ -168,7 +168,7 @@ export class ChangeFeed {
   }
 
   /**
-   * The run after each committed change of its summary, live only (docs/API.md
+   * The run after each committed change of its summary, live only (docs/GRAPHQL-CONTRACT.md
    * `workflowRunUpdated`). See {@link follow.followRunUpdates}.
    */
   followRunUpdates(runId: string, options?: FollowOptions): AsyncIterableIterator<WorkflowRunRecord> {
@@ -176,7 +176,7 @@ export class ChangeFeed {
   }
 
   /**
-   * Every run of a chain that changed or joined it, live only (docs/API.md
+   * Every run of a chain that changed or joined it, live only (docs/GRAPHQL-CONTRACT.md
    * `workflowRunLineageUpdated`). See {@link follow.followChainUpdates}.
    */
   followChainUpdates(rootRunId: string, options?: FollowOptions): AsyncIterableIterator<WorkflowRunRecord> {
@@ -185,7 +185,7 @@ export class ChangeFeed {
 
   /**
    * Every run created or changed, in commit order, for subscribers whose filter it matches
-   * (docs/API.md `workflowRunChanges`): replay after a cursor, then live; a reset event
+   * (docs/GRAPHQL-CONTRACT.md `workflowRunChanges`): replay after a cursor, then live; a reset event
    * for a cursor that cannot be replayed. See {@link followRunChanges} in `feed-run-changes.ts`
    * for the rules and errors. Also the invalidation source of `@live` queries (with no filter and
    * a null cursor).

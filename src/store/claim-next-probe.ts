@@ -1,5 +1,5 @@
 /**
- * The statement `claimNextWorkflowRun` asks for its run (docs/STORE.md §6.4): one
+ * The statement `claimNextWorkflowRun` asks for its run (docs/STORE-RULES.md §6.4): one
  * ordered probe per way a row can be eligible, each stopping at its first eligible row; the
  * earliest of those by (available_at, queue created_at, run id) wins. Every probe applies every
  * eligibility condition, so each only narrows where the search starts, never what is eligible.
@@ -11,7 +11,7 @@
  *   leases instead (migration 0006): owned leases expired by now (`leases_owned_expiry_idx`),
  *   the claiming runner's own leases (`leases_owner_idx`), and runs whose lease has no owner
  *   (`unowned_started_runs`, kept by triggers). The three cover every eligible such row: a
- *   lease has no owner, or an owner and an expiry (docs/STORE.md §3.3).
+ *   lease has no owner, or an owner and an expiry (docs/STORE-RULES.md §3.3).
  *
  * `CROSS JOIN` fixes the join order (SQLite never reorders it), so each probe starts from its
  * index; `INDEXED BY` makes a missing index an error instead of a silent scan.
@@ -98,7 +98,7 @@ function probeStatement(conditions: string): string {
        ORDER BY available_at, created_at, run_id LIMIT 1`;
 }
 
-/** Every queue status a claim-next may take a run from (docs/STORE.md §6.4). */
+/** Every queue status a claim-next may take a run from (docs/STORE-RULES.md §6.4). */
 const CLAIMABLE_QUEUE_STATUSES = ['queued', 'parked', 'starting', 'running'] as const;
 
 /** The statement of {@link piWorkflowsClaimNextProbe} by condition text (as {@link statements}). */

@@ -68,7 +68,7 @@ function setPiWorkflowsPragmas(connection: SqliteDatabase): void {
   connection.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
 }
 
-/** The busy timeout asked for, ms (default 5000, docs/STORE.md §1). */
+/** The busy timeout asked for, ms (default 5000, docs/STORE-RULES.md §1). */
 function busyTimeoutOf(options: StateDatabaseOptions): number {
   return Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
 }
@@ -117,15 +117,15 @@ export type SqlParams = readonly unknown[];
 export interface StateDatabaseOptions {
   /** Path of the SQLite file, or `:memory:`. */
   path: string;
-  /** Open read-only: no migration, no pruning, every write refused (docs/STORE.md §1). */
+  /** Open read-only: no migration, no pruning, every write refused (docs/STORE-RULES.md §1). */
   readOnly?: boolean;
-  /** SQLite busy timeout in ms (default 5000, docs/STORE.md §1). */
+  /** SQLite busy timeout in ms (default 5000, docs/STORE-RULES.md §1). */
   busyTimeoutMs?: number;
 }
 
 /**
  * One SQLite connection with the store's pragmas, a statement cache, a statement counter and
- * a transaction helper that joins an open transaction (docs/STORE.md §1, §13.8).
+ * a transaction helper that joins an open transaction (docs/STORE-RULES.md §1, §13.8).
  *
  * All SQL of the project runs through {@link run}, {@link get}, {@link all} and
  * {@link exec}; {@link statementCount} counts those calls so tests can bound them.
@@ -180,7 +180,7 @@ export class StateDatabase {
    * Opens a state database after deciding what kind of file it is:
    *
    * - this server's own file (or a new one): read-write opens migrate it and set WAL,
-   *   `synchronous=FULL`, `foreign_keys=ON` and the busy timeout (docs/STORE.md §1); read-only opens
+   *   `synchronous=FULL`, `foreign_keys=ON` and the busy timeout (docs/STORE-RULES.md §1); read-only opens
    *   require it to be fully migrated;
    * - a pi-workflows state file: every table and column the read side uses is checked first
    *   (`read-side-schema.ts`); then, unless `readOnly`, a file of a release this server writes
@@ -331,7 +331,7 @@ export class StateDatabase {
 
   /**
    * Runs `fn` inside one `BEGIN IMMEDIATE` transaction, or inside the caller's open
-   * transaction (helpers join, docs/STORE.md §13.8). A thrown error rolls everything back.
+   * transaction (helpers join, docs/STORE-RULES.md §13.8). A thrown error rolls everything back.
    * Listeners registered with {@link onCommit} run once the outermost transaction committed.
    * When `BEGIN IMMEDIATE` still finds the database locked after the busy timeout, it is tried
    * again (up to {@link BEGIN_ATTEMPTS} rounds in all; `fn` has not run, so this is safe), so

@@ -3,7 +3,7 @@ import { isStoreError, StoreError } from './errors.js';
 import { sha256Hex } from './values.js';
 
 /**
- * The definition digest of docs/STORE.md §13.4: SHA-256 of the canonical JSON of the snapshot.
+ * The definition digest of docs/STORE-RULES.md §13.4: SHA-256 of the canonical JSON of the snapshot.
  *
  * @returns 64 lowercase hex characters
  * @throws StoreError(validation, field `definition`) for a value canonical JSON refuses (§2.1)

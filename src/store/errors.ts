@@ -1,17 +1,17 @@
 /**
- * Store errors. Every rule failure of docs/STORE.md throws a {@link StoreError} whose `message` is
- * the exact text of docs/STORE.md §11 (or of the rule that raised it) and whose `kind` classifies
- * it for callers (the GraphQL layer maps kinds to typed errors, docs/STORE.md §13.10).
+ * Store errors. Every rule failure of docs/STORE-RULES.md throws a {@link StoreError} whose `message` is
+ * the exact text of docs/STORE-RULES.md §11 (or of the rule that raised it) and whose `kind` classifies
+ * it for callers (the GraphQL layer maps kinds to typed errors, docs/STORE-RULES.md §13.10).
  */
 
 /**
  * Classification of a store failure.
  * - `validation`: malformed input (run id, timestamp, digest, fingerprint syntax, lease time).
  * - `not_found`: a named run or parent does not exist.
- * - `lineage`: a lineage rule of docs/STORE.md §6.1 failed.
+ * - `lineage`: a lineage rule of docs/STORE-RULES.md §6.1 failed.
  * - `conflict`: already reserved, preparation conflict, a concurrent change, a unique slot taken.
  * - `claim_lost`: the claim token is not the live claim of the run.
- * - `restart_rejected`: the restart policy of docs/STORE.md §7 / §13.1 refused.
+ * - `restart_rejected`: the restart policy of docs/STORE-RULES.md §7 / §13.1 refused.
  * - `forbidden`: another Pi session's run, or the store is read-only.
  * - `integrity`: the stored data breaks an invariant (never the caller's fault).
  */
@@ -26,7 +26,7 @@ export class StoreError extends Error {
 
   /**
    * @param kind classification of the failure
-   * @param message exact error text (docs/STORE.md §11)
+   * @param message exact error text (docs/STORE-RULES.md §11)
    * @param field for validation errors, the offending input field
    */
   constructor(kind: StoreErrorKind, message: string, field?: string) {
@@ -43,7 +43,7 @@ export function isStoreError(error: unknown): error is StoreError {
 }
 
 /**
- * Text of a claim token that is not the run's live claim (our text; docs/STORE.md §5 has the rule,
+ * Text of a claim token that is not the run's live claim (our text; docs/STORE-RULES.md §5 has the rule,
  * not a message).
  */
 export function claimNotLiveMessage(runId: string): string {

@@ -21,7 +21,7 @@ const READ_PAGE = 64;
 
 /**
  * "Your cursor cannot be served: reload the run, then continue after `currentRevision`"
- * (docs/STORE.md §8 "Resume"; docs/API.md `ViewerSnapshotRequired`). The stream goes on after
+ * (docs/STORE-RULES.md §8 "Resume"; docs/GRAPHQL-CONTRACT.md `ViewerSnapshotRequired`). The stream goes on after
  * `currentRevision` by itself.
  */
 export interface ViewerSnapshotEvent {
@@ -66,7 +66,7 @@ export function stream<T>(
 }
 
 /**
- * The event stream of one run's delta log after a cursor (docs/API.md `workflowRunDeltas`,
+ * The event stream of one run's delta log after a cursor (docs/GRAPHQL-CONTRACT.md `workflowRunDeltas`,
  * docs/PROTOCOL.md): replay, then live; a {@link ViewerSnapshotEvent} when the cursor cannot
  * be served (0, ahead of the run, older than the retained window, or passed by the window while
  * the consumer was slow), then on after its `currentRevision`. Each revision is read from the
@@ -137,7 +137,7 @@ export function followRunDeltas(
 
 /**
  * The run after each committed change that touches its summary (or after a snapshot); live
- * only (docs/API.md `workflowRunUpdated`). The revisions of one transaction (a park records a bump
+ * only (docs/GRAPHQL-CONTRACT.md `workflowRunUpdated`). The revisions of one transaction (a park records a bump
  * and a summary revision) are read together and give one event; changes committed while the
  * consumer was busy are coalesced into one event showing the latest state.
  *
@@ -172,7 +172,7 @@ export function followRunUpdates(feed: FeedSource, store: WorkflowStore, runId: 
 
 /**
  * Every run of a chain that got a new revision or joined the chain (a continuation or
- * restart), after each wake-up; oldest first (created at, then run id). Live only (docs/API.md
+ * restart), after each wake-up; oldest first (created at, then run id). Live only (docs/GRAPHQL-CONTRACT.md
  * `workflowRunLineageUpdated`).
  *
  * @param rootRunId must name a root run

@@ -1,5 +1,5 @@
 /**
- * The delivery rules of the run-list change feed (docs/API.md `workflowRunChanges`,
+ * The delivery rules of the run-list change feed (docs/GRAPHQL-CONTRACT.md `workflowRunChanges`,
  * docs/PROTOCOL.md "workflowRunChanges"), called through `ChangeFeed.followRunChanges`.
  *
  * - Order: the durable positions of `run-change-log.ts`, in commit order. Every event is read

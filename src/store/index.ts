@@ -1,5 +1,5 @@
 /**
- * The workflow state store (docs/STORE.md): the only place SQL lives. Import from here.
+ * The workflow state store (docs/STORE-RULES.md): the only place SQL lives. Import from here.
  */
 export { WorkflowStore, projectIdFor, replicaRefusalMessage, type WorkflowStoreOptions } from './workflow-store.js';
 export { StoreError, claimNotLiveMessage, isStoreError, type StoreErrorKind } from './errors.js';

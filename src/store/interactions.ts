@@ -22,7 +22,7 @@ export interface OpenInteractionInput {
 }
 
 /**
- * Node attempts, interactive requests and submissions (docs/STORE.md §3.13–3.15): the slice a
+ * Node attempts, interactive requests and submissions (docs/STORE-RULES.md §3.13–3.15): the slice a
  * host needs to open an interaction, and tests need to set up pending interactions and
  * interaction deadlines. Joins the caller's transaction or opens its own; on a read-only
  * store every write fails with `Controller store is read-only`.

@@ -95,7 +95,7 @@ export function refuseNewerDatabase(database: MigrationConnection, migrations: M
 
 /**
  * Applies the pending migrations in order inside one `BEGIN IMMEDIATE` transaction and
- * records each in `schema_migrations`, so a reopen applies nothing twice (docs/STORE.md §13.9).
+ * records each in `schema_migrations`, so a reopen applies nothing twice (docs/STORE-RULES.md §13.9).
  * A database whose recorded migrations are newer than the code is refused untouched.
  *
  * @returns the versions applied now (empty when up to date)

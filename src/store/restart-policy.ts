@@ -3,28 +3,28 @@ import { toRunRecords, type RunRow } from './run-records.js';
 import type { StoreContext } from './store-context.js';
 
 /**
- * The restart policy of docs/STORE.md §13.1: the rules a restart must pass beyond pi-workflows' lineage
+ * The restart policy of docs/STORE-RULES.md §13.1: the rules a restart must pass beyond pi-workflows' lineage
  * rules, shared by the restart command (`restartWorkflowRun`, `run-restart.ts`) and a
  * reservation with lineage `restart` (`reserveWorkflowRun`, `run-reservation.ts`; §13.11).
  */
 
-/** Most restarts in one chain (`MAX_RESTARTS`, docs/STORE.md §7). */
+/** Most restarts in one chain (`MAX_RESTARTS`, docs/STORE-RULES.md §7). */
 export const MAX_RESTARTS = 3;
 
 /**
- * Text of the rule that only interactive runs restart (docs/STORE.md §12.5: the host computes
+ * Text of the rule that only interactive runs restart (docs/STORE-RULES.md §12.5: the host computes
  * restarts only for interactive runs). Both `restartWorkflowRun` and a reservation with lineage
  * `restart` refuse a headless parent with it.
  */
 export const ONLY_INTERACTIVE_RESTART = 'Only interactive workflow runs can be restarted';
 
-/** Text of a given fingerprint that is not the parent's own terminal fingerprint (docs/STORE.md §13.1). */
+/** Text of a given fingerprint that is not the parent's own terminal fingerprint (docs/STORE-RULES.md §13.1). */
 export function fingerprintMismatchMessage(parentRunId: string): string {
   return `Terminal fingerprint does not match the terminal outcome of workflow run: ${parentRunId}`;
 }
 
 /**
- * The policy of docs/STORE.md §13.1 that comes before adoption, on both restart paths: the run
+ * The policy of docs/STORE-RULES.md §13.1 that comes before adoption, on both restart paths: the run
  * being restarted is interactive, and it was not explicitly cancelled. The caller has checked
  * that it exists and belongs to the caller's session.
  *
@@ -46,7 +46,7 @@ export function assertWithinRestartLimit(parent: RunRow): void {
 }
 
 /**
- * The parent's own terminal fingerprint (docs/STORE.md §7.1, §13.2); the parent is terminal.
+ * The parent's own terminal fingerprint (docs/STORE-RULES.md §7.1, §13.2); the parent is terminal.
  *
  * @param now epoch ms, for the record
  * @returns 64 lowercase hex characters
@@ -61,7 +61,7 @@ export function ownFingerprint(context: StoreContext, parent: RunRow, now: numbe
 
 /**
  * The given fingerprint must be the parent's own, and that outcome must not have been restarted
- * already in the chain (docs/STORE.md §13.1 steps 8 and 9).
+ * already in the chain (docs/STORE-RULES.md §13.1 steps 8 and 9).
  *
  * @param given parsed fingerprint bytes
  * @param own the parent's own fingerprint, 64 lowercase hex ({@link ownFingerprint})
@@ -77,7 +77,7 @@ export function assertOwnUnusedFingerprint(context: StoreContext, parent: RunRow
 }
 
 /**
- * The restart policy of a reservation with lineage `restart` (docs/STORE.md §13.11), in the order of
+ * The restart policy of a reservation with lineage `restart` (docs/STORE-RULES.md §13.11), in the order of
  * §13.1, run by the reservation after every pi-workflows rule (docs/PI-WORKFLOWS-FILES.md §8:
  * pi-workflows' rules decide first, so a wrong restart number is `Restart number does not follow its
  * parent` whatever the fingerprint): the parent is interactive and not cancelled; restart

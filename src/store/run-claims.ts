@@ -5,7 +5,7 @@ import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type 
 import { assertWritable, type StoreContext } from './store-context.js';
 import { assertLeaseMs, assertRunId, resolveNow, tokenHash } from './values.js';
 
-/** Claim a run by id (docs/STORE.md §6.3). */
+/** Claim a run by id (docs/STORE-RULES.md §6.3). */
 export interface ClaimWorkflowRunInput {
   runId: string;
   runnerId: string;
@@ -17,7 +17,7 @@ export interface ClaimWorkflowRunInput {
   now?: string;
 }
 
-/** Claim the next eligible run (docs/STORE.md §6.4). */
+/** Claim the next eligible run (docs/STORE-RULES.md §6.4). */
 export interface ClaimNextWorkflowRunInput {
   runnerId: string;
   /** When given, only runs bound to this origin session; else headless or non-queued runs. */
@@ -28,14 +28,14 @@ export interface ClaimNextWorkflowRunInput {
   excludeRunIds?: readonly string[];
 }
 
-/** A claim token check (docs/STORE.md §5). */
+/** A claim token check (docs/STORE-RULES.md §5). */
 export interface RunClaimInput {
   runId: string;
   claimToken: string;
   now?: string;
 }
 
-/** Flags of the claim core (docs/STORE.md §6.3). */
+/** Flags of the claim core (docs/STORE-RULES.md §6.3). */
 export interface ClaimMode {
   /** Claim even while an interactive request of the run is `pending`. */
   allowPendingInteraction: boolean;
@@ -62,11 +62,11 @@ interface ClaimRow {
 }
 
 /**
- * The claim core (docs/STORE.md §6.3), inside the caller's transaction: refuses a missing or
+ * The claim core (docs/STORE-RULES.md §6.3), inside the caller's transaction: refuses a missing or
  * finished run, a pending interaction (unless allowed), or a live lease of another runner;
  * else takes the lease (generation + 1), moves the queue to `starting` (unless preserving),
  * bumps and writes `lease.claimed` (payload `{expiresAt}`, epoch ms). Moving a parked run to `starting` while its origin session
- * already has an active queue entry fails with a conflict (docs/STORE.md §3.8).
+ * already has an active queue entry fails with a conflict (docs/STORE-RULES.md §3.8).
  *
  * @param now epoch ms
  * @returns the record carrying the caller's token, or undefined when refused
@@ -132,7 +132,7 @@ export function claimCore(
 }
 
 /**
- * Claims a run by id (docs/STORE.md §6.3 `claimWorkflowRun`, normal mode; `error_code` ignored).
+ * Claims a run by id (docs/STORE-RULES.md §6.3 `claimWorkflowRun`, normal mode; `error_code` ignored).
  *
  * @returns the record with the token, or undefined when the claim is refused
  * @throws StoreError(validation) for a bad run id, runner id, token, lease time or timestamp;
@@ -155,7 +155,7 @@ export function claimWorkflowRun(
 
 /**
  * Claims the first eligible run by `available_at`, then queue `created_at`
- * (docs/STORE.md §6.4, every 0.16.2 condition), in one transaction.
+ * (docs/STORE-RULES.md §6.4, every 0.16.2 condition), in one transaction.
  *
  * @returns the claimed record with the token, or undefined when none is eligible
  * @throws StoreError(validation) for a bad runner id, token, lease time or timestamp
@@ -200,7 +200,7 @@ export function claimNextWorkflowRun(context: StoreContext, input: ClaimNextWork
 
 /**
  * True iff the run exists, its lease is owned with an expiry, the token hash matches and the
- * lease has not expired (docs/STORE.md §5 "Claim verification").
+ * lease has not expired (docs/STORE-RULES.md §5 "Claim verification").
  *
  * @throws StoreError(validation) `Invalid timestamp`
  */
@@ -212,7 +212,7 @@ export function verifyWorkflowRunClaim(context: StoreContext, input: RunClaimInp
 }
 
 /**
- * Renews a live claim (docs/STORE.md §5 "Renewal"): heartbeat now, expiry now + leaseMs, only when
+ * Renews a live claim (docs/STORE-RULES.md §5 "Renewal"): heartbeat now, expiry now + leaseMs, only when
  * owner, token hash and generation still match and the lease is unexpired; records viewer
  * targets summary, replay; no bump, no event.
  *

@@ -43,7 +43,7 @@ export interface RunColumns<Run> {
   fromIndex?: (entry: IndexedRun) => Run;
 }
 
-/** Whole run records (docs/STORE.md §10): the joined row of `RUN_ROW_SELECT`, which joins every table. */
+/** Whole run records (docs/STORE-RULES.md §10): the joined row of `RUN_ROW_SELECT`, which joins every table. */
 export const FULL_RUN_COLUMNS: RunColumns<WorkflowRunRecord> = {
   select: () => RUN_ROW_SELECT,
   toRuns: (context, rows) => toRunRecords(context, rows as RunRow[], context.clock()),
@@ -63,7 +63,7 @@ export const RUN_ID_COLUMNS: RunColumns<RunIdOnly> = {
 
 /**
  * A child run as `childKeysOfRuns` reads it: its run id and its parent's.
- * Its root run id is its parent's (docs/STORE.md §6.1: root_run_id := parent's root_run_id), which
+ * Its root run id is its parent's (docs/STORE-RULES.md §6.1: root_run_id := parent's root_run_id), which
  * the caller knows; not a run record.
  */
 export interface ChildRunKey {

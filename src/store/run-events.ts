@@ -4,14 +4,14 @@ import type { StoreContext } from './store-context.js';
 import { newEventId, tokenHash } from './values.js';
 import { BUMP_TARGETS, type ViewerDeltaDraft } from './viewer-deltas.js';
 
-/** Actor types of events (docs/STORE.md §3.5). */
+/** Actor types of events (docs/STORE-RULES.md §3.5). */
 export type ActorType = 'session' | 'host' | 'controller' | 'channel' | 'human' | 'policy' | 'control' | 'system';
 
 /** Who caused an event. */
 export interface EventActor {
   type: ActorType;
   id: string | null;
-  /** Lease generation at the time; 0 or absent is stored as NULL (docs/STORE.md §3.5). */
+  /** Lease generation at the time; 0 or absent is stored as NULL (docs/STORE-RULES.md §3.5). */
   generation?: number;
 }
 
@@ -25,7 +25,7 @@ export interface LeaseState {
   expires_at: number | null;
 }
 
-/** Owner type of a run claim: `host` for runner ids starting with `host-`, else `session` (docs/STORE.md §5). */
+/** Owner type of a run claim: `host` for runner ids starting with `host-`, else `session` (docs/STORE-RULES.md §5). */
 export function ownerTypeFor(runnerId: string): 'host' | 'session' {
   return runnerId.startsWith('host-') ? 'host' : 'session';
 }
@@ -47,7 +47,7 @@ export function readLease(context: StoreContext, resourceId: string): LeaseState
 
 /**
  * True iff the lease is owned, has an expiry, its token hash equals SHA-256(token) and it has
- * not expired at `now` (docs/STORE.md §5 "Claim verification"; generation not compared).
+ * not expired at `now` (docs/STORE-RULES.md §5 "Claim verification"; generation not compared).
  */
 export function leaseVerifies(lease: LeaseState, claimToken: string, now: number): boolean {
   return (
@@ -60,7 +60,7 @@ export function leaseVerifies(lease: LeaseState, claimToken: string, now: number
 }
 
 /**
- * Inserts one event (docs/STORE.md §3.5) with a JSON payload blob.
+ * Inserts one event (docs/STORE-RULES.md §3.5) with a JSON payload blob.
  *
  * @param revision the resource revision this event created
  * @param now epoch ms
@@ -118,8 +118,8 @@ export function bumpResource(context: StoreContext, resourceId: string, eventTyp
 /**
  * Bumps a run's resource revision by one (compare-and-set), writes one event at the new
  * revision, and records the bump viewer revision (summary, graph, replay, inspector/run) when
- * the run has a viewer row (docs/STORE.md §5 "Bump", docs/PI-WORKFLOWS-FILES.md §4). Then records
- * `after` as a second viewer revision when given (docs/STORE.md §8 table, "bump, then X").
+ * the run has a viewer row (docs/STORE-RULES.md §5 "Bump", docs/PI-WORKFLOWS-FILES.md §4). Then records
+ * `after` as a second viewer revision when given (docs/STORE-RULES.md §8 table, "bump, then X").
  *
  * @param now epoch ms
  * @returns the new resource revision
@@ -144,7 +144,7 @@ export function bumpRun(
 
 /**
  * Clears the six owner fields of a lease whose token hash and generation match (and, when
- * `requireLiveAt` is given, whose expiry is after it). Generation stays (docs/STORE.md §5).
+ * `requireLiveAt` is given, whose expiry is after it). Generation stays (docs/STORE-RULES.md §5).
  *
  * @returns true when exactly one row was released
  */
@@ -158,13 +158,13 @@ export function releaseLease(context: StoreContext, lease: LeaseState, claimToke
   return released.changes === 1;
 }
 
-/** The summary + replay targets recorded after a bump by most transitions (docs/STORE.md §8). */
+/** The summary + replay targets recorded after a bump by most transitions (docs/STORE-RULES.md §8). */
 export const SUMMARY_REPLAY: readonly ViewerDeltaDraft[] = [{ targetType: 'summary' }, { targetType: 'replay' }];
 
 /**
  * Runs a write that may give an origin session a second active queue entry (a reservation, a
  * claim, or an interaction timeout moving a parked run to `starting`) and turns a violation of
- * the unique index `run_queue_active_session_idx` into a clear conflict (docs/STORE.md §3.8). The
+ * the unique index `run_queue_active_session_idx` into a clear conflict (docs/STORE-RULES.md §3.8). The
  * violation is recognised by SQLite's constraint code (`SQLITE_CONSTRAINT_UNIQUE`), and the
  * index by its own predicate: another queue row of the session holds an active status
  * (never by matching the error text). Any other error is rethrown as it is.

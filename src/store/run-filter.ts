@@ -3,7 +3,7 @@ import type { StoreContext } from './store-context.js';
 
 /**
  * Filter of `listWorkflowRunSlice` and `countWorkflowRuns`; all parts optional, combined with AND
- * (docs/API.md `WorkflowRunFilter`; the time ranges and `search`: docs/API.md "Run-list search and order").
+ * (docs/GRAPHQL-CONTRACT.md `WorkflowRunFilter`; the time ranges and `search`: docs/GRAPHQL-CONTRACT.md "Run-list search and order").
  * This file is the one home of what each part means: the SQL of
  * {@link filterClause} and the record predicate {@link matchesFilter} say the same.
  */
@@ -32,7 +32,7 @@ export interface WorkflowRunFilter {
   search?: string;
 }
 
-/** Longest accepted `search` text, in characters (docs/API.md "Run-list search and order"). */
+/** Longest accepted `search` text, in characters (docs/GRAPHQL-CONTRACT.md "Run-list search and order"). */
 export const MAX_SEARCH_LENGTH = 256;
 
 /** The rows a filter condition may read besides `runs r`, as joins of `runs r`. */

@@ -18,7 +18,7 @@ import type { LineageKind } from './run-states.js';
  * deleted runs and reused rowids, which rebuild the index. Everything happens inside the
  * caller's read snapshot (`StateDatabase.readSnapshot`).
  *
- * Order is (created_at, run_id) as SQLite compares them; run ids are ASCII (docs/STORE.md §1), where
+ * Order is (created_at, run_id) as SQLite compares them; run ids are ASCII (docs/STORE-RULES.md §1), where
  * JavaScript string order equals SQLite's BINARY order.
  */
 

@@ -31,7 +31,7 @@ export {
   type RunSliceRequest,
 } from './run-slices.js';
 
-/** Largest page any list returns (docs/API.md). */
+/** Largest page any list returns (docs/GRAPHQL-CONTRACT.md). */
 export const MAX_PAGE_SIZE = 100;
 
 /** The SQL of an order: its value column, its run id column, and the index it walks. */
@@ -58,7 +58,7 @@ export function getWorkflowRuns(context: StoreContext, runIds: readonly string[]
 }
 
 /**
- * Reads a slice of runs in a run order by keyset (docs/API.md `workflowRuns`), so
+ * Reads a slice of runs in a run order by keyset (docs/GRAPHQL-CONTRACT.md `workflowRuns`), so
  * cursors stay stable under concurrent writes. Our own files walk an index of the order
  * (`runs_created_idx`, `run_queue_updated_idx`) with no sort; pi-workflows state files go
  * through the in-process run index (`indexed-run-queries.ts`).
@@ -138,14 +138,14 @@ function keyed<Key, Run>(context: StoreContext, rows: KeyColumns[], columns: Run
   return columns.toRuns(context, rows).map((run, index) => ({ run, key: keyOfRow(rows[index] as KeyColumns) }));
 }
 
-/** Number of runs matching `filter` (docs/API.md `totalCount`: the whole filtered list, any order). */
+/** Number of runs matching `filter` (docs/GRAPHQL-CONTRACT.md `totalCount`: the whole filtered list, any order). */
 export function countWorkflowRuns(context: StoreContext, filter: WorkflowRunFilter | undefined): number {
   if (context.runIndex !== undefined) return indexedRunCount(context, context.runIndex, filter);
   return sqlRunCount(context, filterClause(filter));
 }
 
 /**
- * Direct children of many runs in one statement, oldest first (docs/API.md `children`).
+ * Direct children of many runs in one statement, oldest first (docs/GRAPHQL-CONTRACT.md `children`).
  *
  * @param kind only children of this lineage kind
  * @returns per parent id, its children in creation order (empty when none)
@@ -166,7 +166,7 @@ export function childIdsOfRuns(context: StoreContext, parentRunIds: readonly str
 /**
  * {@link childrenOfRuns} reading child and parent run ids only, from
  * `runs_parent_kind_idx` alone (no table row): for a caller that knows each parent's root run
- * id, which is each child's too (docs/STORE.md §6.1). The statement answers one row, every child as
+ * id, which is each child's too (docs/STORE-RULES.md §6.1). The statement answers one row, every child as
  * JSON `[parent, run id, created_at]`: better-sqlite3 builds a JS object per result row (about
  * 1 µs each), which cost more than the index searches themselves (a page of 100 parents:
  * 31 µs of search, 118 µs with a row per child, 69 µs as one JSON row).
@@ -237,7 +237,7 @@ function childrenIn<Run extends { parentRunId: string | null }>(
 
 /**
  * The newest run (created_at, then run id) of each chain, in one statement with an index
- * seek per chain (docs/API.md `latestRun`).
+ * seek per chain (docs/GRAPHQL-CONTRACT.md `latestRun`).
  *
  * @returns per root run id, the newest run id of its chain (the root itself when alone)
  */
@@ -255,7 +255,7 @@ export function latestRunIdsOfChains(context: StoreContext, rootRunIds: readonly
 }
 
 /**
- * Number of runs in each chain, in one statement (docs/API.md `lineage { totalCount }`): read from
+ * Number of runs in each chain, in one statement (docs/GRAPHQL-CONTRACT.md `lineage { totalCount }`): read from
  * `run_chain_sizes`, which triggers keep equal to the count of `runs` rows per root_run_id
  * (migration 0007), so the cost does not grow with the chain. A
  * pi-workflows state file (no migrations) counts through its run order index instead.
@@ -275,7 +275,7 @@ export function chainSizes(context: StoreContext, rootRunIds: readonly string[])
 }
 
 /**
- * Reads a slice of a chain in lineage order by keyset (docs/API.md `lineage`, both directions): the
+ * Reads a slice of a chain in lineage order by keyset (docs/GRAPHQL-CONTRACT.md `lineage`, both directions): the
  * root, then every other run of the chain by (created_at, run id). Index-ordered (the root by
  * its key, the others by `runs_root_created_idx`): no recursion, no sort of the whole chain.
  *

@@ -6,15 +6,15 @@ import { iso, isoOrNull, sha256Hex } from './values.js';
 
 export type { ExecutionMode, LineageKind, QueueStatus, RunStatus } from './run-states.js';
 
-/** Terminal run statuses (docs/STORE.md §4). */
+/** Terminal run statuses (docs/STORE-RULES.md §4). */
 export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'timed_out', 'cancelled'];
-/** Terminal queue statuses (docs/STORE.md §4). */
+/** Terminal queue statuses (docs/STORE-RULES.md §4). */
 export const TERMINAL_QUEUE_STATUSES: readonly QueueStatus[] = ['done', 'failed', 'cancelled'];
 
-/** A workflow source (docs/STORE.md §3.10). */
+/** A workflow source (docs/STORE-RULES.md §3.10). */
 export type WorkflowSourceIdentity = { kind: 'builtin'; id: string; revision: string } | { kind: 'file'; path: string; hash: string };
 
-/** A run's sources: the root and its mounts (docs/STORE.md §3.10). */
+/** A run's sources: the root and its mounts (docs/STORE-RULES.md §3.10). */
 export interface WorkflowSource {
   root: WorkflowSourceIdentity;
   mounted: Array<{ mountPath: string[]; workflowName: string; source: WorkflowSourceIdentity }>;
@@ -32,7 +32,7 @@ export interface RunClaimRecord {
 }
 
 /**
- * A run as read (docs/STORE.md §10 run record, plus the durable-state and viewer fields the API
+ * A run as read (docs/STORE-RULES.md §10 run record, plus the durable-state and viewer fields the API
  * needs). Timestamps are ISO-8601 UTC; `createdAt`…`finishedAt` come from run_queue.
  */
 export interface WorkflowRunRecord {
@@ -76,7 +76,7 @@ export interface WorkflowRunRecord {
   restartNumber: number;
   /** 64 lowercase hex, or null. */
   parentTerminalFingerprint: string | null;
-  /** docs/STORE.md §7.1 / §13.2: for a terminal run status, 64 lowercase hex; else null. */
+  /** docs/STORE-RULES.md §7.1 / §13.2: for a terminal run status, 64 lowercase hex; else null. */
   terminalFingerprint: string | null;
   errorCode: string | null;
   errorMessage: string | null;
@@ -91,7 +91,7 @@ export interface WorkflowRunRecord {
   /** Current viewer presentation revision (1 at reservation). */
   presentationRevision: number;
   retainedFromRevision: number;
-  /** Resource revision (optimistic version, docs/STORE.md §5). */
+  /** Resource revision (optimistic version, docs/STORE-RULES.md §5). */
   revision: number;
 }
 
@@ -196,7 +196,7 @@ interface MountRow {
 }
 
 /**
- * Maps joined rows to records (docs/STORE.md §10), reading the mounted sources of all of them in
+ * Maps joined rows to records (docs/STORE-RULES.md §10), reading the mounted sources of all of them in
  * one statement (none when no row has mounts).
  *
  * @param now epoch ms used to decide whether a claim is live
@@ -306,7 +306,7 @@ function toRunRecord(row: RunRow, mounts: MountRow[], now: number): WorkflowRunR
 }
 
 /**
- * The terminal fingerprint of a run (docs/STORE.md §7.1, §13.2): SHA-256 (lowercase hex, no prefix)
+ * The terminal fingerprint of a run (docs/STORE-RULES.md §7.1, §13.2): SHA-256 (lowercase hex, no prefix)
  * of the canonical JSON of `{workflowRef, input, status, finalOutput, error, reason}`, with
  * `error` the stored error blob's text (never parsed) and `reason` the status detail.
  *

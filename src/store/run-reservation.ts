@@ -21,13 +21,13 @@ import {
 import { assertWritable, requireProjectId, type StoreContext } from './store-context.js';
 import { assertLeaseMs, assertRunId, digestBuffer, resolveNow, resourceIdFor, terminalFingerprintBuffer } from './values.js';
 
-/** A reservation with its definition digest (docs/STORE.md §6.1); see {@link reserveWorkflowRun}. */
+/** A reservation with its definition digest (docs/STORE-RULES.md §6.1); see {@link reserveWorkflowRun}. */
 export interface ReserveWorkflowRunInput {
   runId: string;
   workflowName: string;
   /** The source ref given at launch (runs.workflow_ref). */
   workflowSourceRef: string;
-  /** One source identity, or `{root, mounted}` (docs/STORE.md §3.10). */
+  /** One source identity, or `{root, mounted}` (docs/STORE-RULES.md §3.10). */
   workflowSource: unknown;
   /** `sha256:`-prefixed or bare 64 hex; SHA-256 of the snapshot's canonical JSON. */
   definitionDigest: string;
@@ -57,7 +57,7 @@ export interface ReserveWorkflowRunInput {
 
 /**
  * A reservation by definition snapshot: no digest, so the store computes it and the default
- * source identity (docs/STORE.md §13.4, {@link reservationOf}) instead of the caller.
+ * source identity (docs/STORE-RULES.md §13.4, {@link reservationOf}) instead of the caller.
  */
 export type DefinitionReservation = Omit<ReserveWorkflowRunInput, 'definitionDigest' | 'workflowSource'> & {
   definitionDigest?: undefined;
@@ -77,7 +77,7 @@ export interface ClaimRequest {
   leaseMs: number;
 }
 
-/** Result of a reservation with a claim (prepare-or-adopt, docs/STORE.md §6.2). */
+/** Result of a reservation with a claim (prepare-or-adopt, docs/STORE-RULES.md §6.2). */
 export interface PreparedRun {
   /** `claimed`: reserved and claimed now; `adopted`: an identical run already existed. */
   state: 'claimed' | 'adopted';
@@ -91,7 +91,7 @@ export interface ReservedRun {
 }
 
 /**
- * A new run's lineage as pi-workflows' rules computed it (docs/STORE.md §6.1 rules 3-5): the parent row,
+ * A new run's lineage as pi-workflows' rules computed it (docs/STORE-RULES.md §6.1 rules 3-5): the parent row,
  * the chain root, kind, restart number and the parsed fingerprint (32 bytes, restarts only).
  */
 interface Lineage {
@@ -119,7 +119,7 @@ export interface CheckedReservation {
 }
 
 /**
- * Completes a {@link DefinitionReservation} into the reservation input of docs/STORE.md §6.1: the
+ * Completes a {@link DefinitionReservation} into the reservation input of docs/STORE-RULES.md §6.1: the
  * digest of its snapshot, and the default file source identity when none is given (§13.4).
  *
  * @throws StoreError(validation, field `definition`) as {@link definitionDigest}
@@ -135,7 +135,7 @@ export function reservationOf(input: DefinitionReservation): ReserveWorkflowRunI
 
 /**
  * The checks of a reservation before its transaction, each once, first failure wins: the
- * definition's digest when none is given ({@link reservationOf}), writable, run id (docs/STORE.md
+ * definition's digest when none is given ({@link reservationOf}), writable, run id (docs/STORE-RULES.md
  * §6.1 rule 1: before the timestamp), timestamp, digest, and the claim's lease duration.
  *
  * @throws StoreError validation (`definition`, `Invalid workflow run id: <runId>`, `Invalid
@@ -152,7 +152,7 @@ export function checkReservation(context: StoreContext, given: ReservationInput,
 }
 
 /**
- * Reserves a root run, a continuation or a restart (docs/STORE.md §6.1), with a claim reserves and
+ * Reserves a root run, a continuation or a restart (docs/STORE-RULES.md §6.1), with a claim reserves and
  * claims it or adopts an identical existing run (§6.2), applying every rule: pi-workflows', this
  * project's value checks, and for a restart the restart policy ({@link assertRestartReservationAllowed},
  * §13.11), in one transaction. The store's one reserve entry (`WorkflowStore.reserveWorkflowRun`).
@@ -169,9 +169,9 @@ export function checkReservation(context: StoreContext, given: ReservationInput,
  * §8) and `run.queued` event, and the claim. A continuation of a parked parent marks the parent's
  * queue `done` and records `run.queue_done_for_continuation` (one bump revision on the parent).
  *
- * @returns `{state, run}` (docs/STORE.md §10 record): `reserved` without a claim; `claimed` (the record
+ * @returns `{state, run}` (docs/STORE-RULES.md §10 record): `reserved` without a claim; `claimed` (the record
  *   carries the given token) or `adopted` with one
- * @throws StoreError with the exact texts of docs/STORE.md §11 "Input" and "Reserve" (kinds
+ * @throws StoreError with the exact texts of docs/STORE-RULES.md §11 "Input" and "Reserve" (kinds
  *   validation, conflict, lineage, not_found), `Stored workflow source identity is invalid`,
  *   `Controller store is read-only` (forbidden), conflict errors for a taken slot (one active
  *   queue entry per session, one restart per parent), `Workflow run could not be claimed:
@@ -183,7 +183,7 @@ export function reserveWorkflowRun(context: StoreContext, input: ReservationInpu
 }
 
 /**
- * {@link reserveWorkflowRun} WITHOUT the restart policy (docs/STORE.md §13.11): only pi-workflows' rules
+ * {@link reserveWorkflowRun} WITHOUT the restart policy (docs/STORE-RULES.md §13.11): only pi-workflows' rules
  * and this project's value checks, as pi-workflows reserves. Not on the store facade: for tests and
  * benchmarks that set up rows the policy would refuse (a restart of a headless parent, a foreign
  * fingerprint), never for production code.
@@ -500,7 +500,7 @@ function isIdentity(value: unknown): value is WorkflowSourceIdentity {
 }
 
 /**
- * Validates a launch source (docs/STORE.md §3.10) and returns it as `{root, mounted}`.
+ * Validates a launch source (docs/STORE-RULES.md §3.10) and returns it as `{root, mounted}`.
  *
  * @throws StoreError(validation) `Stored workflow source identity is invalid`
  */

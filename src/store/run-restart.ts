@@ -6,7 +6,7 @@ import { assertWritable, type StoreContext } from './store-context.js';
 import { assertLeaseMs, assertRunId, resolveNow, sha256Hex, terminalFingerprintBuffer } from './values.js';
 import { workflowMessageIdFor } from './workflow-messages.js';
 
-/** Input of {@link restartWorkflowRun} (docs/STORE.md §13.1). */
+/** Input of {@link restartWorkflowRun} (docs/STORE-RULES.md §13.1). */
 export interface RestartWorkflowRunInput {
   /** The terminal run to restart. */
   runId: string;
@@ -27,7 +27,7 @@ export interface RestartResult {
 }
 
 /**
- * The deterministic restart run id (docs/STORE.md §7 rule 11): `restart-` + first 40 hex of
+ * The deterministic restart run id (docs/STORE-RULES.md §7 rule 11): `restart-` + first 40 hex of
  * SHA-256 of the terminal message id, itself derived from (`terminal`,
  * `terminal:<parentRunId>`, fingerprint).
  *
@@ -43,7 +43,7 @@ function isTerminal(parent: RunRow): boolean {
 }
 
 /**
- * The idempotent restart command (docs/STORE.md §13.1): run exists; same session; interactive and
+ * The idempotent restart command (docs/STORE-RULES.md §13.1): run exists; same session; interactive and
  * not cancelled (the rules of `restart-policy.ts`, one with the reservation path); an existing restart
  * child is adopted; restart limit; parent terminal; fingerprint parses and equals the run's
  * own; not already used in the chain; then prepare-or-adopt (with a claim) or reserve

@@ -6,7 +6,7 @@ import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type 
 import { assertWritable, type StoreContext } from './store-context.js';
 import { resolveNow, tokenHash } from './values.js';
 
-/** Terminal outcomes a claim holder may settle a run with (docs/STORE.md §13.3). */
+/** Terminal outcomes a claim holder may settle a run with (docs/STORE-RULES.md §13.3). */
 export type SettleStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled';
 
 /** Input of {@link settleWorkflowRun}. */
@@ -21,7 +21,7 @@ export interface SettleWorkflowRunInput {
   now?: string;
 }
 
-/** The cancel message and code (docs/STORE.md §6.10). */
+/** The cancel message and code (docs/STORE-RULES.md §6.10). */
 export const CANCELLED_MESSAGE = 'Workflow run cancelled';
 
 /** Lease time (ms) of the control claim a cancel without a claim takes and releases. */
@@ -87,7 +87,7 @@ function completeRun(context: StoreContext, row: RunRow, lease: LeaseState, inpu
 }
 
 /**
- * The shared fail / cancel routine (docs/STORE.md §6.10; its rows: docs/PI-WORKFLOWS-FILES.md §5
+ * The shared fail / cancel routine (docs/STORE-RULES.md §6.10; its rows: docs/PI-WORKFLOWS-FILES.md §5
  * "settle FAILED", "settle CANCELLED") for a run whose claim is verified (or, without a token, a
  * queued/starting run with an unowned lease: actor `system`, the dependents cancelled by
  * `workflow-control`).
@@ -140,7 +140,7 @@ function terminateRun(
   );
 }
 
-/** 0.16.2 run settlement (docs/STORE.md §9): open turns end `lost`, pending step/decision/followUp messages cancelled. */
+/** 0.16.2 run settlement (docs/STORE-RULES.md §9): open turns end `lost`, pending step/decision/followUp messages cancelled. */
 function settleMessages(context: StoreContext, runId: string, now: number): void {
   context.messages.settleOpenTurnsForRun(runId, 'lost', now);
   context.messages.cancelPendingForRun(runId, now);
@@ -243,7 +243,7 @@ function cancelRunEffects(context: StoreContext, runId: string, actorId: string,
 }
 
 /**
- * Fails a run (docs/STORE.md §6.10 `failWorkflowRun`): with a token the lease must verify; without,
+ * Fails a run (docs/STORE-RULES.md §6.10 `failWorkflowRun`): with a token the lease must verify; without,
  * the queue must be `queued`/`starting` with an unowned lease.
  *
  * @returns false when refused (nothing written)
@@ -274,7 +274,7 @@ export interface CancelWorkflowRunInput {
 }
 
 /**
- * Cancels a run (docs/STORE.md §6.10 `cancelWorkflowRun`); a token-less cancel the routine refuses
+ * Cancels a run (docs/STORE-RULES.md §6.10 `cancelWorkflowRun`); a token-less cancel the routine refuses
  * falls back to the stale cancel (non-terminal queue, lease free or expired: a 30 s `system`
  * lease of `controlId`, cancelled, released, stale-cancel event).
  *

@@ -7,11 +7,11 @@ import type { WorkflowRunRecord } from './run-records.js';
  * (`indexed-run-queries.ts`); `run-queries.ts` re-exports them.
  */
 
-/** A field the run list orders by (docs/API.md `WorkflowRunOrderField`). */
+/** A field the run list orders by (docs/GRAPHQL-CONTRACT.md `WorkflowRunOrderField`). */
 export type RunOrderField = 'created_at' | 'updated_at';
 
 /**
- * An order of the run list (docs/API.md `WorkflowRunOrder`): by `runs.created_at`
+ * An order of the run list (docs/GRAPHQL-CONTRACT.md `WorkflowRunOrder`): by `runs.created_at`
  * (`createdAt`) or `run_queue.updated_at` (`updatedAt`), then by run id in the same direction
  * (the tie-breaker: equal timestamps never make the order ambiguous).
  */
@@ -20,7 +20,7 @@ export interface RunOrder {
   direction: 'asc' | 'desc';
 }
 
-/** The list's order when none is asked for: newest created first (docs/API.md). */
+/** The list's order when none is asked for: newest created first (docs/GRAPHQL-CONTRACT.md). */
 export const DEFAULT_RUN_ORDER: RunOrder = { field: 'created_at', direction: 'desc' };
 
 /**

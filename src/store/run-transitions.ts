@@ -17,7 +17,7 @@ import type { ViewerDeltaDraft } from './viewer-deltas.js';
 import type { RunClaimInput } from './run-claims.js';
 
 /**
- * Loads a run and its lease when `claimToken` is the run's live claim (docs/STORE.md §5).
+ * Loads a run and its lease when `claimToken` is the run's live claim (docs/STORE-RULES.md §5).
  *
  * @returns the joined row and the lease, or undefined when the run is missing or the claim
  *   does not verify
@@ -29,11 +29,11 @@ function verifiedClaim(context: StoreContext, runId: string, claimToken: string,
   return leaseVerifies(lease, claimToken, now) ? { row, lease } : undefined;
 }
 
-/** Longest stored no-progress detail, in UTF-16 code units (docs/STORE.md §6.7). */
+/** Longest stored no-progress detail, in UTF-16 code units (docs/STORE-RULES.md §6.7). */
 export const NO_PROGRESS_DETAIL_LIMIT = 8_192;
 
 /**
- * Worker ready (docs/STORE.md §6.5): with a verified claim, queue `running`, `started_at` set once,
+ * Worker ready (docs/STORE-RULES.md §6.5): with a verified claim, queue `running`, `started_at` set once,
  * bump with `run.queue_running` `{status:'running'}`.
  *
  * @returns false when the claim does not verify (nothing written)
@@ -85,10 +85,10 @@ function recordOf(context: StoreContext, runId: string, now: number): WorkflowRu
 }
 
 /**
- * Releases a verified claim to `parked` or `done` (docs/STORE.md §6.6): queue status, updated_at,
+ * Releases a verified claim to `parked` or `done` (docs/STORE-RULES.md §6.6): queue status, updated_at,
  * finished_at (now for done, else NULL), lease released by token and generation, bump with
  * `run.queue_parked` / `run.queue_done`, then viewer summary, replay. The runs row is not
- * touched. A release that misses rolls back (docs/STORE.md §13.8).
+ * touched. A release that misses rolls back (docs/STORE-RULES.md §13.8).
  *
  * @returns false when the claim does not verify (nothing written)
  * @throws StoreError(claim_lost) `Workflow run <runId> claim changed during release`
@@ -126,10 +126,10 @@ function releaseVerified(
 }
 
 /**
- * Parks a run whose worker made no progress (docs/STORE.md §6.7, 0.16.2): detail cut to 8,192
+ * Parks a run whose worker made no progress (docs/STORE-RULES.md §6.7, 0.16.2): detail cut to 8,192
  * code units and stored as a text blob; runs detail (non-terminal runs), queue `parked` with
  * `workerNoProgress`; lease released; bump with `run.worker_no_progress`; viewer summary,
- * replay. A `waiting` run is refused (docs/STORE.md §13.7).
+ * replay. A `waiting` run is refused (docs/STORE-RULES.md §13.7).
  *
  * @returns false when the claim does not verify (nothing written)
  * @throws StoreError(conflict) `Workflow run <runId> changed during worker recovery`,
@@ -194,7 +194,7 @@ function parkNoProgressVerified(
 /**
  * Parks a claimed run for its claim holder and decides every refusal itself (callers
  * map the error kind, they do not re-read the run): without `noProgressDetail` the
- * release to `parked` of docs/STORE.md §6.6, with it the worker-no-progress park of §6.7 — in one
+ * release to `parked` of docs/STORE-RULES.md §6.6, with it the worker-no-progress park of §6.7 — in one
  * transaction, nothing written when refused.
  *
  * @returns the parked run's record
@@ -228,7 +228,7 @@ function liveLeaseRefusal(row: RunRow, now: number, action: string): string | nu
 }
 
 /**
- * The pause of docs/STORE.md §6.8 inside the caller's transaction: refuses (returns the refusal's
+ * The pause of docs/STORE-RULES.md §6.8 inside the caller's transaction: refuses (returns the refusal's
  * text, nothing written) a run that is not parked, has a live lease, has no pending
  * interactive request, or (not yet paused) is neither running nor waiting; an already paused
  * run is left as it is; else paused 1, detail `paused`, bump with `run.paused`, viewer
@@ -253,7 +253,7 @@ function pauseRun(context: StoreContext, row: RunRow, now: number): string | nul
 }
 
 /**
- * Pauses a parked run with a pending interaction (docs/STORE.md §6.8): see {@link pauseRun}.
+ * Pauses a parked run with a pending interaction (docs/STORE-RULES.md §6.8): see {@link pauseRun}.
  * Already paused → true, no change.
  *
  * @returns false when the run is missing, not parked, has a live lease, no pending request, or
@@ -290,7 +290,7 @@ export function pauseParkedWorkflowRunOrThrow(context: StoreContext, input: { ru
 }
 
 /**
- * The resume of docs/STORE.md §6.8 inside the caller's transaction: refuses (returns the refusal's
+ * The resume of docs/STORE-RULES.md §6.8 inside the caller's transaction: refuses (returns the refusal's
  * text, nothing written) unless queue `parked`, run `waiting`, paused, no live lease and a
  * pending request; else paused 0, detail `waiting for origin-session input`, bump with
  * `run.resumed`, viewer summary, replay.
@@ -312,7 +312,7 @@ function resumeRun(context: StoreContext, row: RunRow, now: number): string | nu
 }
 
 /**
- * Resumes a paused waiting run (docs/STORE.md §6.8): see {@link resumeRun}.
+ * Resumes a paused waiting run (docs/STORE-RULES.md §6.8): see {@link resumeRun}.
  *
  * @returns false unless queue `parked`, run `waiting`, paused, no live lease, a pending request
  */
@@ -346,11 +346,11 @@ export function resumePausedInteractionOrThrow(context: StoreContext, input: { r
   });
 }
 
-/** The error recorded when an interaction deadline expires (0.16.1, docs/STORE.md §6.9). */
+/** The error recorded when an interaction deadline expires (0.16.1, docs/STORE-RULES.md §6.9). */
 export const INTERACTION_DEADLINE_ERROR = 'Workflow node model-turn deadline expired';
 
 /**
- * Starts the interaction timeout of a parked waiting run (docs/STORE.md §6.9, 0.16.1 conditions).
+ * Starts the interaction timeout of a parked waiting run (docs/STORE-RULES.md §6.9, 0.16.1 conditions).
  * The caller holds a control claim. Picks the expired pending request of `targetSessionId`
  * with a started turn on its `step` message; cancels it, moves run `waiting` → `running` and
  * queue `parked` → `starting`, rejects its validating submissions (the receipt blob put even
@@ -440,7 +440,7 @@ export interface ReportWorkflowRunStateInput {
 }
 
 /**
- * The engine reports a run's durable state (docs/STORE.md §4 "engine reports run started/resumed",
+ * The engine reports a run's durable state (docs/STORE-RULES.md §4 "engine reports run started/resumed",
  * "engine waits for input"): with a verified claim, runs.status `running` (finished_at NULL)
  * or `waiting` (finished_at now, as the CHECK of §3.7 wants), status detail, bump with
  * `run.running` / `run.waiting` `{status}`, then the given viewer drafts. The queue is not
@@ -482,7 +482,7 @@ export function reportWorkflowRunState(context: StoreContext, input: ReportWorkf
   });
 }
 
-/** A run event as returned by {@link recordRunEvent} (docs/STORE.md §6.11). */
+/** A run event as returned by {@link recordRunEvent} (docs/STORE-RULES.md §6.11). */
 export interface RunEventRecord {
   seq: number;
   /** ISO-8601. */
@@ -495,7 +495,7 @@ export interface RunEventRecord {
 }
 
 /**
- * Records a host run event (docs/STORE.md §6.11): bump with the event (actor `host` for runner ids
+ * Records a host run event (docs/STORE-RULES.md §6.11): bump with the event (actor `host` for runner ids
  * starting with `host-`, else `session`), generation of the lease.
  *
  * @throws StoreError(not_found) `Workflow run not found: <runId>`

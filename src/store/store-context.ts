@@ -16,7 +16,7 @@ export interface StoreContext {
   readonly viewer: ViewerDeltaLog;
   readonly messages: WorkflowMessageStore;
   readonly clock: Clock;
-  /** The project runs are reserved under; null for a global store (docs/STORE.md §3.1). */
+  /** The project runs are reserved under; null for a global store (docs/STORE-RULES.md §3.1). */
   readonly projectId: string | null;
   /**
    * The in-process run order index of a file without this server's lineage indexes (a
@@ -27,7 +27,7 @@ export interface StoreContext {
 }
 
 /**
- * Refuses writes on a read-only store (docs/STORE.md §1).
+ * Refuses writes on a read-only store (docs/STORE-RULES.md §1).
  *
  * @throws StoreError(forbidden) `Controller store is read-only`
  */
@@ -36,7 +36,7 @@ export function assertWritable(context: StoreContext): void {
 }
 
 /**
- * The project id for project-bound writes (docs/STORE.md §3.1).
+ * The project id for project-bound writes (docs/STORE-RULES.md §3.1).
  *
  * @throws StoreError(integrity) `Controller project is not registered in the state database`
  */

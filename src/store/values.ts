@@ -9,7 +9,7 @@ export type Clock = () => number;
 export const systemClock: Clock = () => Date.now();
 
 /**
- * Resolves an operation's optional ISO `now` (docs/STORE.md §1).
+ * Resolves an operation's optional ISO `now` (docs/STORE-RULES.md §1).
  *
  * @param now ISO-8601 timestamp, or undefined for the clock
  * @param clock the store's clock
@@ -36,7 +36,7 @@ export function isoOrNull(ms: number | null): string | null {
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /**
- * Checks run id syntax (docs/STORE.md §1): first `[A-Za-z0-9]`, then up to 199 of `[A-Za-z0-9._-]`.
+ * Checks run id syntax (docs/STORE-RULES.md §1): first `[A-Za-z0-9]`, then up to 199 of `[A-Za-z0-9._-]`.
  *
  * @param field input field name reported with the error
  * @throws StoreError(validation) `Invalid workflow run id: <runId>`
@@ -50,7 +50,7 @@ export function assertRunId(runId: string, field = 'runId'): void {
 const DIGEST = /^(?:sha256:)?([0-9a-fA-F]{64})$/;
 
 /**
- * Parses a definition digest (docs/STORE.md §1): optional `sha256:`, 64 hex in either case.
+ * Parses a definition digest (docs/STORE-RULES.md §1): optional `sha256:`, 64 hex in either case.
  *
  * @returns the 32 raw bytes
  * @throws StoreError(validation) `Expected a SHA-256 digest`
@@ -62,7 +62,7 @@ export function digestBuffer(value: string): Buffer {
 }
 
 /**
- * Parses a terminal fingerprint (docs/STORE.md §6.12): optional `sha256:`, 64 hex in either case.
+ * Parses a terminal fingerprint (docs/STORE-RULES.md §6.12): optional `sha256:`, 64 hex in either case.
  *
  * @returns the 32 raw bytes
  * @throws StoreError(validation) `Expected a terminal fingerprint`
@@ -83,13 +83,13 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** Hash stored for a claim token: SHA-256 of its UTF-8 bytes (docs/STORE.md §5). */
+/** Hash stored for a claim token: SHA-256 of its UTF-8 bytes (docs/STORE-RULES.md §5). */
 export function tokenHash(claimToken: string): Buffer {
   return sha256(claimToken);
 }
 
 /**
- * Resource id of an aggregate (docs/STORE.md §3.3): `<type>-` + first 40 hex of
+ * Resource id of an aggregate (docs/STORE-RULES.md §3.3): `<type>-` + first 40 hex of
  * SHA-256(`<type>` NUL `<aggregate key>`).
  */
 export function resourceIdFor(type: string, aggregateKey: string): string {
@@ -97,7 +97,7 @@ export function resourceIdFor(type: string, aggregateKey: string): string {
 }
 
 /**
- * A fresh event id: `event-` + UUID (docs/STORE.md §3.5), a time-ordered version 7 UUID (RFC 9562
+ * A fresh event id: `event-` + UUID (docs/STORE-RULES.md §3.5), a time-ordered version 7 UUID (RFC 9562
  * §5.7, from the `uuid` package: 48 bits of Unix time in ms, then a counter that keeps ids of one
  * process increasing within a millisecond, then random bits). Ids of later events sort after
  * earlier ones, so the unique index on `events.event_id` grows at its right edge instead of at a

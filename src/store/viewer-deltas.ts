@@ -5,12 +5,12 @@ import { StoreError } from './errors.js';
 import type { RunOrderIndex } from './run-order-index.js';
 import { iso } from './values.js';
 
-/** Viewer target types (docs/STORE.md §3.12). */
+/** Viewer target types (docs/STORE-RULES.md §3.12). */
 export const VIEWER_TARGET_TYPES = ['summary', 'graph', 'replay', 'timeline', 'conversation', 'inspector'] as const;
 /** A viewer target type. */
 export type ViewerTargetType = (typeof VIEWER_TARGET_TYPES)[number];
 
-/** One patch operation of a delta (docs/STORE.md §8). */
+/** One patch operation of a delta (docs/STORE-RULES.md §8). */
 export type ViewerPatchOperation =
   { op: 'add' | 'replace'; path: string; value: JsonValue } | { op: 'remove'; path: string } | { op: 'append'; path: string; value: JsonValue[] };
 
@@ -40,15 +40,15 @@ export interface ViewerDeltaBatch {
   deltas: ViewerDelta[];
 }
 
-/** Answer of {@link ViewerDeltaLog.read} (docs/STORE.md §8 "Resume"). */
+/** Answer of {@link ViewerDeltaLog.read} (docs/STORE-RULES.md §8 "Resume"). */
 export type ViewerDeltaRead =
   | { kind: 'deltas'; runId: string; currentRevision: number; retainedFromRevision: number; batches: ViewerDeltaBatch[] }
   | { kind: 'snapshot_required'; runId: string; currentRevision: number; retainedFromRevision: number };
 
-/** Revisions kept per run (docs/STORE.md §8). */
+/** Revisions kept per run (docs/STORE-RULES.md §8). */
 export const VIEWER_RETENTION = 256;
 
-/** The four targets of a run bump (docs/STORE.md §5): summary, graph, replay, inspector/run. */
+/** The four targets of a run bump (docs/STORE-RULES.md §5): summary, graph, replay, inspector/run. */
 export const BUMP_TARGETS: readonly ViewerDeltaDraft[] = [
   { targetType: 'summary' },
   { targetType: 'graph' },
@@ -73,7 +73,7 @@ interface DeltaRow {
 const OPS = new Set(['add', 'replace', 'remove', 'append']);
 
 /**
- * The durable viewer-delta log (docs/STORE.md §8): one presentation revision per recorded change,
+ * The durable viewer-delta log (docs/STORE-RULES.md §8): one presentation revision per recorded change,
  * retention of {@link VIEWER_RETENTION} revisions, resumable reads by cursor.
  */
 export class ViewerDeltaLog {
@@ -107,7 +107,7 @@ export class ViewerDeltaLog {
 
   /**
    * Records one new presentation revision R = current + 1 with one delta per draft
-   * (docs/STORE.md §8 "Record"). Must run inside the open write transaction.
+   * (docs/STORE-RULES.md §8 "Record"). Must run inside the open write transaction.
    *
    * @param drafts at least one target; each patch is `[replace /presentationRevision R]` then the
    *   draft's own ops, on every target (no other automatic op; docs/PI-WORKFLOWS-FILES.md §8)
@@ -163,7 +163,7 @@ export class ViewerDeltaLog {
   }
 
   /**
-   * Reads the log after a cursor (docs/STORE.md §8 "Resume"): `snapshot_required` when the cursor
+   * Reads the log after a cursor (docs/STORE-RULES.md §8 "Resume"): `snapshot_required` when the cursor
    * is 0, ahead of the run, or older than the retained window (or the retained revisions are
    * not contiguous); else every delta after the cursor, grouped by revision.
    *

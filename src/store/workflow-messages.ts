@@ -5,14 +5,14 @@ import type { StateDatabase } from './database.js';
 import { StoreError } from './errors.js';
 import { isoOrNull, iso, sha256Hex } from './values.js';
 
-/** Workflow message kinds (docs/STORE.md §3.16). */
+/** Workflow message kinds (docs/STORE-RULES.md §3.16). */
 export type WorkflowMessageKind = 'step' | 'decision' | 'notification' | 'terminal' | 'followUp';
 /** Workflow message statuses. */
 export type WorkflowMessageStatus = 'pending' | 'sent' | 'cancelled';
-/** Stop reasons of a workflow turn (docs/STORE.md §3.17). */
+/** Stop reasons of a workflow turn (docs/STORE-RULES.md §3.17). */
 export type WorkflowTurnStopReason = 'completed' | 'aborted' | 'error' | 'lost';
 
-/** Content of a workflow message (docs/STORE.md §9). */
+/** Content of a workflow message (docs/STORE-RULES.md §9). */
 export interface WorkflowMessageContent {
   schema: 'pi-workflows.workflow-message-content.v1';
   customType: string;
@@ -101,7 +101,7 @@ const TURN_RULE: Record<WorkflowMessageKind, boolean | undefined> = {
 };
 
 /**
- * Refuses writes on a read-only connection (docs/STORE.md §1).
+ * Refuses writes on a read-only connection (docs/STORE-RULES.md §1).
  *
  * @throws StoreError(forbidden) `Controller store is read-only`
  */
@@ -109,13 +109,13 @@ function assertWritableDatabase(database: StateDatabase): void {
   if (database.readOnly) throw new StoreError('forbidden', 'Controller store is read-only');
 }
 
-/** Default id of a workflow message (docs/STORE.md §9). */
+/** Default id of a workflow message (docs/STORE-RULES.md §9). */
 export function workflowMessageIdFor(idempotencyKey: string, kind: WorkflowMessageKind, sourceId: string): string {
   return `workflow-message-${sha256Hex(canonicalJson({ idempotencyKey, kind, sourceId }))}`;
 }
 
 /**
- * Workflow messages and turns (docs/STORE.md §9): enough for run settlement, the interaction
+ * Workflow messages and turns (docs/STORE-RULES.md §9): enough for run settlement, the interaction
  * timeout, and tests. Every method joins the caller's transaction or opens its own; on a
  * read-only store every write fails with `Controller store is read-only`.
  */
@@ -126,7 +126,7 @@ export class WorkflowMessageStore {
   ) {}
 
   /**
-   * Creates a `pending` message, idempotently (docs/STORE.md §9 "Create"). The turn flag is written
+   * Creates a `pending` message, idempotently (docs/STORE-RULES.md §9 "Create"). The turn flag is written
    * only inside the content blob (`content.triggerTurn`), as pi-workflows 0.16 keeps it; no column
    * holds it (docs/PI-WORKFLOWS-FILES.md §8).
    *
@@ -179,7 +179,7 @@ export class WorkflowMessageStore {
 
   /**
    * Marks a `pending` or `cancelled` message `sent` with its Pi session entry id (branch
-   * adoption, docs/STORE.md §9).
+   * adoption, docs/STORE-RULES.md §9).
    *
    * @throws StoreError(not_found) `Workflow branch report contains an unknown message: <id>`;
    *   StoreError(conflict) `Workflow branch report targets the wrong origin session`,
@@ -213,7 +213,7 @@ export class WorkflowMessageStore {
   }
 
   /**
-   * Starts a turn on a `sent` message; idempotent on the turn id (docs/STORE.md §9 "Turns").
+   * Starts a turn on a `sent` message; idempotent on the turn id (docs/STORE-RULES.md §9 "Turns").
    *
    * @throws StoreError(not_found) `Workflow branch report contains an unknown message: <id>`;
    *   StoreError(conflict) `Workflow turn identity conflict: <id>`, `Workflow turn does not match its message`,
@@ -264,7 +264,7 @@ export class WorkflowMessageStore {
   }
 
   /**
-   * Ends a started turn. Ending again with the same result is a no-op (docs/STORE.md §9).
+   * Ends a started turn. Ending again with the same result is a no-op (docs/STORE-RULES.md §9).
    *
    * @throws StoreError(not_found) `Workflow turn not found: <id>`;
    *   StoreError(conflict) `Workflow turn end report conflicts with its saved result`,
@@ -295,7 +295,7 @@ export class WorkflowMessageStore {
   }
 
   /**
-   * Ends every `started` turn of a run with `reason` (0.16.2 run settlement, docs/STORE.md §9).
+   * Ends every `started` turn of a run with `reason` (0.16.2 run settlement, docs/STORE-RULES.md §9).
    *
    * @returns the turns ended now (a second call returns none)
    */
@@ -314,7 +314,7 @@ export class WorkflowMessageStore {
 
   /**
    * Cancels the run's `pending` messages of kinds `step`, `decision`, `followUp`
-   * (docs/STORE.md §9, §13.3).
+   * (docs/STORE-RULES.md §9, §13.3).
    *
    * @returns the number of messages cancelled
    */

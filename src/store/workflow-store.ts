@@ -85,7 +85,7 @@ export interface WorkflowStoreOptions {
   /** Open read-only: every write fails with `Controller store is read-only`. */
   readOnly?: boolean;
   /**
-   * The project runs are reserved under (docs/STORE.md §3.1, §13.5): a directory path, registered
+   * The project runs are reserved under (docs/STORE-RULES.md §3.1, §13.5): a directory path, registered
    * when missing (read-write); `null` for a global store. Default: the working directory.
    */
   projectPath?: string | null;
@@ -110,7 +110,7 @@ export function replicaRefusalMessage(path: string): string {
 }
 
 /**
- * The workflow state store (docs/STORE.md): one SQLite connection and every rule of runs, queue,
+ * The workflow state store (docs/STORE-RULES.md): one SQLite connection and every rule of runs, queue,
  * leases, lineage, viewer deltas and workflow messages. Each mutating method is one
  * `BEGIN IMMEDIATE` transaction; a thrown {@link StoreError} leaves the database unchanged.
  */
@@ -120,11 +120,11 @@ export class WorkflowStore {
   // test/helpers/store-internals.ts only.
   /** The connection. */
   private readonly database: StateDatabase;
-  /** Workflow messages and turns (docs/STORE.md §9). */
+  /** Workflow messages and turns (docs/STORE-RULES.md §9). */
   private readonly messages: WorkflowMessageStore;
-  /** The viewer-delta log (docs/STORE.md §8). */
+  /** The viewer-delta log (docs/STORE-RULES.md §8). */
   private readonly viewer: ViewerDeltaLog;
-  /** Node attempts and interactive requests (docs/STORE.md §3.13–3.15). */
+  /** Node attempts and interactive requests (docs/STORE-RULES.md §3.13–3.15). */
   private readonly interactions: InteractionStore;
   /** The registered project id, or null for a global store. */
   readonly projectId: string | null;
@@ -221,7 +221,7 @@ export class WorkflowStore {
 
   /**
    * Runs `fn` in one `BEGIN IMMEDIATE` transaction; every store operation it calls joins it
-   * (docs/STORE.md §13.8), so a host records a change together with its viewer deltas, all or
+   * (docs/STORE-RULES.md §13.8), so a host records a change together with its viewer deltas, all or
    * nothing. Called inside an open transaction, `fn` joins that one.
    *
    * @returns what `fn` returns
@@ -360,37 +360,37 @@ export class WorkflowStore {
     return this.database.get<{ quick_check: string }>('PRAGMA quick_check(1)')?.quick_check ?? 'no answer';
   }
 
-  /** The idempotent restart command (docs/STORE.md §13.1). See {@link restartWorkflowRun}. */
+  /** The idempotent restart command (docs/STORE-RULES.md §13.1). See {@link restartWorkflowRun}. */
   restartWorkflowRun(input: RestartWorkflowRunInput): RestartResult {
     return restartWorkflowRun(this.context, input);
   }
 
-  /** Claim a run by id, normal mode (docs/STORE.md §6.3). See {@link claimWorkflowRun}. */
+  /** Claim a run by id, normal mode (docs/STORE-RULES.md §6.3). See {@link claimWorkflowRun}. */
   claimWorkflowRun(input: ClaimWorkflowRunInput): WorkflowRunRecord | undefined {
     return claimWorkflowRun(this.context, input);
   }
 
-  /** Claim a run by id while a pending interaction is allowed (docs/STORE.md §6.3). See {@link claimWorkflowRun}. */
+  /** Claim a run by id while a pending interaction is allowed (docs/STORE-RULES.md §6.3). See {@link claimWorkflowRun}. */
   claimWorkflowRunForInteractionValidation(input: ClaimWorkflowRunInput): WorkflowRunRecord | undefined {
     return claimWorkflowRun(this.context, input, { allowPendingInteraction: true, preserveQueueStatus: false });
   }
 
-  /** Control claim: allows a pending interaction and keeps the queue status (docs/STORE.md §6.3). See {@link claimWorkflowRun}. */
+  /** Control claim: allows a pending interaction and keeps the queue status (docs/STORE-RULES.md §6.3). See {@link claimWorkflowRun}. */
   claimWorkflowRunForControl(input: ClaimWorkflowRunInput): WorkflowRunRecord | undefined {
     return claimWorkflowRun(this.context, input, { allowPendingInteraction: true, preserveQueueStatus: true });
   }
 
-  /** Claim the next eligible run (docs/STORE.md §6.4). See {@link claimNextWorkflowRun}. */
+  /** Claim the next eligible run (docs/STORE-RULES.md §6.4). See {@link claimNextWorkflowRun}. */
   claimNextWorkflowRun(input: ClaimNextWorkflowRunInput): WorkflowRunRecord | undefined {
     return claimNextWorkflowRun(this.context, input);
   }
 
-  /** Claim verification (docs/STORE.md §5). See {@link verifyWorkflowRunClaim}. */
+  /** Claim verification (docs/STORE-RULES.md §5). See {@link verifyWorkflowRunClaim}. */
   verifyWorkflowRunClaim(input: RunClaimInput): boolean {
     return verifyWorkflowRunClaim(this.context, input);
   }
 
-  /** Renew a live claim (docs/STORE.md §5). See {@link renewWorkflowRunClaim}. */
+  /** Renew a live claim (docs/STORE-RULES.md §5). See {@link renewWorkflowRunClaim}. */
   renewWorkflowRunClaim(input: RunClaimInput & { leaseMs: number }): WorkflowRunRecord | undefined {
     return renewWorkflowRunClaim(this.context, input);
   }
@@ -400,12 +400,12 @@ export class WorkflowStore {
     return renewWorkflowRunClaimOrThrow(this.context, input);
   }
 
-  /** The engine reports a run `running` or `waiting` (docs/STORE.md §4). See {@link reportWorkflowRunState}. */
+  /** The engine reports a run `running` or `waiting` (docs/STORE-RULES.md §4). See {@link reportWorkflowRunState}. */
   reportWorkflowRunState(input: ReportWorkflowRunStateInput): number {
     return reportWorkflowRunState(this.context, input);
   }
 
-  /** Worker ready (docs/STORE.md §6.5). See {@link markWorkflowRunRunning}. */
+  /** Worker ready (docs/STORE-RULES.md §6.5). See {@link markWorkflowRunRunning}. */
   markWorkflowRunRunning(input: RunClaimInput): boolean {
     return markWorkflowRunRunning(this.context, input);
   }
@@ -415,7 +415,7 @@ export class WorkflowStore {
     return markWorkflowRunRunningOrThrow(this.context, input);
   }
 
-  /** Release to parked (docs/STORE.md §6.6). See {@link releaseWorkflowRunClaim}. */
+  /** Release to parked (docs/STORE-RULES.md §6.6). See {@link releaseWorkflowRunClaim}. */
   parkWorkflowRun(input: RunClaimInput): boolean {
     return releaseWorkflowRunClaim(this.context, input, 'parked');
   }
@@ -425,17 +425,17 @@ export class WorkflowStore {
     return parkClaimedWorkflowRun(this.context, input);
   }
 
-  /** Release to done (docs/STORE.md §6.6); the runs row is not touched. See {@link releaseWorkflowRunClaim}. */
+  /** Release to done (docs/STORE-RULES.md §6.6); the runs row is not touched. See {@link releaseWorkflowRunClaim}. */
   completeWorkflowRun(input: RunClaimInput): boolean {
     return releaseWorkflowRunClaim(this.context, input, 'done');
   }
 
-  /** Park for worker no progress (docs/STORE.md §6.7). See {@link parkWorkflowRunForWorkerNoProgress}. */
+  /** Park for worker no progress (docs/STORE-RULES.md §6.7). See {@link parkWorkflowRunForWorkerNoProgress}. */
   parkWorkflowRunForWorkerNoProgress(input: RunClaimInput & { detail: string }): boolean {
     return parkWorkflowRunForWorkerNoProgress(this.context, input);
   }
 
-  /** Pause a parked run (docs/STORE.md §6.8). See {@link pauseParkedWorkflowRun}. */
+  /** Pause a parked run (docs/STORE-RULES.md §6.8). See {@link pauseParkedWorkflowRun}. */
   pauseParkedWorkflowRun(input: { runId: string; now?: string }): boolean {
     return pauseParkedWorkflowRun(this.context, input);
   }
@@ -445,7 +445,7 @@ export class WorkflowStore {
     return pauseParkedWorkflowRunOrThrow(this.context, input);
   }
 
-  /** Resume a paused interaction (docs/STORE.md §6.8). See {@link resumePausedInteraction}. */
+  /** Resume a paused interaction (docs/STORE-RULES.md §6.8). See {@link resumePausedInteraction}. */
   resumePausedInteraction(input: { runId: string; now?: string }): boolean {
     return resumePausedInteraction(this.context, input);
   }
@@ -455,17 +455,17 @@ export class WorkflowStore {
     return resumePausedInteractionOrThrow(this.context, input);
   }
 
-  /** Interaction timeout (docs/STORE.md §6.9). See {@link beginWorkflowRunInteractionTimeout}. */
+  /** Interaction timeout (docs/STORE-RULES.md §6.9). See {@link beginWorkflowRunInteractionTimeout}. */
   beginWorkflowRunInteractionTimeout(input: RunClaimInput & { targetSessionId: string }): boolean {
     return beginWorkflowRunInteractionTimeout(this.context, input);
   }
 
-  /** Fail a run (docs/STORE.md §6.10). See {@link failWorkflowRun}. */
+  /** Fail a run (docs/STORE-RULES.md §6.10). See {@link failWorkflowRun}. */
   failWorkflowRun(input: { runId: string; claimToken?: string; errorCode: string; errorMessage: string; now?: string }): boolean {
     return failWorkflowRun(this.context, input);
   }
 
-  /** Cancel a run, with the stale-cancel fallback (docs/STORE.md §6.10). See {@link cancelWorkflowRun}. */
+  /** Cancel a run, with the stale-cancel fallback (docs/STORE-RULES.md §6.10). See {@link cancelWorkflowRun}. */
   cancelWorkflowRun(input: CancelWorkflowRunInput): boolean {
     return cancelWorkflowRun(this.context, input);
   }
@@ -475,12 +475,12 @@ export class WorkflowStore {
     return cancelWorkflowRunOrThrow(this.context, input);
   }
 
-  /** Settle a claimed run terminal (docs/STORE.md §13.3). See {@link settleWorkflowRun}. */
+  /** Settle a claimed run terminal (docs/STORE-RULES.md §13.3). See {@link settleWorkflowRun}. */
   settleWorkflowRun(input: SettleWorkflowRunInput): WorkflowRunRecord {
     return settleWorkflowRun(this.context, input);
   }
 
-  /** Record a host run event (docs/STORE.md §6.11). See {@link recordRunEvent}. */
+  /** Record a host run event (docs/STORE-RULES.md §6.11). See {@link recordRunEvent}. */
   recordRunEvent(input: { runId: string; type: string; payload?: unknown; runnerId?: string; now?: string }): RunEventRecord {
     return recordRunEvent(this.context, input);
   }
@@ -495,7 +495,7 @@ export class WorkflowStore {
     return getWorkflowRuns(this.context, runIds);
   }
 
-  /** A keyset slice of runs, newest first (docs/API.md `workflowRuns`). See {@link listWorkflowRunSlice}. */
+  /** A keyset slice of runs, newest first (docs/GRAPHQL-CONTRACT.md `workflowRuns`). See {@link listWorkflowRunSlice}. */
   listWorkflowRunSlice(filter: WorkflowRunFilter | undefined, request: RunSliceRequest): RunSlice {
     return listWorkflowRunSlice(this.context, filter, request);
   }
@@ -535,7 +535,7 @@ export class WorkflowStore {
     return chainSizes(this.context, rootRunIds);
   }
 
-  /** A keyset slice of a chain in lineage order, root first (docs/API.md `lineage`). See {@link lineageSlice}. */
+  /** A keyset slice of a chain in lineage order, root first (docs/GRAPHQL-CONTRACT.md `lineage`). See {@link lineageSlice}. */
   lineageSlice(rootRunId: string, request: LineageSliceRequest): Array<KeyedRun<LineageKey>> {
     return lineageSlice(this.context, rootRunId, request);
   }
@@ -600,7 +600,7 @@ export class WorkflowStore {
   }
 
   /**
-   * Records one viewer revision for a run (docs/STORE.md §8 "Record") in its own transaction, as a
+   * Records one viewer revision for a run (docs/STORE-RULES.md §8 "Record") in its own transaction, as a
    * workflow host does for timeline items, graph updates and summaries.
    *
    * @returns the new presentation revision
@@ -627,7 +627,7 @@ export class WorkflowStore {
   }
 
   /**
-   * Resume read of the delta log (docs/STORE.md §8 "Resume"). See {@link ViewerDeltaLog.read}.
+   * Resume read of the delta log (docs/STORE-RULES.md §8 "Resume"). See {@link ViewerDeltaLog.read}.
    *
    * @param limit at most this many revisions, oldest first; default every retained one
    * @returns the read; undefined for an unknown run
@@ -638,7 +638,7 @@ export class WorkflowStore {
   }
 
   /**
-   * A run's current presentation revision and the oldest one the log still holds (docs/STORE.md §8).
+   * A run's current presentation revision and the oldest one the log still holds (docs/STORE-RULES.md §8).
    *
    * @returns undefined for an unknown run (every reserved run has a viewer row)
    */
@@ -666,7 +666,7 @@ export class WorkflowStore {
   }
 
   /**
-   * Creates a `pending` workflow message, idempotently (docs/STORE.md §9 "Create"), at the store's
+   * Creates a `pending` workflow message, idempotently (docs/STORE-RULES.md §9 "Create"), at the store's
    * clock. See {@link WorkflowMessageStore.create} for the errors.
    *
    * @returns the stored message (or the existing matching one)
@@ -677,14 +677,14 @@ export class WorkflowStore {
 
   /**
    * Marks a message `sent` with the Pi session entry that carries it (branch adoption,
-   * docs/STORE.md §9). See {@link WorkflowMessageStore.markSent} for the errors.
+   * docs/STORE-RULES.md §9). See {@link WorkflowMessageStore.markSent} for the errors.
    */
   markWorkflowMessageSent(input: { workflowMessageId: string; targetSessionId: string; piSessionEntryId: string }): WorkflowMessageRecord {
     return this.messages.markSent(input.workflowMessageId, input.targetSessionId, input.piSessionEntryId, this.context.clock());
   }
 
   /**
-   * Starts a model turn on a `sent` message, idempotently on the turn id (docs/STORE.md §9
+   * Starts a model turn on a `sent` message, idempotently on the turn id (docs/STORE-RULES.md §9
    * "Turns"). See {@link WorkflowMessageStore.startTurn} for the errors.
    *
    * @param input `workflowTurnId` default `workflow-turn-<uuid>`
@@ -694,7 +694,7 @@ export class WorkflowStore {
   }
 
   /**
-   * Ends a started turn; the same end again is a no-op (docs/STORE.md §9 "Turns"). See
+   * Ends a started turn; the same end again is a no-op (docs/STORE-RULES.md §9 "Turns"). See
    * {@link WorkflowMessageStore.endTurn} for the errors.
    *
    * @param input `responseSessionEntryId` null when the turn left no response entry
@@ -703,18 +703,18 @@ export class WorkflowStore {
     return this.messages.endTurn(input.workflowTurnId, input.stopReason, input.responseSessionEntryId, this.context.clock());
   }
 
-  /** A run's workflow messages, in order number order (docs/STORE.md §9). */
+  /** A run's workflow messages, in order number order (docs/STORE-RULES.md §9). */
   listWorkflowMessages(runId: string): WorkflowMessageRecord[] {
     return this.messages.listForRun(runId);
   }
 
-  /** A run's workflow turns, oldest first (docs/STORE.md §9). */
+  /** A run's workflow turns, oldest first (docs/STORE-RULES.md §9). */
   listWorkflowTurns(runId: string): WorkflowTurnRecord[] {
     return this.messages.turnsForRun(runId);
   }
 
   /**
-   * Opens a `waiting` node attempt and its `pending` interactive request (docs/STORE.md
+   * Opens a `waiting` node attempt and its `pending` interactive request (docs/STORE-RULES.md
    * §3.13–3.14), at the store's clock, as a host does when a step asks for input.
    *
    * @throws StoreError(forbidden) `Controller store is read-only`; StoreError(conflict)
@@ -725,7 +725,7 @@ export class WorkflowStore {
   }
 }
 
-/** `project-` + first 40 hex of SHA-256 of the canonical path (docs/STORE.md §3.1). */
+/** `project-` + first 40 hex of SHA-256 of the canonical path (docs/STORE-RULES.md §3.1). */
 export function projectIdFor(canonicalPath: string): string {
   return `project-${sha256Hex(canonicalPath).slice(0, 40)}`;
 }
@@ -739,7 +739,7 @@ function canonicalProjectPath(path: string): string {
 }
 
 /**
- * The project the store reserves under (docs/STORE.md §3.1): read-only, looked up by canonical path
+ * The project the store reserves under (docs/STORE-RULES.md §3.1): read-only, looked up by canonical path
  * (null when missing); read-write, its row inserted when missing. On a pi-workflows file this is
  * the very statement pi-workflows' own read-write open runs (`INSERT … ON CONFLICT(project_id) DO
  * NOTHING`, the same id, path and clock), so serving a file adds at most the row pi-workflows

@@ -22,7 +22,7 @@ import { connectionOf } from '../helpers/store-internals.js';
 
 const RUNS_PER_MUTATION = Number(process.env.FAULT_FUZZ_RUNS ?? 450);
 
-/** Typed error → its code (docs/API.md). */
+/** Typed error → its code (docs/GRAPHQL-CONTRACT.md). */
 const ERROR_CODES: Record<string, string> = {
   NotFoundError: 'NOT_FOUND',
   LineageError: 'LINEAGE_INVALID',

@@ -40,7 +40,7 @@ const SUBSCRIBERS_PER_RUN = 5;
 /** Followed only by sleepers: committed to in bursts while one of them is away. */
 const SLEEP_RUN = 'storm-sleep';
 const SLEEPERS = 4;
-/** Revisions kept per run (docs/STORE.md §8). */
+/** Revisions kept per run (docs/STORE-RULES.md §8). */
 const WINDOW = 256;
 
 /** One subscriber's state across all its connections. */

@@ -1,7 +1,7 @@
 /** This file's server: { token: 's3cret-token' }. */
 const it = serverTest.extend('serverOptions', { scope: 'file' }, { token: 's3cret-token' });
 
-/** Bearer token on HTTP (docs/API.md "Access"): 401 without or with a wrong Authorization header, 200 with it. */
+/** Bearer token on HTTP (docs/GRAPHQL-CONTRACT.md "Access"): 401 without or with a wrong Authorization header, 200 with it. */
 import { describe, expect } from 'vitest';
 import { WorkflowRunsDocument } from '../../schema/generated/graphql.js';
 import { serverTest } from '../helpers/server-test.js';

@@ -1,5 +1,5 @@
 /**
- * Request limits (docs/API.md "Access"): query depth and aliases are bounded and refused before
+ * Request limits (docs/GRAPHQL-CONTRACT.md "Access"): query depth and aliases are bounded and refused before
  * anything runs (no SQL statement); a body over maxBodyBytes gets 413.
  */
 import { describe, expect } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * DataLoader batching (docs/API.md): one HTTP request for a page of runs selecting parent, rootRun,
+ * DataLoader batching (docs/GRAPHQL-CONTRACT.md): one HTTP request for a page of runs selecting parent, rootRun,
  * children, latestRun and lineage { totalCount } costs a small constant number of SQL
  * statements, the same for 10 runs as for 100 (counted by `store.statementCount`).
  */
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 const DIGEST = createHash('sha256').update(canonicalJson(DEFINITION)).digest('hex');
 
-/** A store-level reservation like the GraphQL one (docs/STORE.md §13.4 defaults). */
+/** A store-level reservation like the GraphQL one (docs/STORE-RULES.md §13.4 defaults). */
 function storeInput(runId: string, session: string, parentRunId?: string): ReserveWorkflowRunInput {
   return {
     runId,

@@ -1,5 +1,5 @@
 /**
- * `restartWorkflowRun` over HTTP (docs/STORE.md §13.1): the default fingerprint and restart id, the
+ * `restartWorkflowRun` over HTTP (docs/STORE-RULES.md §13.1): the default fingerprint and restart id, the
  * idempotent retry, the restart policy (limit, cancelled run, repeated outcome) and every typed
  * error with its exact text. A failed restart changes no table.
  */
@@ -18,7 +18,7 @@ async function restartFails(fx: TestServer, input: RestartWorkflowRunInput) {
   return restartWorkflowRun;
 }
 
-/** SHA-256 of the canonical JSON of the fingerprint facts (docs/STORE.md §7.1, §13.2). */
+/** SHA-256 of the canonical JSON of the fingerprint facts (docs/STORE-RULES.md §7.1, §13.2). */
 function fingerprintOf(facts: { workflowRef: string; input: unknown; status: string; finalOutput: unknown; error: string | null; reason: string | null }) {
   return createHash('sha256').update(canonicalJson(facts)).digest('hex');
 }
@@ -162,7 +162,7 @@ describe('restartWorkflowRun', () => {
         code: 'RESTART_REJECTED',
         message: 'An explicitly cancelled workflow cannot be restarted',
       });
-      // The reservation path applies the same policy (docs/STORE.md §13.11).
+      // The reservation path applies the same policy (docs/STORE-RULES.md §13.11).
       const before = snapshotTables(fx.store);
       const { reserveWorkflowRun } = await fx.data(ReserveWorkflowRunDocument, {
         input: reserveInput('restart-1', {

@@ -1,5 +1,5 @@
 /**
- * Run-list order (docs/API.md) over real HTTP: `workflowRuns(orderBy:)` in every order and direction, paged
+ * Run-list order (docs/GRAPHQL-CONTRACT.md) over real HTTP: `workflowRuns(orderBy:)` in every order and direction, paged
  * forward and backward over runs with equal timestamps (the run id breaks ties); the filters
  * createdAfter/createdBefore/updatedAfter/updatedBefore (exclusive bounds) and search
  * (ASCII case-insensitive, `%` and `_` literal), alone and combined, with totalCount; cursors

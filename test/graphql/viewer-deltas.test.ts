@@ -1,6 +1,6 @@
 /**
  * `WorkflowRun.viewerDeltas(afterRevision)`: the catch-up read of the delta log after claim
- * and park (docs/STORE.md §8): kinds, batches per revision, targets, patches.
+ * and park (docs/STORE-RULES.md §8): kinds, batches per revision, targets, patches.
  */
 import { describe, expect } from 'vitest';
 import { ViewerDeltasDocument } from '../../schema/generated/graphql.js';

@@ -301,7 +301,7 @@ const ACTIVE_QUEUE = "('queued', 'starting', 'running')";
 const TERMINAL_QUEUE = "('done', 'failed', 'cancelled')";
 const OWNER_COLUMNS = ['owner_type', 'owner_id', 'token_hash', 'acquired_at', 'heartbeat_at', 'expires_at'];
 
-/** The store's invariants (docs/STORE.md §3–§8) as queries that return the rows breaking them. */
+/** The store's invariants (docs/STORE-RULES.md §3–§8) as queries that return the rows breaking them. */
 export const INVARIANT_QUERIES: ReadonlyArray<{ rule: string; sql: string }> = [
   {
     rule: 'a root run is its own root, has no lineage kind, restart number 0 and no fingerprint',

@@ -210,7 +210,7 @@ function sha256(bytes: Buffer | string): Buffer {
   return createHash('sha256').update(bytes).digest();
 }
 
-/** `run-` + first 40 hex of SHA-256(`run` NUL run id) (docs/STORE.md §3.3). */
+/** `run-` + first 40 hex of SHA-256(`run` NUL run id) (docs/STORE-RULES.md §3.3). */
 export function runResourceId(runId: string): string {
   return `run-${sha256(`run\u0000${runId}`).toString('hex').slice(0, 40)}`;
 }
@@ -365,7 +365,7 @@ export class PiWorkflowsWriter {
   }
 
   /**
-   * Bumps a run's resource revision by one and records the event (docs/STORE.md §5); the actor's
+   * Bumps a run's resource revision by one and records the event (docs/STORE-RULES.md §5); the actor's
    * `generation` is the event's `lease_generation` (0 or absent: NULL).
    */
   bump(
@@ -485,7 +485,7 @@ export class PiWorkflowsWriter {
     );
   }
 
-  /** The terminal fingerprint of a run as stored (docs/STORE.md §7.1, §13.2), 64 hex. */
+  /** The terminal fingerprint of a run as stored (docs/STORE-RULES.md §7.1, §13.2), 64 hex. */
   fingerprintOf(runId: string): string {
     const row = this.connection
       .prepare(

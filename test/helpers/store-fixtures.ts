@@ -288,7 +288,7 @@ export function viewerHead(store: WorkflowStore, runId: string): { presentation:
   return row;
 }
 
-/** The four targets of a bump revision (docs/STORE.md §5), as {@link viewerRevisions} lists them. */
+/** The four targets of a bump revision (docs/STORE-RULES.md §5), as {@link viewerRevisions} lists them. */
 export const BUMP = ['summary', 'graph', 'replay', 'inspector/run'];
 /** The summary + replay targets. */
 export const SUMMARY_REPLAY = ['summary', 'replay'];

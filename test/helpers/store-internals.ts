@@ -18,11 +18,11 @@ import type { WorkflowStore } from '../../src/store/index.js';
 export interface StoreInternals {
   /** The store's connection wrapper (statement counter, transactions, BEGIN retries). */
   database: StateDatabase;
-  /** The viewer-delta log (docs/STORE.md §8). */
+  /** The viewer-delta log (docs/STORE-RULES.md §8). */
   viewer: ViewerDeltaLog;
-  /** Workflow messages and turns (docs/STORE.md §9). */
+  /** Workflow messages and turns (docs/STORE-RULES.md §9). */
   messages: WorkflowMessageStore;
-  /** Node attempts and interactive requests (docs/STORE.md §3.13–3.15). */
+  /** Node attempts and interactive requests (docs/STORE-RULES.md §3.13–3.15). */
   interactions: InteractionStore;
   /** The in-process run order index (pi-workflows state files only). */
   runIndex: RunOrderIndex | undefined;
@@ -46,7 +46,7 @@ export function connectionOf(store: WorkflowStore): SqliteDatabase {
 
 /**
  * The blobs of `store` no foreign key refers to (the ones a read-write open would prune,
- * docs/STORE.md §1 Open), as lowercase hex hashes, sorted. An operation must not leave any.
+ * docs/STORE-RULES.md §1 Open), as lowercase hex hashes, sorted. An operation must not leave any.
  */
 export function unreferencedBlobs(store: WorkflowStore): string[] {
   const referenced = blobReferences(storeInternals(store).database)

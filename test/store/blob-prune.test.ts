@@ -1,5 +1,5 @@
 /**
- * The blob prune (docs/STORE.md §1) at a read-write open of our own file works from the foreign
+ * The blob prune (docs/STORE-RULES.md §1) at a read-write open of our own file works from the foreign
  * keys the file declares (`PRAGMA foreign_key_list`), not from a fixed column list, so a blob
  * that something else still references — a table another tool or a later release added — is
  * never deleted (with a fixed list, the delete broke that foreign key and the open failed with

@@ -117,7 +117,7 @@ describe('canonical JSON (docs/PI-WORKFLOWS-FILES.md §8)', () => {
   });
 });
 
-describe('content-addressed blobs (docs/STORE.md §2.2)', () => {
+describe('content-addressed blobs (docs/STORE-RULES.md §2.2)', () => {
   let blobs: BlobStore;
   it.beforeEach(({ t }) => {
     blobs = new BlobStore(storeInternals(t.store).database);

@@ -1,6 +1,6 @@
 /**
  * The chain sizes the database keeps (migration 0007): `chainSizes`
- * (docs/API.md `lineage { totalCount }`) reads `run_chain_sizes`, which triggers keep equal to the
+ * (docs/GRAPHQL-CONTRACT.md `lineage { totalCount }`) reads `run_chain_sizes`, which triggers keep equal to the
  * number of `runs` rows per root_run_id through every write: reserve, continuation, restart,
  * raw SQL inserts, deletes and re-roots by another writer, and the migration's backfill.
  */

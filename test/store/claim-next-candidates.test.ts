@@ -1,5 +1,5 @@
 /**
- * claimNextWorkflowRun over many candidates of every kind (docs/STORE.md §6.4,
+ * claimNextWorkflowRun over many candidates of every kind (docs/STORE-RULES.md §6.4,
  * migration 0006): the order stays available_at, then queue created_at (then run id), whichever
  * index a candidate is found through; another runner's live lease is never taken; the statement
  * starts from the indexes (no scan of leases or run_queue); the set of active runs without a lease
@@ -120,7 +120,7 @@ function unownedStarted(t: TestStore): string[] {
   return (connectionOf(t.store).prepare('SELECT run_id FROM unowned_started_runs ORDER BY run_id').all() as Array<{ run_id: string }>).map((row) => row.run_id);
 }
 
-describe('claimNextWorkflowRun over many candidates (docs/STORE.md §6.4, migration 0006)', () => {
+describe('claimNextWorkflowRun over many candidates (docs/STORE-RULES.md §6.4, migration 0006)', () => {
   it('claims every eligible run exactly in (available_at, created_at, run id) order and never another runner’s live lease', ({ t }) => {
     const candidates = buildCandidates(t);
     const live = candidates.filter((candidate) => candidate.kind.endsWith('-live'));

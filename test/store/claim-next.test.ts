@@ -36,7 +36,7 @@ function parkedRunning(t: TestStore, runId: string, overrides = {}): void {
   expect(t.store.parkWorkflowRun({ runId, claimToken: `token-${runId}` })).toBe(true);
 }
 
-describe('claimNextWorkflowRun (docs/STORE.md §6.4)', () => {
+describe('claimNextWorkflowRun (docs/STORE-RULES.md §6.4)', () => {
   it('returns nothing on an empty store', ({ t }) => {
     expectNone(t);
   });

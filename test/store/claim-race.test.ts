@@ -77,7 +77,7 @@ function expectEachRunClaimedOnce(t: TestStore, results: WorkerResult[]): void {
   }
 }
 
-describe('two connections to the same database file race to claim (docs/STORE.md §1, §6.3, §6.4)', () => {
+describe('two connections to the same database file race to claim (docs/STORE-RULES.md §1, §6.3, §6.4)', () => {
   it('claimNextWorkflowRun in two processes: every run claimed exactly once, generation 1', async ({ t }) => {
     const results = await race(t, 'next', ['runner-a', 'runner-b']);
     expectEachRunClaimedOnce(t, results);

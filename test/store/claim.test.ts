@@ -31,7 +31,7 @@ const open = (t: TestStore, runId: string) =>
     t.clock.t,
   );
 
-describe('claim core (docs/STORE.md §6.3)', () => {
+describe('claim core (docs/STORE-RULES.md §6.3)', () => {
   it('takes the lease (generation + 1), moves the queue to starting, bumps and writes lease.claimed', ({ t }) => {
     reserve(t.store, 'run-1');
     t.clock.advance(10);
@@ -168,7 +168,7 @@ describe('claim core (docs/STORE.md §6.3)', () => {
   });
 });
 
-describe('verify and renew (docs/STORE.md §5)', () => {
+describe('verify and renew (docs/STORE-RULES.md §5)', () => {
   it.beforeEach(({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'tok', 1000);
@@ -204,7 +204,7 @@ describe('verify and renew (docs/STORE.md §5)', () => {
   });
 });
 
-describe('mark running (docs/STORE.md §6.5)', () => {
+describe('mark running (docs/STORE-RULES.md §6.5)', () => {
   it('queue running, started_at set once, bump with run.queue_running', ({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'tok');
@@ -248,7 +248,7 @@ describe('mark running (docs/STORE.md §6.5)', () => {
   });
 });
 
-describe('park and complete release (docs/STORE.md §6.6)', () => {
+describe('park and complete release (docs/STORE-RULES.md §6.6)', () => {
   it.beforeEach(({ t }) => {
     reserve(t.store, 'run-1');
     claim(t.store, 'run-1', 'runner-1', 'tok');

@@ -1,6 +1,6 @@
 /**
  * The store computes a reservation's definition digest and default source identity from the
- * definition snapshot (docs/STORE.md §13.4: no longer the GraphQL layer's job).
+ * definition snapshot (docs/STORE-RULES.md §13.4: no longer the GraphQL layer's job).
  */
 import { describe, expect } from 'vitest';
 import { definitionDigest, StoreError } from '../../src/store/index.js';
@@ -25,7 +25,7 @@ function byDefinition(runId: string) {
   return rest;
 }
 
-describe('definition digest (docs/STORE.md §13.4)', () => {
+describe('definition digest (docs/STORE-RULES.md §13.4)', () => {
   it('is SHA-256 of the canonical JSON, whatever the key order', () => {
     expect(definitionDigest(DEFINITION)).toBe(digestHex());
     expect(definitionDigest({ b: 1, a: [1, { d: 2, c: 3 }] })).toBe(definitionDigest({ a: [1, { c: 3, d: 2 }], b: 1 }));

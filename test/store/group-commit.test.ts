@@ -4,7 +4,7 @@
  * own savepoint. Every guarantee of a single write holds for each write of a group: answered
  * only after the shared commit (a second connection already reads it), a failing write rolled
  * back alone (no rows, events, blobs, viewer deltas, feed deliveries), a failing COMMIT
- * rejecting every write of the group with nothing written, the exact docs/STORE.md error texts, and
+ * rejecting every write of the group with nothing written, the exact docs/STORE-RULES.md error texts, and
  * the change feed delivering each committed write once, in commit order. Every test reads the
  * database afterwards.
  *
@@ -116,7 +116,7 @@ describe('grouped commits of writeAsync', () => {
     expect(positions.map((row) => row.run_id)).toEqual(runIds);
   });
 
-  it('a write that throws is rolled back alone with its own error (exact docs/STORE.md texts); the others commit; nothing of it remains and the feed never delivers it', async ({
+  it('a write that throws is rolled back alone with its own error (exact docs/STORE-RULES.md texts); the others commit; nothing of it remains and the feed never delivers it', async ({
     t,
   }) => {
     reserve(t.store, 'run-viewer');

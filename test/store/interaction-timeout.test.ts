@@ -85,7 +85,7 @@ function setup(t: TestStore, options: Setup = {}): void {
 const begin = (t: TestStore, overrides: { claimToken?: string; targetSessionId?: string } = {}) =>
   t.store.beginWorkflowRunInteractionTimeout({ runId: 'run-1', targetSessionId: SESSION, claimToken: 'ctl', ...overrides });
 
-describe('beginWorkflowRunInteractionTimeout (docs/STORE.md §6.9)', () => {
+describe('beginWorkflowRunInteractionTimeout (docs/STORE-RULES.md §6.9)', () => {
   it('cancels the request, moves run waiting → running and queue parked → starting, rejects validating submissions', ({ t }) => {
     setup(t);
     const viewer = viewerHead(t.store, 'run-1').presentation;

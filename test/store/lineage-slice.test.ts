@@ -1,5 +1,5 @@
 /**
- * `lineageSlice` (docs/API.md `lineage`): keyset slices of a chain in lineage order
+ * `lineageSlice` (docs/GRAPHQL-CONTRACT.md `lineage`): keyset slices of a chain in lineage order
  * — the root, then by (created_at, run id) — read from either end, with every run's key. The
  * chain is built within one millisecond, so the order among non-root runs is the run id's.
  */

@@ -22,7 +22,7 @@ function input(overrides: Partial<CreateWorkflowMessageInput> = {}): CreateWorkf
 
 const create = (t: TestStore, overrides: Partial<CreateWorkflowMessageInput> = {}) => storeInternals(t.store).messages.create(input(overrides), t.clock.t);
 
-describe('workflow messages (docs/STORE.md §9)', () => {
+describe('workflow messages (docs/STORE-RULES.md §9)', () => {
   it('derives the id from SHA-256 of canonical {idempotencyKey, kind, sourceId}', ({ t }) => {
     const expected = `workflow-message-${sha256Hex('{"idempotencyKey":"key-1","kind":"step","sourceId":"request-1"}')}`;
     expect(workflowMessageIdFor('key-1', 'step', 'request-1')).toBe(expected);

@@ -30,7 +30,7 @@ function migrationRows(file = path): unknown[] {
   }
 }
 
-describe('migrations (docs/STORE.md §13.9)', () => {
+describe('migrations (docs/STORE-RULES.md §13.9)', () => {
   it('applies the numbered migrations once and records them', () => {
     expect(loadMigrations().map((migration) => [migration.version, migration.name])).toEqual([
       [1, '0001_state_store'],
@@ -281,7 +281,7 @@ describe('migrations (docs/STORE.md §13.9)', () => {
   });
 });
 
-describe('read-only store (docs/STORE.md §1)', () => {
+describe('read-only store (docs/STORE-RULES.md §1)', () => {
   let store: WorkflowStore;
   beforeEach(() => {
     const writer = open();
@@ -339,7 +339,7 @@ describe('read-only store (docs/STORE.md §1)', () => {
   });
 });
 
-describe('projects (docs/STORE.md §3.1, §13.5)', () => {
+describe('projects (docs/STORE-RULES.md §3.1, §13.5)', () => {
   it('registers the real path once; a read-only store only looks it up', () => {
     const real = join(dir, 'project');
     mkdirSync(real);

@@ -2,7 +2,7 @@
  * `parkClaimedWorkflowRun`: the store decides a park's refusals — a missing
  * run is `not_found`, a token that is not the live claim (or an expired lease) is `claim_lost`
  * — and returns the parked record, so callers map the error kind instead of re-reading the run.
- * Refusals write nothing; the writes are those of the boolean parks (docs/STORE.md §6.6, §6.7).
+ * Refusals write nothing; the writes are those of the boolean parks (docs/STORE-RULES.md §6.6, §6.7).
  */
 import { describe, expect } from 'vitest';
 import {

@@ -31,7 +31,7 @@ function waitingForInput(t: TestStore, runId: string): void {
   openRequest(t, runId);
 }
 
-describe('pauseParkedWorkflowRun (docs/STORE.md §6.8)', () => {
+describe('pauseParkedWorkflowRun (docs/STORE-RULES.md §6.8)', () => {
   it('pauses: paused 1, detail paused, bump with run.paused, then summary + replay', ({ t }) => {
     waitingForInput(t, 'run-1');
     const viewer = viewerHead(t.store, 'run-1').presentation;
@@ -91,7 +91,7 @@ describe('pauseParkedWorkflowRun (docs/STORE.md §6.8)', () => {
   });
 });
 
-describe('resumePausedInteraction (docs/STORE.md §6.8)', () => {
+describe('resumePausedInteraction (docs/STORE-RULES.md §6.8)', () => {
   it.beforeEach(({ t }) => {
     waitingForInput(t, 'run-1');
     t.store.pauseParkedWorkflowRun({ runId: 'run-1' });

@@ -22,7 +22,7 @@ import { storeTest as it } from '../helpers/store-test.js';
 
 const CLAIM = { runnerId: 'runner-1', claimToken: 'tok-1', leaseMs: 30_000 };
 
-describe('reserveWorkflowRun with a claim (prepare-or-adopt): a new run is reserved and claimed in one transaction (docs/STORE.md §6.2)', () => {
+describe('reserveWorkflowRun with a claim (prepare-or-adopt): a new run is reserved and claimed in one transaction (docs/STORE-RULES.md §6.2)', () => {
   it('returns claimed with the token; the lease, queue, events and viewer show the claim', ({ t }) => {
     const prepared = t.store.reserveWorkflowRun(reserveInput('run-1', { runnerId: 'runner-1' }), CLAIM);
     expect(prepared.state).toBe('claimed');

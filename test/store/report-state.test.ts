@@ -18,7 +18,7 @@ it.beforeEach(({ t }) => {
   t.clock.advance(1000);
 });
 
-describe('reportWorkflowRunState: the engine reports running / waiting (docs/STORE.md §4)', () => {
+describe('reportWorkflowRunState: the engine reports running / waiting (docs/STORE-RULES.md §4)', () => {
   it('running: runs.status running, finished_at NULL, event run.running, bump then summary+replay; queue untouched', ({ t }) => {
     const before = viewerHead(t.store, 'run-1').presentation;
     const revision = t.store.reportWorkflowRunState({ runId: 'run-1', claimToken: 'tok', status: 'running' });

@@ -35,7 +35,7 @@ function parkedRun(t: TestStore, runId: string, session = `session-${runId}`): v
   expect(t.store.parkWorkflowRun({ runId, claimToken: `token-${runId}` })).toBe(true);
 }
 
-describe('reserveWorkflowRun: a root run (docs/STORE.md §6.1)', () => {
+describe('reserveWorkflowRun: a root run (docs/STORE-RULES.md §6.1)', () => {
   it('returns the run record with every field of §10', ({ t }) => {
     const run = reserve(t.store, 'run-1', { runnerId: 'runner-a', launchOptions: { model: 'x' }, title: 'Demo' });
     const at = t.clock.iso();

@@ -25,14 +25,14 @@ import { storeTest as it } from '../helpers/store-test.js';
 const SESSION = 'session-root';
 const CLAIM = { runnerId: 'runner-r', claimToken: 'restart-token', leaseMs: 60_000 };
 
-/** Fingerprint of a run that failed with `error` (docs/STORE.md §7.1), from literal canonical JSON. */
+/** Fingerprint of a run that failed with `error` (docs/STORE-RULES.md §7.1), from literal canonical JSON. */
 function failedFingerprint(error: string): string {
   return sha256Hex(
     `{"error":${JSON.stringify(error)},"finalOutput":null,"input":{"topic":"tests"},"reason":null,"status":"failed","workflowRef":"${WORKFLOW_REF}"}`,
   );
 }
 
-/** The restart run id of docs/STORE.md §7 rule 11, recomputed from its definition. */
+/** The restart run id of docs/STORE-RULES.md §7 rule 11, recomputed from its definition. */
 function expectedRestartId(parentRunId: string, fingerprint: string): string {
   const messageId = `workflow-message-${sha256Hex(`{"idempotencyKey":"${fingerprint}","kind":"terminal","sourceId":"terminal:${parentRunId}"}`)}`;
   return `restart-${sha256Hex(messageId).slice(0, 40)}`;
@@ -53,7 +53,7 @@ function fail(t: TestStore, run: WorkflowRunRecord, error: string, token = CLAIM
   return t.store.settleWorkflowRun({ runId: run.runId, claimToken: token, status: 'failed', error });
 }
 
-describe('restartRunIdFor (docs/STORE.md §7 rule 11)', () => {
+describe('restartRunIdFor (docs/STORE-RULES.md §7 rule 11)', () => {
   it('is restart- + 40 hex of SHA-256 of the terminal message id derived from parent and fingerprint', () => {
     const fp = 'ab'.repeat(32);
     expect(restartRunIdFor('root', fp)).toBe(expectedRestartId('root', fp));
@@ -62,7 +62,7 @@ describe('restartRunIdFor (docs/STORE.md §7 rule 11)', () => {
   });
 });
 
-describe('restartWorkflowRun: accepted (docs/STORE.md §13.1)', () => {
+describe('restartWorkflowRun: accepted (docs/STORE-RULES.md §13.1)', () => {
   it('reserves the restart with the deterministic id, the parent’s facts and restart lineage', ({ t }) => {
     const root = terminalRun(t, 'root', { launchOptions: { model: 'm' } });
     const fp = failedFingerprint('boom');
@@ -267,7 +267,7 @@ describe('restartWorkflowRun: checks in order, each writing nothing', () => {
   });
 });
 
-describe('reserveWorkflowRun: the restart policy (docs/STORE.md §13.11)', () => {
+describe('reserveWorkflowRun: the restart policy (docs/STORE-RULES.md §13.11)', () => {
   const FP1 = '11'.repeat(32);
   const restartOf = (parent: string, fingerprint: string) => ({
     parentRunId: parent,

@@ -17,7 +17,7 @@ it.beforeEach(({ t }) => {
   reserve(t.store, 'run-1');
 });
 
-describe('recordRunEvent (docs/STORE.md §6.11)', () => {
+describe('recordRunEvent (docs/STORE-RULES.md §6.11)', () => {
   it('bumps the run with the event and returns it', ({ t }) => {
     claim(t.store, 'run-1', 'host-1', 'tok');
     const viewer = viewerHead(t.store, 'run-1').presentation;
@@ -60,7 +60,7 @@ describe('recordRunEvent (docs/STORE.md §6.11)', () => {
   });
 });
 
-describe('event ids (docs/STORE.md §3.5)', () => {
+describe('event ids (docs/STORE-RULES.md §3.5)', () => {
   it('are event- + a version 7 UUID, increasing in the order the events were written', ({ t }) => {
     claim(t.store, 'run-1', 'host-1', 'tok');
     for (let index = 0; index < 20; index += 1) {

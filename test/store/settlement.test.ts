@@ -86,7 +86,7 @@ function runningRun(t: TestStore, runId: string): void {
   t.clock.advance(1000);
 }
 
-describe('settleWorkflowRun (docs/STORE.md §13.3)', () => {
+describe('settleWorkflowRun (docs/STORE-RULES.md §13.3)', () => {
   it('COMPLETED: run completed with the output and no status detail, queue done, lease released, run.queue_done; messages and turns left as they are (docs/PI-WORKFLOWS-FILES.md §5)', ({
     t,
   }) => {
@@ -258,7 +258,7 @@ function sqlDetail(t: TestStore, runId: string): void {
   connectionOf(t.store).prepare("UPDATE runs SET paused = 0, status_detail = 'working' WHERE run_id = ?").run(runId);
 }
 
-describe('failWorkflowRun and cancelWorkflowRun (docs/STORE.md §6.10)', () => {
+describe('failWorkflowRun and cancelWorkflowRun (docs/STORE-RULES.md §6.10)', () => {
   it('fail with a token: the given code and message', ({ t }) => {
     runningRun(t, 'run-1');
     expect(t.store.failWorkflowRun({ runId: 'run-1', claimToken: 'tok', errorCode: 'effectFailed', errorMessage: 'effect exploded' })).toBe(true);

@@ -3,12 +3,12 @@ import { canonicalJson, terminalFingerprint } from '../../src/store/index.js';
 import { claim, reserve, sha256Hex, sql, terminalRun, WORKFLOW_REF } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 
-/** SHA-256 of canonical {workflowRef, input, status, finalOutput, error, reason} (docs/STORE.md §7.1, §13.2). */
+/** SHA-256 of canonical {workflowRef, input, status, finalOutput, error, reason} (docs/STORE-RULES.md §7.1, §13.2). */
 function expected(facts: { input: unknown; status: string; finalOutput: unknown; error: string | null; reason: string | null }): string {
   return sha256Hex(canonicalJson({ workflowRef: WORKFLOW_REF, ...facts }));
 }
 
-describe('terminal fingerprint (docs/STORE.md §7.1, §13.2)', () => {
+describe('terminal fingerprint (docs/STORE-RULES.md §7.1, §13.2)', () => {
   it('hashes the literal canonical JSON of the six facts', ({ t }) => {
     const run = terminalRun(t, 'run-1');
     const literal = `{"error":"boom","finalOutput":null,"input":{"topic":"tests"},"reason":null,"status":"failed","workflowRef":"${WORKFLOW_REF}"}`;

@@ -33,7 +33,7 @@ function read(t: TestStore, after: number): ViewerDeltaRead {
 
 const revisionsOf = (result: ViewerDeltaRead) => (result.kind === 'deltas' ? result.batches.map((batch) => batch.presentationRevision) : result.kind);
 
-describe('viewer delta log: recording (docs/STORE.md §8)', () => {
+describe('viewer delta log: recording (docs/STORE-RULES.md §8)', () => {
   it('starts at revision 1 without deltas; each store change adds contiguous revisions with indexes 0..n-1', ({ t }) => {
     expect(viewerHead(t.store, 'run-1')).toEqual({ presentation: 1, retainedFrom: 1 });
     claim(t.store, 'run-1', 'runner-1', 'tok');
@@ -183,7 +183,7 @@ describe('viewer delta log: recording (docs/STORE.md §8)', () => {
   });
 });
 
-describe('viewer delta log: resume by cursor (docs/STORE.md §8)', () => {
+describe('viewer delta log: resume by cursor (docs/STORE-RULES.md §8)', () => {
   it.beforeEach(({ t }) => {
     record(t, 299); // current 300, retained from 45
     expect(viewerHead(t.store, 'run-1')).toEqual({ presentation: 300, retainedFrom: 45 });

@@ -27,7 +27,7 @@ it.beforeEach(({ t }) => {
   t.clock.advance(1000);
 });
 
-describe('parkWorkflowRunForWorkerNoProgress (docs/STORE.md §6.7)', () => {
+describe('parkWorkflowRunForWorkerNoProgress (docs/STORE-RULES.md §6.7)', () => {
   it('cuts the detail to 8192 UTF-16 code units and stores it on the run and as the queue error', ({ t }) => {
     expect(NO_PROGRESS_DETAIL_LIMIT).toBe(8192);
     const detail = 'é'.repeat(5000) + 'x'.repeat(5000);
@@ -80,7 +80,7 @@ describe('parkWorkflowRunForWorkerNoProgress (docs/STORE.md §6.7)', () => {
     expect(expectNoWrite(t.store, () => t.store.parkWorkflowRunForWorkerNoProgress({ runId: 'ghost', claimToken: 'tok', detail: 'd' }))).toBe(false);
   });
 
-  it('refuses a waiting run with a conflict and writes nothing (docs/STORE.md §13.7)', ({ t }) => {
+  it('refuses a waiting run with a conflict and writes nothing (docs/STORE-RULES.md §13.7)', ({ t }) => {
     parkedWaitingRun(t, 'waiting');
     const control = t.store.claimWorkflowRunForControl({ runId: 'waiting', runnerId: 'control-1', claimToken: 'c', leaseMs: 1000 });
     expect(control?.status).toBe('parked');

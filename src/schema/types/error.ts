@@ -13,7 +13,7 @@ import {
 
 /**
  * The `Error` interface and its seven implementations, one per error class of `../errors.ts`
- * (docs/API.md "Typed errors"). They are kept in one file: each is the same three lines made from
+ * (docs/GRAPHQL-CONTRACT.md "Typed errors"). They are kept in one file: each is the same three lines made from
  * its class. Each mutation's own file lists the ones its result union offers.
  */
 const ErrorInterface = builder.interfaceRef<ApiError>('Error').implement({

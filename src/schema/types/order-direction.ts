@@ -1,6 +1,6 @@
 import { builder } from '../builder.js';
 
-/** `enum OrderDirection { ASC DESC }` (GitHub's GraphQL convention; docs/API.md "Run-list search and order"). */
+/** `enum OrderDirection { ASC DESC }` (GitHub's GraphQL convention; docs/GRAPHQL-CONTRACT.md "Run-list search and order"). */
 export const OrderDirectionEnum = builder.enumType('OrderDirection', {
   description: 'The direction of an order.',
   values: {

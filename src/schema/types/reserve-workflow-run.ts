@@ -8,7 +8,7 @@ import { LineageKindEnum } from './lineage-kind.js';
 import { adoptedRunSuccessType } from './run-success.js';
 
 const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
-  description: 'Reserve a root run, a continuation or a restart (docs/STORE.md §6.1); with claim, prepare-or-adopt (§6.2).',
+  description: 'Reserve a root run, a continuation or a restart (docs/STORE-RULES.md §6.1); with claim, prepare-or-adopt (§6.2).',
   validate: limitedInput({
     runId: limitedText(),
     workflowName: limitedText(),
@@ -27,12 +27,12 @@ const ReserveInputRef = builder.inputType('ReserveWorkflowRunInput', {
     runId: t.string({
       required: true,
       description:
-        'Id of the new run, chosen by the caller. With claim, a retry with the same parameters adopts the existing run (adopted: true, docs/STORE.md §6.2); without claim, an existing id is a ConflictError.',
+        'Id of the new run, chosen by the caller. With claim, a retry with the same parameters adopts the existing run (adopted: true, docs/STORE-RULES.md §6.2); without claim, an existing id is a ConflictError.',
     }),
     workflowName: t.string({
       required: true,
       description:
-        'Name of the workflow definition. Definitions are stored once per definition digest, first name wins (docs/STORE.md §3.6): ' +
+        'Name of the workflow definition. Definitions are stored once per definition digest, first name wins (docs/STORE-RULES.md §3.6): ' +
         'when a run with the same definition was reserved before under another name, this run reports (and is filtered and ' +
         'searched by) that first name, not this one. Give distinct workflows distinct definitions.',
     }),
@@ -78,7 +78,7 @@ const ReserveSuccessRef = adoptedRunSuccessType('ReserveWorkflowRunSuccess', 'Th
 
 /**
  * Converts a reserve input (its limits are checked by the type's `validate`); the store
- * computes the definition digest and the default source identity (docs/STORE.md §13.4).
+ * computes the definition digest and the default source identity (docs/STORE-RULES.md §13.4).
  */
 function reservation(input: typeof ReserveInputRef.$inferInput): DefinitionReservation {
   return {

@@ -5,7 +5,7 @@ import { claimInputLimits, claimRequest, ClaimInputRef } from './claim-input.js'
 import { adoptedRunSuccessType } from './run-success.js';
 
 const RestartInputRef = builder.inputType('RestartWorkflowRunInput', {
-  description: 'Restart a terminal run (docs/STORE.md §13.1). Idempotent: a retry adopts the existing restart.',
+  description: 'Restart a terminal run (docs/STORE-RULES.md §13.1). Idempotent: a retry adopts the existing restart.',
   validate: limitedInput({
     runId: limitedText(),
     originSessionId: limitedText(),

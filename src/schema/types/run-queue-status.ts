@@ -1,6 +1,6 @@
 import { builder } from '../builder.js';
 
-/** run_queue.status (docs/STORE.md §4). */
+/** run_queue.status (docs/STORE-RULES.md §4). */
 export const RunQueueStatusEnum = builder.enumType('RunQueueStatus', {
   description: 'Scheduling state (run_queue.status): who may execute the run now.',
   values: {

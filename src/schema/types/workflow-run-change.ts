@@ -5,7 +5,7 @@ import { WorkflowRunRef } from './workflow-run.js';
 /** A `change` event of the store's run-list change feed (`feed-run-changes.ts`). */
 type ChangeEvent = Extract<RunChangeEvent, { kind: 'change' }>;
 
-/** A run created or changed (docs/API.md `workflowRunChanges`). */
+/** A run created or changed (docs/GRAPHQL-CONTRACT.md `workflowRunChanges`). */
 export const WorkflowRunChangeRef = builder.objectRef<ChangeEvent>('WorkflowRunChange').implement({
   description: 'A run created or changed, in its state as committed (a run that changed several times since the cursor comes once, in its latest state).',
   isTypeOf: (value) => typeof value === 'object' && value !== null && (value as { kind?: string }).kind === 'change',

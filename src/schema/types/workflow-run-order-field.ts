@@ -1,6 +1,6 @@
 import { builder } from '../builder.js';
 
-/** `enum WorkflowRunOrderField { CREATED_AT UPDATED_AT }` (docs/API.md "Run-list search and order"). */
+/** `enum WorkflowRunOrderField { CREATED_AT UPDATED_AT }` (docs/GRAPHQL-CONTRACT.md "Run-list search and order"). */
 export const WorkflowRunOrderFieldEnum = builder.enumType('WorkflowRunOrderField', {
   description: 'What workflowRuns orders by; runs with equal values are ordered by runId, in the same direction.',
   values: {

@@ -3,7 +3,7 @@ import { builder } from '../builder.js';
 import { OrderDirectionEnum } from './order-direction.js';
 import { WorkflowRunOrderFieldEnum } from './workflow-run-order-field.js';
 
-/** `input WorkflowRunOrder { field: WorkflowRunOrderField!  direction: OrderDirection! }` (docs/API.md). */
+/** `input WorkflowRunOrder { field: WorkflowRunOrderField!  direction: OrderDirection! }` (docs/GRAPHQL-CONTRACT.md). */
 export const WorkflowRunOrderRef = builder.inputType('WorkflowRunOrder', {
   description: 'An order of workflowRuns (GitHub style). Default: {field: CREATED_AT, direction: DESC}, newest first.',
   fields: (t) => ({

@@ -1,6 +1,6 @@
 import { builder } from '../builder.js';
 
-/** runs.status (docs/STORE.md §4). */
+/** runs.status (docs/STORE-RULES.md §4). */
 export const WorkflowRunStatusEnum = builder.enumType('WorkflowRunStatus', {
   description: 'Durable run state (runs.status).',
   values: {

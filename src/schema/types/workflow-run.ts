@@ -59,7 +59,7 @@ const ID_ONLY_CACHE_KEY = Symbol('id-only WorkflowRun, never loaded') as unknown
  * The GraphQL object of a run; its shape is the store's run record. A loadable node
  * (`@pothos/plugin-dataloader`): `node(id)`, `workflowRun(runId)` and every field that returns a
  * run id (`parent`, `rootRun`, `latestRun`) load through one per-request DataLoader over
- * `store.getWorkflowRuns` (one statement per batch, docs/API.md); every run a field returns is primed
+ * `store.getWorkflowRuns` (one statement per batch, docs/GRAPHQL-CONTRACT.md); every run a field returns is primed
  * into it (`cacheResolved`), and so are the rows of a connection page. Subscriptions clear it
  * for every event (`freshLoaders`, src/schema/follow.ts).
  *
@@ -164,7 +164,7 @@ WorkflowRunRef.implement({
     workflowName: t.exposeString('workflowName', {
       description:
         'Name of the workflow definition the run executes: the name stored with its definition digest by the first run ' +
-        'that stored that definition (docs/STORE.md §3.6), which may differ from the workflowName this run was reserved with.',
+        'that stored that definition (docs/STORE-RULES.md §3.6), which may differ from the workflowName this run was reserved with.',
     }),
     workflowRef: t.exposeString('workflowSourceRef', { description: 'Source ref given at launch (runs.workflow_ref).' }),
     status: t.field({ type: WorkflowRunStatusEnum, description: 'Durable run state (runs.status).', resolve: (run) => run.runStateStatus }),

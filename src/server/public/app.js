@@ -43,7 +43,7 @@ const OPERATIONS_URL = '/app/operations/live-page.json';
 /** Runs per page of the chain list (the server allows 0 … 100). */
 const PAGE_SIZE = 50;
 const FEED_LIMIT = 300;
-/** Revisions replayed when a run is opened: the whole retained window (docs/STORE.md §8: 256), so the graph view is complete. */
+/** Revisions replayed when a run is opened: the whole retained window (docs/STORE-RULES.md §8: 256), so the graph view is complete. */
 const REPLAY_REVISIONS = 255;
 
 const $ = (id) => document.getElementById(id);

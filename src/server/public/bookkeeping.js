@@ -4,7 +4,7 @@
  * `replace /presentationRevision R` and nothing else of the store's own (docs/PI-WORKFLOWS-FILES.md
  * §8); a revision whose deltas carry nothing else is a record bump: the run
  * record changed (claim, mark running, park, settle: the four bump targets `summary`, `graph`,
- * `replay`, `inspector/run` of docs/STORE.md §5, or `summary`,`replay` of a claim renewal or after
+ * `replay`, `inspector/run` of docs/STORE-RULES.md §5, or `summary`,`replay` of a claim renewal or after
  * a bump). The page hides those unless asked.
  */
 

@@ -2,7 +2,7 @@
 /**
  * Stale runs: a run whose queue says a runner executes it (`STARTING` or
  * `RUNNING`) but that has no live claim — the claim expired, or there is none. Its runner has
- * probably died; `cancelWorkflowRun` without a token may stale-cancel it (docs/STORE.md §6
+ * probably died; `cancelWorkflowRun` without a token may stale-cancel it (docs/STORE-RULES.md §6
  * "stale cancel"). The server answers `claim: null` once a lease has expired at read time; the
  * page also compares `claim.expiresAt` with its own clock, so a claim that expires while the
  * page shows it gets marked without any new event.
