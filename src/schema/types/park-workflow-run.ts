@@ -38,13 +38,12 @@ builder.mutationField('parkWorkflowRun', (t) =>
     args: { input: t.arg({ type: ParkInputRef, required: true, description: 'The claimed run to park.' }) },
     errors: ERRORS,
     resolve: (_root, { input }, context) =>
-      runMutation(context, () => {
-        const run = context.store.parkClaimedWorkflowRun({
+      runMutation(context, () => ({
+        run: context.store.parkClaimedWorkflowRun({
           runId: input.runId,
           claimToken: input.claimToken,
           ...(input.noProgressDetail == null ? {} : { noProgressDetail: input.noProgressDetail }),
-        });
-        return { run };
-      }),
+        }),
+      })),
   }),
 );

@@ -33,15 +33,14 @@ builder.mutationField('settleWorkflowRun', (t) =>
     args: { input: t.arg({ type: SettleInputRef, required: true, description: 'The claimed run and its outcome.' }) },
     errors: ERRORS,
     resolve: (_root, { input }, context) =>
-      runMutation(context, () => {
-        const run = context.store.settleWorkflowRun({
+      runMutation(context, () => ({
+        run: context.store.settleWorkflowRun({
           runId: input.runId,
           claimToken: input.claimToken,
           status: input.status,
           ...(input.error == null ? {} : { error: input.error }),
           ...(input.output === undefined ? {} : { output: input.output }),
-        });
-        return { run };
-      }),
+        }),
+      })),
   }),
 );
