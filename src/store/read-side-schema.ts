@@ -46,71 +46,23 @@ export const READ_SIDE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Every table and column the write path reads or writes on a pi-workflows state file
- * (docs/PI-WORKFLOWS-FILES.md §2), beyond {@link READ_SIDE_COLUMNS}: checked at a read-write open,
- * so a file lacking one is served read-only (saying which), never half-written. Add a column here
- * when a write starts using it: the test `test/store/pi-workflows-read-write.test.ts` runs every
- * write on a file holding exactly the read side's and these columns. Not listed on purpose:
+ * The tables and columns only the write path reads or writes on a pi-workflows state file
+ * (docs/PI-WORKFLOWS-FILES.md §2), beyond {@link READ_SIDE_COLUMNS}. Add a column here when a
+ * write starts using it: the test `test/store/pi-workflows-read-write.test.ts` runs every write on
+ * a file holding exactly the read side's and these columns. Not listed on purpose:
  * `workflow_messages.trigger_turn` (0.16 keeps that flag inside the message content).
  */
-export const WRITE_SIDE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
-  projects: ['project_id', 'canonical_path', 'created_at'],
-  blobs: ['blob_hash', 'media_type', 'byte_length', 'content', 'created_at'],
-  resources: ['resource_id', 'resource_type', 'aggregate_key', 'revision', 'created_at', 'updated_at'],
-  leases: ['resource_id', 'generation', 'owner_type', 'owner_id', 'token_hash', 'acquired_at', 'heartbeat_at', 'expires_at'],
-  workflow_definitions: ['definition_digest', 'workflow_name', 'definition_hash', 'created_at'],
-  runs: [
-    'run_id',
-    'resource_id',
-    'project_id',
-    'parent_run_id',
-    'root_run_id',
-    'lineage_kind',
-    'restart_number',
-    'parent_terminal_fingerprint',
-    'definition_digest',
-    'workflow_ref',
-    'launch_options_hash',
-    'title',
-    'status',
-    'paused',
-    'status_detail',
-    'input_hash',
-    'final_output_hash',
-    'error_hash',
-    'created_at',
-    'updated_at',
-    'finished_at',
-  ],
-  run_bindings: ['run_id', 'origin_session_id', 'execution_mode', 'created_at'],
-  run_queue: [
-    'run_id',
-    'status',
-    'available_at',
-    'affinity_runner_id',
-    'origin_session_id',
-    'error_code',
-    'error_hash',
-    'created_at',
-    'updated_at',
-    'started_at',
-    'finished_at',
-  ],
-  run_sources: ['run_id', 'mount_path', 'source_type', 'source_ref', 'source_revision'],
-  events: [
-    'event_seq',
-    'event_id',
-    'resource_id',
-    'resource_revision',
-    'event_type',
-    'actor_type',
-    'actor_id',
-    'lease_generation',
-    'payload_hash',
-    'recorded_at',
-  ],
-  viewer_runs: ['run_id', 'presentation_revision', 'retained_from_revision', 'updated_at'],
-  viewer_deltas: ['run_id', 'presentation_revision', 'delta_index', 'target_type', 'target_key', 'patch_hash', 'recorded_at'],
+const WRITE_ONLY_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  projects: ['created_at'],
+  blobs: ['created_at'],
+  resources: ['resource_type', 'aggregate_key', 'created_at', 'updated_at'],
+  leases: ['acquired_at', 'heartbeat_at'],
+  workflow_definitions: ['definition_hash', 'created_at'],
+  runs: ['updated_at'],
+  run_bindings: ['created_at'],
+  run_queue: ['origin_session_id'],
+  events: ['event_id', 'resource_revision', 'event_type', 'actor_type', 'actor_id', 'lease_generation', 'payload_hash', 'recorded_at'],
+  viewer_runs: ['updated_at'],
   node_attempts: [
     'attempt_id',
     'run_id',
@@ -167,6 +119,19 @@ export const WRITE_SIDE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
     'ended_at',
   ],
 };
+
+/**
+ * Every table and column the write path reads or writes on a pi-workflows state file
+ * (docs/PI-WORKFLOWS-FILES.md §2): {@link READ_SIDE_COLUMNS} plus {@link WRITE_ONLY_COLUMNS};
+ * checked at a read-write open, so a file lacking one is served read-only (saying which), never
+ * half-written.
+ */
+export const WRITE_SIDE_COLUMNS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  [...new Set([...Object.keys(READ_SIDE_COLUMNS), ...Object.keys(WRITE_ONLY_COLUMNS)])].map((table) => [
+    table,
+    [...(READ_SIDE_COLUMNS[table] ?? []), ...(WRITE_ONLY_COLUMNS[table] ?? [])],
+  ]),
+);
 
 /**
  * Columns that differ between pi-workflows releases of the same schema version, detected per
