@@ -152,7 +152,7 @@ function columnsOf(connection: SqliteDatabase, table: string): Set<string> {
  * @returns `table <name>` for a missing table, `<table>.<column>` for a missing column; empty
  *   when everything is there
  */
-export function missingReadSideColumns(connection: SqliteDatabase): string[] {
+function missingReadSideColumns(connection: SqliteDatabase): string[] {
   return missingColumns(connection, READ_SIDE_COLUMNS);
 }
 
@@ -160,7 +160,7 @@ export function missingReadSideColumns(connection: SqliteDatabase): string[] {
  * The tables and columns of {@link WRITE_SIDE_COLUMNS} the file lacks, named as
  * {@link missingReadSideColumns} names them.
  */
-export function missingWriteSideColumns(connection: SqliteDatabase): string[] {
+function missingWriteSideColumns(connection: SqliteDatabase): string[] {
   return missingColumns(connection, WRITE_SIDE_COLUMNS);
 }
 

@@ -16,10 +16,10 @@ export const MAX_RESTARTS = 3;
  * restarts only for interactive runs). Both `restartWorkflowRun` and a reservation with lineage
  * `restart` refuse a headless parent with it.
  */
-export const ONLY_INTERACTIVE_RESTART = 'Only interactive workflow runs can be restarted';
+const ONLY_INTERACTIVE_RESTART = 'Only interactive workflow runs can be restarted';
 
 /** Text of a given fingerprint that is not the parent's own terminal fingerprint (docs/STORE-RULES.md §13.1). */
-export function fingerprintMismatchMessage(parentRunId: string): string {
+function fingerprintMismatchMessage(parentRunId: string): string {
   return `Terminal fingerprint does not match the terminal outcome of workflow run: ${parentRunId}`;
 }
 

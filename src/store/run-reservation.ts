@@ -124,7 +124,7 @@ export interface CheckedReservation {
  *
  * @throws StoreError(validation, field `definition`) as {@link definitionDigest}
  */
-export function reservationOf(input: DefinitionReservation): ReserveWorkflowRunInput {
+function reservationOf(input: DefinitionReservation): ReserveWorkflowRunInput {
   const digest = definitionDigest(input.definitionSnapshot);
   return {
     ...input,
@@ -141,7 +141,7 @@ export function reservationOf(input: DefinitionReservation): ReserveWorkflowRunI
  * @throws StoreError validation (`definition`, `Invalid workflow run id: <runId>`, `Invalid
  *   timestamp`, `Expected a SHA-256 digest`, the lease duration); forbidden `Controller store is read-only`
  */
-export function checkReservation(context: StoreContext, given: ReservationInput, claim: ClaimRequest | undefined): CheckedReservation {
+function checkReservation(context: StoreContext, given: ReservationInput, claim: ClaimRequest | undefined): CheckedReservation {
   const input = given.definitionDigest === undefined ? reservationOf(given) : given;
   assertWritable(context);
   assertRunId(input.runId);
