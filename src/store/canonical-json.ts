@@ -24,7 +24,7 @@ function unsupportedJson(value: unknown): StoreError {
 /**
  * Normalises a value per docs/STORE-RULES.md §2.1: finite numbers only (-0 becomes 0), arrays keep order,
  * plain objects only with keys inserted in code-unit order and `undefined` values dropped (a
- * JavaScript object then enumerates its integer-like keys first: {@link canonicalKeyOrder}).
+ * JavaScript object then enumerates its integer-like keys first: {@link sortCanonically}).
  *
  * @param value any JavaScript value
  * @returns the normalised JSON value
@@ -54,7 +54,7 @@ export function normalizeJson(value: unknown): JsonValue {
 
 /**
  * Serialises a value as canonical JSON, as pi-workflows does (docs/PI-WORKFLOWS-FILES.md §8):
- * normalised, no whitespace, object keys in {@link canonicalKeyOrder}.
+ * normalised, no whitespace, object keys in {@link sortCanonically}.
  *
  * One pass that checks and writes at once (the reservation path serialises
  * its definition, input and options on every call), equal to `JSON.stringify` of
@@ -93,7 +93,7 @@ function canonicalArray(value: readonly unknown[]): string {
   return `${text}]`;
 }
 
-/** `{…}` of a plain object's defined members, keys in {@link canonicalKeyOrder}. */
+/** `{…}` of a plain object's defined members, keys in {@link sortCanonically}. */
 function canonicalObject(value: object): string {
   requirePlainObject(value);
   const record = value as Record<string, unknown>;
@@ -129,15 +129,9 @@ function isArrayIndex(key: string): boolean {
 /**
  * The canonical order of an object's keys (docs/PI-WORKFLOWS-FILES.md §8): the order a JavaScript
  * object built from the keys sorted by code unit enumerates them — array-index keys first in
- * ascending numeric order, then the other keys in code-unit order.
- *
- * @returns a new array (the argument is left as it was)
+ * ascending numeric order, then the other keys in code-unit order. Sorts `keys` in place and
+ * returns them.
  */
-export function canonicalKeyOrder(keys: readonly string[]): string[] {
-  return sortCanonically([...keys]);
-}
-
-/** Sorts `keys` in place into {@link canonicalKeyOrder}; without array-index keys, a plain code-unit sort. */
 function sortCanonically(keys: string[]): string[] {
   if (!keys.some(isArrayIndex)) return keys.sort(compareCodeUnits);
   return keys.sort((a, b) => {
