@@ -1,7 +1,7 @@
 import { claimNextProbe, piWorkflowsClaimNextProbe } from './claim-next-probe.js';
 import { claimNotLiveMessage, StoreError } from './errors.js';
 import { bumpRun, leaseVerifies, ownerTypeFor, readLease, withActiveSessionSlot } from './run-events.js';
-import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type QueueStatus, type WorkflowRunRecord } from './run-records.js';
+import { loadRunRow, requireRunRecord, requireRunRow, TERMINAL_QUEUE_STATUSES, type QueueStatus, type WorkflowRunRecord } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
 import { assertLeaseMs, assertRunId, resolveNow, tokenHash } from './values.js';
 
@@ -127,8 +127,8 @@ export function claimCore(
     { expiresAt },
     now,
   );
-  const [record] = toRunRecords(context, [requireRunRow(context, runId)], now);
-  return { ...(record as WorkflowRunRecord), claimToken: claim.claimToken };
+  const record = requireRunRecord(context, runId, now);
+  return { ...record, claimToken: claim.claimToken };
 }
 
 /**
@@ -241,7 +241,7 @@ export function renewWorkflowRunClaim(context: StoreContext, input: RunClaimInpu
     );
     if (renewed.changes !== 1) return undefined;
     context.viewer.record(row.run_id, [{ targetType: 'summary' }, { targetType: 'replay' }], now);
-    return toRunRecords(context, [requireRunRow(context, input.runId)], now)[0];
+    return requireRunRecord(context, input.runId, now);
   });
 }
 

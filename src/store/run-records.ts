@@ -222,6 +222,16 @@ export function toRunRecords(context: StoreContext, rows: RunRow[], now: number)
   return rows.map((row) => toRunRecord(row, byRun.get(row.run_id) ?? [], now));
 }
 
+/**
+ * The record of one stored run (docs/STORE-RULES.md §10).
+ *
+ * @param now epoch ms used to decide whether a claim is live
+ * @throws StoreError(not_found) `Workflow run not found: <runId>`; the errors of {@link toRunRecords}
+ */
+export function requireRunRecord(context: StoreContext, runId: string, now: number): WorkflowRunRecord {
+  return toRunRecords(context, [requireRunRow(context, runId)], now)[0] as WorkflowRunRecord;
+}
+
 function sourceIdentity(type: 'builtin' | 'file', ref: string, revision: string): WorkflowSourceIdentity {
   return type === 'builtin' ? { kind: 'builtin', id: ref, revision } : { kind: 'file', path: ref, hash: revision };
 }

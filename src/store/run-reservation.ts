@@ -7,6 +7,7 @@ import { assertRestartReservationAllowed } from './restart-policy.js';
 import { bumpRun, insertEvent, readLease, withActiveSessionSlot } from './run-events.js';
 import {
   loadRunRow,
+  requireRunRecord,
   requireRunRow,
   toRunRecords,
   TERMINAL_QUEUE_STATUSES,
@@ -205,12 +206,12 @@ export function reserveCheckedRun(context: StoreContext, checked: CheckedReserva
   return context.database.transaction(() => {
     if (claim === undefined) {
       reserveInTransaction(context, checked, 'queued', restartPolicy);
-      return { state: 'reserved' as const, run: readRecord(context, input.runId, now) };
+      return { state: 'reserved' as const, run: requireRunRecord(context, input.runId, now) };
     }
     const existing = loadRunRow(context, input.runId);
     if (existing !== undefined) {
       assertPreparationCompatible(context, existing, input, checked.digest);
-      return { state: 'adopted' as const, run: readRecord(context, input.runId, now) };
+      return { state: 'adopted' as const, run: requireRunRecord(context, input.runId, now) };
     }
     // pi-workflows inserts the queue row already `starting`, affinity = the claiming runner
     // (docs/PI-WORKFLOWS-FILES.md §8); the claim then keeps that status.
@@ -221,10 +222,6 @@ export function reserveCheckedRun(context: StoreContext, checked: CheckedReserva
     }
     return { state: 'claimed' as const, run: claimed };
   });
-}
-
-function readRecord(context: StoreContext, runId: string, now: number): WorkflowRunRecord {
-  return toRunRecords(context, [requireRunRow(context, runId)], now)[0] as WorkflowRunRecord;
 }
 
 function assertPreparationCompatible(context: StoreContext, row: RunRow, input: ReserveWorkflowRunInput, digest: Buffer): void {

@@ -1,6 +1,14 @@
 import { StoreError } from './errors.js';
 import { assertOwnUnusedFingerprint, assertRestartable, assertWithinRestartLimit, ownFingerprint } from './restart-policy.js';
-import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, TERMINAL_RUN_STATUSES, type RunRow, type WorkflowRunRecord } from './run-records.js';
+import {
+  loadRunRow,
+  requireRunRecord,
+  toRunRecords,
+  TERMINAL_QUEUE_STATUSES,
+  TERMINAL_RUN_STATUSES,
+  type RunRow,
+  type WorkflowRunRecord,
+} from './run-records.js';
 import { reserveCheckedRun, restartChildOf, type ClaimRequest, type ReserveWorkflowRunInput } from './run-reservation.js';
 import { assertWritable, type StoreContext } from './store-context.js';
 import { assertLeaseMs, assertRunId, resolveNow, sha256Hex, terminalFingerprintBuffer } from './values.js';
@@ -72,7 +80,7 @@ export function restartWorkflowRun(context: StoreContext, input: RestartWorkflow
     assertRestartable(parent);
     const existing = restartChildOf(context, input.runId);
     if (existing !== undefined) {
-      return { run: toRunRecords(context, [requireRunRow(context, existing)], now)[0] as WorkflowRunRecord, adopted: true };
+      return { run: requireRunRecord(context, existing, now), adopted: true };
     }
     assertWithinRestartLimit(parent);
     if (!isTerminal(parent)) throw new StoreError('lineage', 'Restart parent is not terminal');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { normalizeJson } from './canonical-json.js';
 import { claimNotLiveMessage, StoreError } from './errors.js';
 import { bumpResource, bumpRun, leaseVerifies, ownerActor, readLease, releaseLease, SUMMARY_REPLAY, type LeaseState } from './run-events.js';
-import { loadRunRow, requireRunRow, toRunRecords, TERMINAL_QUEUE_STATUSES, type RunRow, type WorkflowRunRecord } from './run-records.js';
+import { loadRunRow, requireRunRecord, requireRunRow, TERMINAL_QUEUE_STATUSES, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
 import { resolveNow, tokenHash } from './values.js';
 
@@ -58,7 +58,7 @@ export function settleWorkflowRun(context: StoreContext, input: SettleWorkflowRu
       const message = input.error ?? (input.status === 'failed' ? 'Workflow run failed' : 'Workflow run timed out');
       terminateRun(context, row, lease, input.claimToken, input.status, input.status, message, now);
     }
-    return toRunRecords(context, [requireRunRow(context, input.runId)], now)[0] as WorkflowRunRecord;
+    return requireRunRecord(context, input.runId, now);
   });
 }
 
@@ -304,7 +304,7 @@ export function cancelWorkflowRunOrThrow(context: StoreContext, input: CancelWor
   return context.database.transaction(() => {
     const refusal = cancelRun(context, input, now);
     if (refusal !== undefined) throw refusal;
-    return toRunRecords(context, [requireRunRow(context, input.runId)], now)[0] as WorkflowRunRecord;
+    return requireRunRecord(context, input.runId, now);
   });
 }
 

@@ -10,7 +10,7 @@ import {
   withActiveSessionSlot,
   type LeaseState,
 } from './run-events.js';
-import { loadRunRow, requireRunRow, toRunRecords, type RunRow, type WorkflowRunRecord } from './run-records.js';
+import { loadRunRow, requireRunRecord, requireRunRow, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import { assertWritable, type StoreContext } from './store-context.js';
 import { resolveNow } from './values.js';
 import type { ViewerDeltaDraft } from './viewer-deltas.js';
@@ -75,13 +75,8 @@ export function markWorkflowRunRunningOrThrow(context: StoreContext, input: RunC
   return context.database.transaction(() => {
     requireRunRow(context, input.runId);
     if (!markWorkflowRunRunning(context, input)) throw new StoreError('claim_lost', claimNotLiveMessage(input.runId));
-    return recordOf(context, input.runId, resolveNow(input.now, context.clock));
+    return requireRunRecord(context, input.runId, resolveNow(input.now, context.clock));
   });
-}
-
-/** The record of a run as stored (`now` epoch ms decides whether its claim is live). */
-function recordOf(context: StoreContext, runId: string, now: number): WorkflowRunRecord {
-  return toRunRecords(context, [requireRunRow(context, runId)], now)[0] as WorkflowRunRecord;
 }
 
 /**
@@ -213,7 +208,7 @@ export function parkClaimedWorkflowRun(context: StoreContext, input: RunClaimInp
     if (!leaseVerifies(lease, input.claimToken, now)) throw new StoreError('claim_lost', claimNotLiveMessage(input.runId));
     if (input.noProgressDetail === undefined) releaseVerified(context, { row, lease }, input.claimToken, 'parked', now);
     else parkNoProgressVerified(context, { row, lease }, input.claimToken, input.noProgressDetail, now);
-    return toRunRecords(context, [requireRunRow(context, input.runId)], now)[0] as WorkflowRunRecord;
+    return requireRunRecord(context, input.runId, now);
   });
 }
 
@@ -285,7 +280,7 @@ export function pauseParkedWorkflowRunOrThrow(context: StoreContext, input: { ru
   return context.database.transaction(() => {
     const refusal = pauseRun(context, requireRunRow(context, input.runId), now);
     if (refusal !== null) throw new StoreError('conflict', refusal);
-    return recordOf(context, input.runId, now);
+    return requireRunRecord(context, input.runId, now);
   });
 }
 
@@ -342,7 +337,7 @@ export function resumePausedInteractionOrThrow(context: StoreContext, input: { r
   return context.database.transaction(() => {
     const refusal = resumeRun(context, requireRunRow(context, input.runId), now);
     if (refusal !== null) throw new StoreError('conflict', refusal);
-    return recordOf(context, input.runId, now);
+    return requireRunRecord(context, input.runId, now);
   });
 }
 
