@@ -169,8 +169,10 @@ function cancelDependents(context: StoreContext, runId: string, actorId: string,
     now,
     runId,
   );
-  if (hasTable(context, 'effects')) cancelRunEffects(context, runId, actorId, errorHash, now);
-  if (hasTable(context, 'human_decisions')) {
+  // Effects and human decisions are pi-workflows' tables: a writable pi-workflows file has them
+  // (its write-side check at open, docs/PI-WORKFLOWS-FILES.md §2), our own file has neither.
+  if (context.database.file.kind === 'pi-workflows') {
+    cancelRunEffects(context, runId, actorId, errorHash, now);
     context.database.run(
       `INSERT INTO human_decision_resolutions(decision_id, outcome, provenance, response_hash, reason, channel, actor_id, request_digest, resolved_at)
        SELECT d.decision_id, 'cancelled', 'explicit_cancel', NULL, ?, NULL, ?, d.request_digest, ?
@@ -195,11 +197,6 @@ function cancelDependents(context: StoreContext, runId: string, actorId: string,
     now,
     runId,
   );
-}
-
-/** True when the open file has a table of this name (pi-workflows' tables our own file lacks). */
-function hasTable(context: StoreContext, name: string): boolean {
-  return context.database.get("SELECT 1 AS found FROM sqlite_schema WHERE type = 'table' AND name = ?", name) !== undefined;
 }
 
 /**
