@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path';
 import { WorkflowStore } from '../src/store/index.js';
-import { copyIntoPiWorkflowsFile } from '../test/helpers/pi-workflows-file.js';
+import { copyIntoPiWorkflowsFile } from '../fixtures/pi-workflows-file.js';
 import type { BenchContext } from './bench-context.js';
 import { buildChain, spreadRestarts, type Chain } from './chains.js';
 import { GraphQLHttpClient } from './http-load.js';

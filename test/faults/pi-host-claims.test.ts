@@ -40,7 +40,7 @@ import {
   runResourceId,
   type PiWorkflowsFileFacts,
   type PiWorkflowsIdentity,
-} from '../helpers/pi-workflows-file.js';
+} from '../../fixtures/pi-workflows-file.js';
 import { startPiWriterProcess, type PiWriterProcess, type RaceClaim } from '../helpers/pi-writer-process.js';
 import { DEFINITION } from '../helpers/server-fixture.js';
 

@@ -21,7 +21,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { projectIdFor } from '../../src/store/index.js';
 import { faultTempDir, postGraphQL, startServerProcess, type ServerProcess } from '../helpers/fault-fixtures.js';
 import { subscribeWs, wsClient } from '../helpers/live-fixtures.js';
-import { createPiWorkflowsFile, piWorkflowsIdentity, piWorkflowsOpenCheck } from '../helpers/pi-workflows-file.js';
+import { createPiWorkflowsFile, piWorkflowsIdentity, piWorkflowsOpenCheck } from '../../fixtures/pi-workflows-file.js';
 import { startPiWriterProcess, type PiWriterProcess } from '../helpers/pi-writer-process.js';
 import { DEFINITION } from '../helpers/server-fixture.js';
 

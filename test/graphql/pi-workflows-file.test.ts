@@ -36,7 +36,7 @@ import {
   type PiWorkflowsFileFacts,
   type PiWorkflowsFileOptions,
   type SeededRuns,
-} from '../helpers/pi-workflows-file.js';
+} from '../../fixtures/pi-workflows-file.js';
 import { DELTAS_SUBSCRIPTION, deltaEvents, revisionsOf, subscribeWs, untilRevision, wsClient, type DeltasData } from '../helpers/live-fixtures.js';
 import { REPO_ROOT } from '../helpers/fault-fixtures.js';
 import { reserveInput, startTestServer, T0, type TestServer } from '../helpers/server-fixture.js';

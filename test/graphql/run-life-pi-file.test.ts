@@ -19,7 +19,7 @@ import {
   ReserveWorkflowRunDocument,
   ResumeWorkflowRunDocument,
 } from '../../schema/generated/graphql.js';
-import { createPiWorkflowsFile, piWorkflowsIdentity, piWorkflowsOpenCheck } from '../helpers/pi-workflows-file.js';
+import { createPiWorkflowsFile, piWorkflowsIdentity, piWorkflowsOpenCheck } from '../../fixtures/pi-workflows-file.js';
 import { reserveInput, snapshotTables, startTestServer, T0 } from '../helpers/server-fixture.js';
 import { storeInternals } from '../helpers/store-internals.js';
 

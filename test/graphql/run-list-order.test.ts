@@ -18,7 +18,7 @@ import {
   type WorkflowRunsQuery,
   type WorkflowRunsQueryVariables,
 } from '../../schema/generated/graphql.js';
-import { copyIntoPiWorkflowsFile } from '../helpers/pi-workflows-file.js';
+import { copyIntoPiWorkflowsFile } from '../../fixtures/pi-workflows-file.js';
 import { claim, park, reserve, reserveInput, snapshotTables, startTestServer, T0, type TestServer } from '../helpers/server-fixture.js';
 import { connectionOf, storeInternals } from '../helpers/store-internals.js';
 

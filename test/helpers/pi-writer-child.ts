@@ -11,7 +11,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { JsonValue } from '../../src/store/index.js';
-import { attachPiWorkflowsWriter, type PiClaimed, type PiClaimInput, type PiClaimNextInput, type RunSpec } from './pi-workflows-file.js';
+import { attachPiWorkflowsWriter, type PiClaimed, type PiClaimInput, type PiClaimNextInput, type RunSpec } from '../../fixtures/pi-workflows-file.js';
 
 const [path] = process.argv.slice(2);
 if (path === undefined) throw new Error('usage: pi-writer-child.ts <path>');

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPiWorkflowsFile, type PiWorkflowsWriter } from '../helpers/pi-workflows-file.js';
+import { createPiWorkflowsFile, type PiWorkflowsWriter } from '../../fixtures/pi-workflows-file.js';
 import { reserveRun, subscribeWs, wsClient, type StreamResult } from '../helpers/live-fixtures.js';
 import { claim, startTestServer, T0, type TestServer } from '../helpers/server-fixture.js';
 

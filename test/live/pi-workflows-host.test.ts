@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowRunLineageDocument, WorkflowRunsDocument } from '../../schema/generated/graphql.js';
-import { createPiWorkflowsFile, piWorkflowsOpenCheck, seedPiWorkflowsRuns, type PiWorkflowsFileFacts } from '../helpers/pi-workflows-file.js';
+import { createPiWorkflowsFile, piWorkflowsOpenCheck, seedPiWorkflowsRuns, type PiWorkflowsFileFacts } from '../../fixtures/pi-workflows-file.js';
 import {
   DELTAS_SUBSCRIPTION,
   deltaEvents,

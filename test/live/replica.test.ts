@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Client } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPiWorkflowsFile } from '../helpers/pi-workflows-file.js';
+import { createPiWorkflowsFile } from '../../fixtures/pi-workflows-file.js';
 import { subscribeWs, wsClient, type StreamResult, DELTAS_SUBSCRIPTION, type DeltasData, revisionsOf, untilRevision } from '../helpers/live-fixtures.js';
 import { graphqlData, healthOf, ReplicaServers, RESERVE, reserveOn } from '../helpers/replica-servers.js';
 import { reserveInput } from '../helpers/server-fixture.js';

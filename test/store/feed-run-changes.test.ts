@@ -13,7 +13,7 @@ import { READ_PAGE } from '../../src/store/feed-run-changes.js';
 import { claim, expectStoreError, openTestStore, reserve, reserveInput, snapshotTables, T0, tempDir, type TestStore, take } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 import { connectionOf } from '../helpers/store-internals.js';
-import { createPiWorkflowsFile } from '../helpers/pi-workflows-file.js';
+import { createPiWorkflowsFile } from '../../fixtures/pi-workflows-file.js';
 let feed: ChangeFeed;
 it.beforeEach(({ t }) => {
   feed = new ChangeFeed(t.store, { pollIntervalMs: 25 });

@@ -20,7 +20,7 @@ import {
   type PiWorkflowsFileFacts,
   type PiWorkflowsFileOptions,
   type SeededRuns,
-} from '../helpers/pi-workflows-file.js';
+} from '../../fixtures/pi-workflows-file.js';
 import { expectStoreError, reserveInput, T0, tempDir } from '../helpers/store-fixtures.js';
 import { connectionOf } from '../helpers/store-internals.js';
 

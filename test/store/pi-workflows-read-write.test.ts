@@ -21,7 +21,7 @@ import {
   seedPiWorkflowsRuns,
   type PiWorkflowsFileFacts,
   type PiWorkflowsFileOptions,
-} from '../helpers/pi-workflows-file.js';
+} from '../../fixtures/pi-workflows-file.js';
 import { expectStoreError, reserveInput, T0, tempDir, TestClock } from '../helpers/store-fixtures.js';
 import { connectionOf, storeInternals } from '../helpers/store-internals.js';
 

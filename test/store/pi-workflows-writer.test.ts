@@ -1,5 +1,5 @@
 /**
- * The pi-workflows writer of the tests (test/helpers/pi-workflows-file.ts) claims, renews,
+ * The pi-workflows writer of the tests (fixtures/pi-workflows-file.ts) claims, renews,
  * parks and settles the way pi-workflows 0.16.2 does (docs/PI-WORKFLOWS-FILES.md §6): the rows
  * each call writes, read back from the file. The tests beside a live pi-workflows host rely on
  * these rows being pi's.
@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPiWorkflowsFile, piWorkflowsOpenCheck, runResourceId, type PiWorkflowsWriter } from '../helpers/pi-workflows-file.js';
+import { createPiWorkflowsFile, piWorkflowsOpenCheck, runResourceId, type PiWorkflowsWriter } from '../../fixtures/pi-workflows-file.js';
 import { T0, tempDir } from '../helpers/store-fixtures.js';
 
 let dir: string;

@@ -18,7 +18,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { canonicalJson, WorkflowStore, type ReserveWorkflowRunInput } from '../../src/store/index.js';
-import { createPiWorkflowsFile, piWorkflowsIdentity, piWorkflowsOpenCheck } from '../helpers/pi-workflows-file.js';
+import { createPiWorkflowsFile, piWorkflowsIdentity, piWorkflowsOpenCheck } from '../../fixtures/pi-workflows-file.js';
 import { openTestStore, reserveInput, reserveSkippingRestartPolicy, sha256Hex, tempDir, TestClock, type TestStore } from '../helpers/store-fixtures.js';
 import { connectionOf, storeInternals } from '../helpers/store-internals.js';
 import { diffCall, writeShape, type Row, type WriteDiff } from '../helpers/write-diff.js';

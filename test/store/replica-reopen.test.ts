@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChangeFeed, ReplicaFollower, WorkflowStore } from '../../src/store/index.js';
-import { createPiWorkflowsFile } from '../helpers/pi-workflows-file.js';
+import { createPiWorkflowsFile } from '../../fixtures/pi-workflows-file.js';
 import { expectStoreError, openTestStore, reserve, type TestStore } from '../helpers/store-fixtures.js';
 
 let primary: TestStore;

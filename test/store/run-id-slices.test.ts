@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WorkflowStore, type KeyedRun, type RunOrder, type RunSliceRequest, type WorkflowRunFilter } from '../../src/store/index.js';
-import { createPiWorkflowsFile, seedPiWorkflowsRuns } from '../helpers/pi-workflows-file.js';
+import { createPiWorkflowsFile, seedPiWorkflowsRuns } from '../../fixtures/pi-workflows-file.js';
 import { storeInternals } from '../helpers/store-internals.js';
 import { claim, openTestStore, reserve, T0, tempDir, type TestStore } from '../helpers/store-fixtures.js';
 

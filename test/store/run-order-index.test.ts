@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowStore, type LineageKey, type RunKey, type RunOrder, type WorkflowRunFilter } from '../../src/store/index.js';
-import { copyIntoPiWorkflowsFile, openLikePiWorkflows, PiWorkflowsWriter, type PiWorkflowsFileFacts } from '../helpers/pi-workflows-file.js';
+import { copyIntoPiWorkflowsFile, openLikePiWorkflows, PiWorkflowsWriter, type PiWorkflowsFileFacts } from '../../fixtures/pi-workflows-file.js';
 import { reserveInput, T0, tempDir, TestClock } from '../helpers/store-fixtures.js';
 import { storeInternals } from '../helpers/store-internals.js';
 
