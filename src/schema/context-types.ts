@@ -7,7 +7,7 @@ import type { ChangeFeed, WorkflowStore } from '../store/index.js';
 
 /**
  * What the caller's credential may do: `read` (queries, subscriptions) or `write`
- * (everything). The server decides it from the bearer token (src/server/auth.ts).
+ * (everything). The server decides it from the bearer token (src/server/http/auth.ts).
  */
 export type Scope = 'read' | 'write';
 

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
-import { parseAllowedHost, parseCorsOrigin } from './request-policy.js';
+import { parseAllowedHost, parseCorsOrigin } from './http/request-policy.js';
 import { tracingSettingsFromEnv, type TracingSettings } from './tracing.js';
 
 /** Server settings; every option has an environment equivalent (CLI wins). */

@@ -5,7 +5,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { WebSocketServer, type VerifyClientCallbackAsync, type WebSocket } from 'ws';
 import type { GraphQLContext } from '../schema/index.js';
-import { isAuthorized } from './auth.js';
+import { isAuthorized } from './http/auth.js';
 import type { ServerConfig } from './config.js';
 import type { PersistedOperations } from './persisted-operations.js';
 import type { Tracing } from './tracing.js';

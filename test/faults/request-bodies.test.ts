@@ -12,7 +12,7 @@
  */
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LINGER_MAX_BYTES } from '../../src/server/request-body.js';
+import { LINGER_MAX_BYTES } from '../../src/server/http/request-body.js';
 import { contentDigest } from '../helpers/fault-fixtures.js';
 import { chunkedEncoding, rawExchange, repeatedChunks } from '../helpers/raw-http.js';
 import { reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';

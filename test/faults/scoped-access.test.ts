@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { createClient as createSseClient } from 'graphql-sse';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseServerConfig } from '../../src/server/config.js';
-import { scopeOf } from '../../src/server/auth.js';
+import { scopeOf } from '../../src/server/http/auth.js';
 import { contentDigest, postGraphQL } from '../helpers/fault-fixtures.js';
 import {
   closeAfterSse,

@@ -3,7 +3,7 @@
  * case-insensitive `Bearer` scheme (RFC 7235).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAuthorized } from '../../src/server/auth.js';
+import { isAuthorized } from '../../src/server/http/auth.js';
 import { parseServerConfig } from '../../src/server/config.js';
 import { runCli } from '../helpers/run-cli.js';
 
