@@ -28,7 +28,7 @@ import type { Logger } from 'pino';
 import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
 import type { GraphQLContext } from '../schema/index.js';
 import { LIVE_QUERY_INDEXES } from '../schema/live-resources.js';
-import { isSingleConnectionRequest, SSE_TOKEN_HEADER } from './graphql-sse.js';
+import { isSingleConnectionRequest, SSE_TOKEN_HEADER } from './graphql/graphql-sse.js';
 import { startLiveInvalidation, type RunChangeSource } from './live-invalidation.js';
 import { applyLiveQueryJSONPatches } from './live-json-patch.js';
 

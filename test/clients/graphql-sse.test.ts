@@ -1,7 +1,7 @@
 /**
  * The `graphql-sse` client against the real server on `/graphql`, in both of its modes:
  * - single-connection mode (`singleConnection: true`): one reserved event stream carries every
- *   operation of the client (src/server/graphql-sse.ts); before, its `PUT` reservation got
+ *   operation of the client (src/server/graphql/graphql-sse.ts); before, its `PUT` reservation got
  *   `405 Method Not Allowed`;
  * - distinct-connections mode (the default): one event stream per operation, served by yoga.
  * Both deliver what graphql-ws delivers for the same commits, stop an operation on unsubscribe,

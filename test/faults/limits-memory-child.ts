@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { startServer } from '../../src/server/app.js';
-import { QUERY_LIMITS } from '../../src/server/query-limits.js';
+import { QUERY_LIMITS } from '../../src/server/graphql/query-limits.js';
 import { settledHeap } from '../helpers/settled-heap.js';
 import { ALIASES_10K, COSTLY, deepLiteral, MAX_BODY_BYTES, nested } from './limits-bodies.js';
 import { testServerConfig } from '../helpers/server-config.js';

@@ -6,7 +6,7 @@
  * survive), and a bounded loop of them leaves the server's memory where it was.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUERY_LIMITS } from '../../src/server/query-limits.js';
+import { QUERY_LIMITS } from '../../src/server/graphql/query-limits.js';
 import { postGraphQL, type RawResponse } from '../helpers/fault-fixtures.js';
 import { ALIASES_10K, COSTLY, deepLiteral, MAX_BODY_BYTES, nested } from './limits-bodies.js';
 import { commitMarker, DELTAS_SUBSCRIPTION, openRawWs, spawnTsChild, untilRevision, type DeltasData } from '../helpers/live-fixtures.js';

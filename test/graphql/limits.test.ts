@@ -3,7 +3,7 @@
  * anything runs (no SQL statement); a body over maxBodyBytes gets 413.
  */
 import { describe, expect } from 'vitest';
-import { QUERY_LIMITS } from '../../src/server/query-limits.js';
+import { QUERY_LIMITS } from '../../src/server/graphql/query-limits.js';
 import { reserve, reserveInput, snapshotTables, type TestServer } from '../helpers/server-fixture.js';
 import { serverTest } from '../helpers/server-test.js';
 

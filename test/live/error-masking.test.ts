@@ -2,7 +2,7 @@
  * One error path for every transport: an internal fault answers the same
  * masked error ("Unexpected error.", INTERNAL_SERVER_ERROR, nothing of the original message)
  * over HTTP, SSE and graphql-ws, and is logged once with the same line, because every
- * graphql-ws operation runs through yoga's envelop (src/server/graphql-ws.ts).
+ * graphql-ws operation runs through yoga's envelop (src/server/graphql/graphql-ws.ts).
  */
 import { Writable } from 'node:stream';
 import type { Client } from 'graphql-ws';

@@ -1,7 +1,7 @@
 /**
  * graphql-ws operation ids: `subscribe` c, `complete` c, `subscribe` c in one
  * TCP write runs exactly one stream for c; nothing arrives for an id after its `complete`; nothing
- * is left waiting on the change feed (src/server/ws-operation-ids.ts).
+ * is left waiting on the change feed (src/server/graphql/ws-operation-ids.ts).
  */
 import { describe, expect } from 'vitest';
 import {

@@ -4,13 +4,13 @@ import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { WebSocketServer, type VerifyClientCallbackAsync, type WebSocket } from 'ws';
-import type { GraphQLContext } from '../schema/index.js';
-import { isAuthorized } from './http/auth.js';
-import type { ServerConfig } from './config.js';
-import type { PersistedOperations } from './persisted-operations.js';
-import type { Tracing } from './tracing.js';
-import { DIRECT_NEXT_KEY, type DirectNext } from './shared-event-execution.js';
-import { DirectFrames, NextFrames, payloadJsonOf, payloadTailOf } from './ws-next-frames.js';
+import type { GraphQLContext } from '../../schema/index.js';
+import { isAuthorized } from '../http/auth.js';
+import type { ServerConfig } from '../config.js';
+import type { PersistedOperations } from '../persisted-operations.js';
+import type { Tracing } from '../tracing.js';
+import { DIRECT_NEXT_KEY, type DirectNext } from '../shared-event-execution.js';
+import { DirectFrames, NextFrames, payloadJsonOf, payloadTailOf } from '../ws-next-frames.js';
 import { OperationIdGate } from './ws-operation-ids.js';
 
 /** What graphql-ws hands to the hooks as `ctx.extra`: the socket and its upgrade request. */
