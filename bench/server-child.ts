@@ -159,7 +159,7 @@ serveRequests({
     return running().feed.waiterCount;
   },
 
-  /** The `@live` query counters (src/server/live-queries.ts). */
+  /** The `@live` query counters (src/server/live/live-queries.ts). */
   liveStats() {
     const { active, executions, shared, pushes, trackedIdentifiers } = running().liveQueries;
     return { active, executions, shared, pushes, trackedIdentifiers };

@@ -1,7 +1,7 @@
 /**
  * The resource identifiers `@live` queries are invalidated by (docs/GRAPHQL-CONTRACT.md "Queries may
  * carry `@live`"). `@n1ru4l/in-memory-live-query-store` records, while a live query executes,
- * which identifiers its result read; the server's invalidation (src/server/live-invalidation.ts)
+ * which identifiers its result read; the server's invalidation (src/server/live/live-invalidation.ts)
  * names the identifiers a committed change touches. Both sides build them here.
  *
  * What a live query records:

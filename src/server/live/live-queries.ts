@@ -3,7 +3,7 @@
  * queries"): a query whose operation carries `@live` is executed, pushed, and executed and pushed
  * again whenever something it read changes, over graphql-ws and Server-Sent Events. It follows
  * the GraphQL ecosystem's convention: `@n1ru4l/in-memory-live-query-store` records what each
- * execution read and re-executes on invalidation (src/server/live-invalidation.ts names what a
+ * execution read and re-executes on invalidation (src/server/live/live-invalidation.ts names what a
  * commit invalidates), as `@envelop/live-query`'s `useLiveQuery` wires it; this plugin does that
  * wiring itself because it adds, per operation:
  *
@@ -26,9 +26,9 @@ import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, t
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
-import type { GraphQLContext } from '../schema/index.js';
-import { LIVE_QUERY_INDEXES } from '../schema/live-resources.js';
-import { isSingleConnectionRequest, SSE_TOKEN_HEADER } from './graphql/graphql-sse.js';
+import type { GraphQLContext } from '../../schema/index.js';
+import { LIVE_QUERY_INDEXES } from '../../schema/live-resources.js';
+import { isSingleConnectionRequest, SSE_TOKEN_HEADER } from '../graphql/graphql-sse.js';
 import { startLiveInvalidation, type RunChangeSource } from './live-invalidation.js';
 import { applyLiveQueryJSONPatches } from './live-json-patch.js';
 

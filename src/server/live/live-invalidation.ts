@@ -10,14 +10,14 @@
  * of its chain), and the run list `Query.workflowRuns`. A change the source cannot name
  * (`'unknown'`) invalidates every root field of `Query`, i.e. every live query.
  */
-import type { ChangeFeed } from '../store/index.js';
+import type { ChangeFeed } from '../../store/index.js';
 import {
   chainResourceIdentifier,
   nodeFieldIdentifier,
   RUN_LIST_IDENTIFIER,
   runResourceIdentifier,
   workflowRunFieldIdentifier,
-} from '../schema/live-resources.js';
+} from '../../schema/live-resources.js';
 import type { Logger } from 'pino';
 
 /** A run that changed, as the invalidation needs it. */
