@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { startServer } from '../src/server/app.js';
 import { prepareDatabaseDirectory } from '../src/server/database-directory.js';
-import { createLogger } from '../src/server/logger.js';
+import { createLogger } from '../src/server/ops/logger.js';
 import { describeStartError } from '../src/server/start-errors.js';
 import { DEMO_DB_PATH, DEMO_PORT, integer } from './options.js';
 import { spawnHost } from './spawn-host.js';

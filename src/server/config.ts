@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { parseAllowedHost, parseCorsOrigin } from './http/request-policy.js';
-import { tracingSettingsFromEnv, type TracingSettings } from './tracing.js';
+import { tracingSettingsFromEnv, type TracingSettings } from './ops/tracing.js';
 
 /** Server settings; every option has an environment equivalent (CLI wins). */
 export interface ServerConfig {

@@ -23,7 +23,7 @@ import { closeAfterSse, EventCollector, REPO_ROOT, subscribeSse, wsClient, type 
 import { feedWaiters } from '../helpers/server-signals.js';
 import { claim, reserve, reserveInput, snapshotTables, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { parseServerConfig } from '../../src/server/config.js';
-import { PERSISTED_ERRORS } from '../../src/server/persisted-operations.js';
+import { PERSISTED_ERRORS } from '../../src/server/ops/persisted-operations.js';
 
 const MANIFEST = join(REPO_ROOT, 'schema', 'generated', 'persisted-documents.json');
 

@@ -20,7 +20,7 @@ import {
 import { afterEach, describe, expect, test } from 'vitest';
 import { ReserveWorkflowRunDocument } from '../../schema/generated/graphql.js';
 import { parseServerConfig } from '../../src/server/config.js';
-import { tracingSettingsFromEnv } from '../../src/server/tracing.js';
+import { tracingSettingsFromEnv } from '../../src/server/ops/tracing.js';
 import { createClient } from 'graphql-ws';
 import { WebSocket } from 'ws';
 import {

@@ -2,7 +2,7 @@ import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, t
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { PersistedOperations } from '../persisted-operations.js';
+import type { PersistedOperations } from '../ops/persisted-operations.js';
 
 /** The header graphql-sse's single-connection mode sends its stream token in. */
 export const SSE_TOKEN_HEADER = 'x-graphql-event-stream-token';

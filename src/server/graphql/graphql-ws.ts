@@ -7,8 +7,8 @@ import { WebSocketServer, type VerifyClientCallbackAsync, type WebSocket } from 
 import type { GraphQLContext } from '../../schema/index.js';
 import { isAuthorized } from '../http/auth.js';
 import type { ServerConfig } from '../config.js';
-import type { PersistedOperations } from '../persisted-operations.js';
-import type { Tracing } from '../tracing.js';
+import type { PersistedOperations } from '../ops/persisted-operations.js';
+import type { Tracing } from '../ops/tracing.js';
 import { DIRECT_NEXT_KEY, type DirectNext } from '../shared-event-execution.js';
 import { DirectFrames, NextFrames, payloadJsonOf, payloadTailOf } from '../ws-next-frames.js';
 import { OperationIdGate } from './ws-operation-ids.js';

@@ -27,10 +27,10 @@
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ChangeFeed, WorkflowStore } from '../store/index.js';
-import type { ReplicaStatus } from './replica.js';
-import { SSE_TOKEN_HEADER } from './graphql/graphql-sse.js';
-import { onResultsEnd } from './shared-event-execution.js';
+import type { ChangeFeed, WorkflowStore } from '../../store/index.js';
+import type { ReplicaStatus } from '../replica.js';
+import { SSE_TOKEN_HEADER } from '../graphql/graphql-sse.js';
+import { onResultsEnd } from '../shared-event-execution.js';
 
 /** Distinct operation names given their own label value; later names count as `(other)`. */
 export const MAX_OPERATION_NAMES = 200;

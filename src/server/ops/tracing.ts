@@ -7,8 +7,8 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes }
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { traceStoreWrites } from '../schema/tracing.js';
-import type { DirectNext } from './shared-event-execution.js';
+import { traceStoreWrites } from '../../schema/tracing.js';
+import type { DirectNext } from '../shared-event-execution.js';
 
 /**
  * Opt-in OpenTelemetry tracing (docs/TRACING.md): spans for HTTP requests, GraphQL operations
