@@ -19,6 +19,6 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 cpSync(join(root, 'src', 'server', 'public'), join(dist, 'server', 'public'), { recursive: true });
-// The page loads its GraphQL operations as text (src/server/static-files.ts OPERATIONS_DIR).
+// The page loads its GraphQL operations as text (src/server/page/static-files.ts OPERATIONS_DIR).
 cpSync(join(root, 'schema', 'operations'), join(dist, 'server', 'public', 'operations'), { recursive: true });
 process.stdout.write(`built ${dist} (server, schema, store and the live page)\n`);

@@ -8,7 +8,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoHost } from '../../demo/workflow-host.js';
 import { mulberry32 } from '../../demo/prng.js';
-import { GRAPHIQL_DEFAULT_QUERY, GRAPHIQL_MAX_AGE_S, pickEncoding } from '../../src/server/graphiql-page.js';
+import { GRAPHIQL_DEFAULT_QUERY, GRAPHIQL_MAX_AGE_S, pickEncoding } from '../../src/server/page/graphiql-page.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 interface RawAnswer {

@@ -3,7 +3,7 @@
  * The page's GraphQL operations: the server splits `schema/operations/live-page.graphql`
  * (validated and linted with the other client operations) with graphql-js's
  * `separateOperations` and serves `/app/operations/live-page.json`, operation name → text of
- * that operation with exactly the fragments it uses (src/server/page-operations.ts). No GraphQL
+ * that operation with exactly the fragments it uses (src/server/page/page-operations.ts). No GraphQL
  * parser in the browser, no build step.
  */
 

@@ -1,6 +1,6 @@
 /**
  * The page's operations: the server splits `schema/operations/live-page.graphql` with
- * graphql-js's `separateOperations` (src/server/page-operations.ts) and serves the result at
+ * graphql-js's `separateOperations` (src/server/page/page-operations.ts) and serves the result at
  * `/app/operations/live-page.json`; the page's loader (src/server/public/operations.js) reads
  * it. Every operation comes out with exactly the fragments it uses, and each text validates
  * against the schema on its own.
@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSchema, Kind, parse, validate, visit, type DocumentNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { separatedOperations } from '../../../src/server/page-operations.js';
+import { separatedOperations } from '../../../src/server/page/page-operations.js';
 import { loadOperations } from '../../../src/server/public/operations.js';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.js';
 

@@ -16,8 +16,8 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { separatedOperationsJson } from './page-operations.js';
 
-/** The directory holding the page. */
-export const PUBLIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'public');
+/** The directory holding the page: `public/` beside this folder (src/server/public, dist/server/public). */
+export const PUBLIC_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'public');
 
 /**
  * URL prefix of the client operation documents: `<name>.graphql` as written, `<name>.json` as
@@ -28,10 +28,10 @@ export const OPERATIONS_PREFIX = '/app/operations/';
 /**
  * The directory of the operation documents: `public/operations/` beside the compiled server
  * (`npm run build` copies `schema/operations/` there), else the repository's
- * `schema/operations/` (src/server/ → ../../schema/operations).
+ * `schema/operations/` (src/server/page/ → ../../../schema/operations).
  */
 export const OPERATIONS_DIR =
-  [join(PUBLIC_DIR, 'operations'), join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'operations')].find((dir) => existsSync(dir)) ??
+  [join(PUBLIC_DIR, 'operations'), join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'schema', 'operations')].find((dir) => existsSync(dir)) ??
   join(PUBLIC_DIR, 'operations');
 
 /** URL prefix of the `graphql-ws` browser client; the page imports `${GRAPHQL_WS_PREFIX}client.js`. */
