@@ -9,7 +9,7 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { startServer } from '../src/server/app.js';
-import { prepareDatabaseDirectory } from '../src/server/database-directory.js';
+import { prepareDatabaseDirectory } from '../src/server/database/database-directory.js';
 import { createLogger } from '../src/server/ops/logger.js';
 import { describeStartError } from '../src/server/start-errors.js';
 import { DEMO_DB_PATH, DEMO_PORT, integer } from './options.js';

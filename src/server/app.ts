@@ -25,8 +25,8 @@ import { createSharedEventExecution, type SharedEventExecutionStats } from './sh
 import { serveStaticFile } from './page/static-files.js';
 import { createTracing, type Tracing } from './ops/tracing.js';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { databaseKindHealth } from './state-file.js';
-import { createReplicaStatus, DEFAULT_REPLICA_POLL_MS, replicaReadOnlyMessage, type ReplicaStatus } from './replica.js';
+import { databaseKindHealth } from './database/state-file.js';
+import { createReplicaStatus, DEFAULT_REPLICA_POLL_MS, replicaReadOnlyMessage, type ReplicaStatus } from './database/replica.js';
 
 /** How long close() lets WebSocket peers answer the close and HTTP requests finish before cutting them, in ms. */
 const CLOSE_GRACE_MS = 2_000;

@@ -17,9 +17,9 @@
  */
 import { startServer, type RunningServer } from './app.js';
 import { DEFAULT_DB_PATH, parseServerConfig } from './config.js';
-import { prepareDatabaseDirectory } from './database-directory.js';
+import { prepareDatabaseDirectory } from './database/database-directory.js';
 import { describeStartError } from './start-errors.js';
-import { databaseKindHealth, describeDatabase } from './state-file.js';
+import { databaseKindHealth, describeDatabase } from './database/state-file.js';
 
 const config = parseServerConfig(process.argv);
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DB_PATH } from '../../src/server/config.js';
-import { DatabaseDirectoryError, prepareDatabaseDirectory } from '../../src/server/database-directory.js';
+import { DatabaseDirectoryError, prepareDatabaseDirectory } from '../../src/server/database/database-directory.js';
 import { REPO_ROOT } from '../helpers/live-fixtures.js';
 import { databaseClosedCleanly, spawnService, TSX_IMPORT, type ServiceProcess } from '../helpers/service-process.js';
 

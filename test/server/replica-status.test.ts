@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReplicaStatus, type ReplicaStatus } from '../../src/server/replica.js';
+import { createReplicaStatus, type ReplicaStatus } from '../../src/server/database/replica.js';
 import type { ReplicaFileState, ReplicaFollower } from '../../src/store/index.js';
 
 let server: Server | undefined;

@@ -28,7 +28,7 @@ import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ChangeFeed, WorkflowStore } from '../../store/index.js';
-import type { ReplicaStatus } from '../replica.js';
+import type { ReplicaStatus } from '../database/replica.js';
 import { SSE_TOKEN_HEADER } from '../graphql/graphql-sse.js';
 import { onResultsEnd } from '../shared-event-execution.js';
 

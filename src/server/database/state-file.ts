@@ -1,4 +1,4 @@
-import { PI_WORKFLOWS_WRITTEN_RELEASES, type WorkflowStore } from '../store/index.js';
+import { PI_WORKFLOWS_WRITTEN_RELEASES, type WorkflowStore } from '../../store/index.js';
 
 /**
  * How the server reports the kind of database file it serves (docs/PI-WORKFLOWS-FILES.md §2):

@@ -5,7 +5,7 @@
  * path); this module only measures how far behind the primary the copy is, by polling the
  * primary's `GET /health` for the position of its run change log.
  */
-import type { ReplicaFileState, ReplicaFollower } from '../store/index.js';
+import type { ReplicaFileState, ReplicaFollower } from '../../store/index.js';
 
 /** Default of `--replica-poll-ms`: how often the primary's `/health` is read, ms. */
 export const DEFAULT_REPLICA_POLL_MS = 1_000;
