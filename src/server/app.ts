@@ -21,7 +21,7 @@ import { answerThenClose, declaredBodyLength, LINGER_MAX_BYTES, readBodyUpTo, se
 import { createRequestPolicy } from './http/request-policy.js';
 import { createLiveQueries, type LiveQueryStats } from './live/live-queries.js';
 import { feedRunChanges } from './live/live-invalidation.js';
-import { createSharedEventExecution, type SharedEventExecutionStats } from './shared-event-execution.js';
+import { createSharedEventExecution, type SharedEventExecutionStats } from '../delivery/shared-event-execution.js';
 import { serveStaticFile } from './page/static-files.js';
 import { createTracing, type Tracing } from './ops/tracing.js';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';

@@ -1,5 +1,5 @@
 /**
- * The fan-out's direct path (src/server/shared-event-execution.ts): graphql-ws
+ * The fan-out's direct path (src/delivery/shared-event-execution.ts): graphql-ws
  * subscribers get each revision written inside the change feed's wake-up, one synchronous loop
  * over the waiting subscribers. Over real graphql-ws sockets: more subscribers than one turn of
  * the wake-up handles (`WAKE_CHUNK`), some completed by their client while the fan-out is under

@@ -1,7 +1,7 @@
 /**
  * The graphql-ws frames of one revision differ only by subscription id: the
  * server serialises a shared result once and splices each subscriber's id into it
- * (src/server/ws-next-frames.ts). Read as raw text from the socket, every subscriber's frame is
+ * (src/delivery/ws-next-frames.ts). Read as raw text from the socket, every subscriber's frame is
  * the same bytes once its id is cut out, and each frame is exactly what `JSON.stringify` of
  * the graphql-transport-ws message writes — on the direct path of the fan-out and on graphql-ws's
  * own alike.

@@ -2,7 +2,7 @@
  * One revision fanned out to many subscribers executes its selection once per sharing key
  * (document, the variables the selection reads, the caller's scope — not the cursor), whatever
  * the transport; every subscriber still receives it, and nothing stays held once every
- * subscriber has it (src/server/shared-event-execution.ts).
+ * subscriber has it (src/delivery/shared-event-execution.ts).
  */
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -25,7 +25,7 @@ import {
   type DeltasData,
 } from '../helpers/live-fixtures.js';
 import { serverTest as it } from '../helpers/server-test.js';
-import { DEFAULT_MAX_RESULTS_PER_GROUP } from '../../src/server/shared-event-execution.js';
+import { DEFAULT_MAX_RESULTS_PER_GROUP } from '../../src/delivery/shared-event-execution.js';
 
 const COMMITS = 600;
 const BATCH = 50;

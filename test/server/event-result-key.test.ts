@@ -1,10 +1,10 @@
 /**
- * The sharing key of subscription results (src/server/event-result-key.ts):
+ * The sharing key of subscription results (src/delivery/event-result-key.ts):
  * the variables the per-event execution reads, not those that only select the stream.
  */
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { eventResultKey, variablesReadPerEvent } from '../../src/server/event-result-key.js';
+import { eventResultKey, variablesReadPerEvent } from '../../src/delivery/event-result-key.js';
 
 const DOCUMENT = parse(/* GraphQL */ `
   subscription Deltas($runId: String!, $after: Int, $withDeltas: Boolean!, $kind: LineageKind, $skipRoot: Boolean!) {

@@ -1,7 +1,7 @@
 /** ws-next-frames.ts: a shared result is serialised once; each frame is graphql-ws's message with its id. */
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { DirectFrames, NextFrames, payloadJsonOf } from '../../src/server/ws-next-frames.js';
+import { DirectFrames, NextFrames, payloadJsonOf } from '../../src/delivery/ws-next-frames.js';
 
 /** What graphql-ws writes for a `next` message whose payload is `payload`. */
 function graphqlWsText(id: string, payload: unknown): string {

@@ -9,8 +9,8 @@ import { isAuthorized } from '../http/auth.js';
 import type { ServerConfig } from '../config.js';
 import type { PersistedOperations } from '../ops/persisted-operations.js';
 import type { Tracing } from '../ops/tracing.js';
-import { DIRECT_NEXT_KEY, type DirectNext } from '../shared-event-execution.js';
-import { DirectFrames, NextFrames, payloadJsonOf, payloadTailOf } from '../ws-next-frames.js';
+import { DIRECT_NEXT_KEY, type DirectNext } from '../../delivery/shared-event-execution.js';
+import { DirectFrames, NextFrames, payloadJsonOf, payloadTailOf } from '../../delivery/ws-next-frames.js';
 import { OperationIdGate } from './ws-operation-ids.js';
 
 /** What graphql-ws hands to the hooks as `ctx.extra`: the socket and its upgrade request. */

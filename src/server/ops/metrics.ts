@@ -30,7 +30,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { ChangeFeed, WorkflowStore } from '../../store/index.js';
 import type { ReplicaStatus } from '../database/replica.js';
 import { SSE_TOKEN_HEADER } from '../graphql/graphql-sse.js';
-import { onResultsEnd } from '../shared-event-execution.js';
+import { onResultsEnd } from '../../delivery/shared-event-execution.js';
 
 /** Distinct operation names given their own label value; later names count as `(other)`. */
 export const MAX_OPERATION_NAMES = 200;

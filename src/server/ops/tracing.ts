@@ -8,7 +8,7 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@op
 import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { traceStoreWrites } from '../../schema/tracing.js';
-import type { DirectNext } from '../shared-event-execution.js';
+import type { DirectNext } from '../../delivery/shared-event-execution.js';
 
 /**
  * Opt-in OpenTelemetry tracing (docs/TRACING.md): spans for HTTP requests, GraphQL operations
