@@ -23,6 +23,7 @@ import { createLiveQueries, type LiveQueryStats } from './live/live-queries.js';
 import { feedRunChanges } from './live/live-invalidation.js';
 import { createSharedEventExecution, type SharedEventExecutionStats } from '../delivery/shared-event-execution.js';
 import { serveStaticFile } from './page/static-files.js';
+import { SCHEMA_SDL_PATH, serveSchemaSdl } from './http/schema-sdl.js';
 import { createTracing, type Tracing } from './ops/tracing.js';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { databaseKindHealth } from './database/state-file.js';
@@ -236,6 +237,11 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       });
       return;
     }
+    if (path === SCHEMA_SDL_PATH && scope === null) {
+      refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+      return;
+    }
+    if (serveSchemaSdl(request, response, path)) return; // the SDL, for IDEs (docs/IDE.md)
     if (serveStaticFile(request, response)) return; // the live lineage page: GET / and /app/*
     if (isGraphiQLPage(request) && path === '/graphql') {
       void serveGraphiQLPage(request, response, GRAPHIQL_TITLE, '/graphql'); // compressed and cacheable
