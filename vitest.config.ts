@@ -4,10 +4,10 @@ import { defineConfig } from 'vitest/config';
 const require = createRequire(import.meta.url);
 
 /** Test directories with a project of their own; anything else under test/ runs in `other`. */
-const PROJECTS = ['store', 'graphql', 'server', 'clients', 'live', 'faults', 'e2e'] as const;
+const PROJECTS = ['store', 'delivery', 'graphql', 'server', 'clients', 'live', 'faults', 'e2e'] as const;
 
 /**
- * Files of the fast projects (store, graphql, server, live) that take seconds each: child
+ * Files of the fast projects (store, delivery, graphql, server, live) that take seconds each: child
  * processes, thousands of rows, grace timers. `npm run test:fast` leaves them out; they run in
  * project `slow` (`npm test` runs every project; `vitest run --project slow` runs them alone).
  * Times of one `npm run test:fast` on 2 cores shared with other work (load average 15), 2026-12-01.
@@ -37,7 +37,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     // `npm test` runs every project; `npm run test:fast` the ones a developer reruns while
-    // working (store, graphql, server, live, without SLOW). `vitest run --project faults` runs one.
+    // working (store, delivery, graphql, server, live, without SLOW). `vitest run --project faults` runs one.
     projects: [
       ...PROJECTS.map((name) => ({ extends: true as const, test: { name, include: [`test/${name}/**/*.test.ts`], exclude: SLOW } })),
       { extends: true as const, test: { name: 'slow', include: SLOW } },

@@ -13,7 +13,8 @@
  * - replay rate: events per second of a stream replaying every run from the oldest cursor.
  */
 import { join } from 'node:path';
-import { ChangeFeed, WorkflowStore, type RunChangeEvent } from '../src/store/index.js';
+import { WorkflowStore } from '../src/store/index.js';
+import { ChangeFeed, type RunChangeEvent } from '../src/delivery/index.js';
 import { sleep, type BenchContext } from './bench-context.js';
 import { startChild } from './ipc.js';
 import { summarize, type Figure } from './stats.js';

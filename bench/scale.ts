@@ -19,7 +19,8 @@ import { generateStoreFile, type GeneratedFile } from './scale-generator.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { summarize, type Figure } from './stats.js';
 import { meets, type TargetKey } from './targets.js';
-import { ChangeFeed, WorkflowStore, type RunChangeEvent } from '../src/store/index.js';
+import { WorkflowStore } from '../src/store/index.js';
+import { ChangeFeed, type RunChangeEvent } from '../src/delivery/index.js';
 
 const BENCH = 'scale';
 const FLAT = 'query Flat { workflowRuns(first: 100) { edges { node { runId } } } }';

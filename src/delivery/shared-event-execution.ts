@@ -1,6 +1,6 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult, type subscribe } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { attachSink } from '../store/pull-stream.js';
+import { attachSink } from './pull-stream.js';
 import { eventResultKey } from './event-result-key.js';
 
 /**

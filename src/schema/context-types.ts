@@ -1,4 +1,5 @@
-import type { ChangeFeed, WorkflowStore } from '../store/index.js';
+import type { WorkflowStore } from '../store/index.js';
+import type { ChangeFeed } from '../delivery/index.js';
 
 /*
  * The GraphQL context's types, apart from `context.ts` (which builds it) so that `errors.ts`

@@ -1,4 +1,5 @@
-import type { ChangeFeed, WorkflowStore } from '../store/index.js';
+import type { WorkflowStore } from '../store/index.js';
+import type { ChangeFeed } from '../delivery/index.js';
 import type { GraphQLContext, Scope } from './context-types.js';
 import { readOnlyMessage } from './errors.js';
 

@@ -4,7 +4,7 @@ import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
 import type { GraphQLContext } from './context.js';
 
 /**
- * Starts a follow stream of the store's change feed (src/store/feed-follow.ts holds every
+ * Starts a follow stream of the store's change feed (src/delivery/feed-follow.ts holds every
  * delivery rule), turning its refusals into GraphQL errors: an unknown run is `NOT_FOUND`, a
  * bad argument `BAD_USER_INPUT`, with the store's message. Every subscription's `subscribe`
  * is a call to it.

@@ -42,7 +42,7 @@ export {
   type RunSliceRequest,
   type WorkflowRunFilter,
 } from './run-queries.js';
-export { asciiLower, matchesFilter, MAX_SEARCH_LENGTH } from './run-filter.js';
+export { asciiLower, matchesFilter, matchesFixedParts, MAX_SEARCH_LENGTH, mayHaveMatched } from './run-filter.js';
 export {
   BUMP_TARGETS,
   VIEWER_RETENTION,
@@ -65,11 +65,9 @@ export {
 } from './workflow-messages.js';
 export type { OpenInteractionInput } from './interactions.js';
 export { MAX_LEASE_MS, systemClock, type Clock } from './values.js';
-export { ChangeFeed, type ChangeFeedOptions } from './change-feed.js';
-export type { FollowOptions, RunDeltaEvent, ViewerSnapshotEvent } from './feed-follow.js';
-export type { RunChangeEvent } from './feed-run-changes.js';
-export { MALFORMED_RUN_CHANGE_CURSOR } from './run-change-cursor.js';
-export type { RunChangeHead } from './run-change-log.js';
+export { openDataVersionProbe, type DataVersionProbe } from './data-version.js';
+export { decodeRunChangeCursor, encodeRunChangeCursor, MALFORMED_RUN_CHANGE_CURSOR } from './run-change-cursor.js';
+export type { RunChangeHead, RunChangeRow } from './run-change-log.js';
 export {
   PI_WORKFLOWS_APPLICATION_ID,
   PI_WORKFLOWS_SCHEMA_NAME,

@@ -8,7 +8,8 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChangeFeed, ReplicaFollower, WorkflowStore } from '../../src/store/index.js';
+import { ReplicaFollower, WorkflowStore } from '../../src/store/index.js';
+import { ChangeFeed } from '../../src/delivery/index.js';
 import { createPiWorkflowsFile } from '../../fixtures/pi-workflows-file.js';
 import { expectStoreError, openTestStore, reserve, type TestStore } from '../helpers/store-fixtures.js';
 

@@ -1,4 +1,4 @@
-import type { ViewerSnapshotEvent } from '../../store/index.js';
+import type { ViewerSnapshotEvent } from '../../delivery/index.js';
 import { builder } from '../builder.js';
 import { WorkflowRunRef } from './workflow-run.js';
 

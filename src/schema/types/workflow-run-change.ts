@@ -1,4 +1,4 @@
-import type { RunChangeEvent } from '../../store/index.js';
+import type { RunChangeEvent } from '../../delivery/index.js';
 import { builder } from '../builder.js';
 import { WorkflowRunRef } from './workflow-run.js';
 

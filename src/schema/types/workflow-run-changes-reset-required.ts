@@ -1,4 +1,4 @@
-import type { RunChangeEvent } from '../../store/index.js';
+import type { RunChangeEvent } from '../../delivery/index.js';
 import { builder } from '../builder.js';
 
 /** A `reset_required` event of the store's run-list change feed (`feed-run-changes.ts`). */

@@ -10,7 +10,7 @@
  * of its chain), and the run list `Query.workflowRuns`. A change the source cannot name
  * (`'unknown'`) invalidates every root field of `Query`, i.e. every live query.
  */
-import type { ChangeFeed } from '../../store/index.js';
+import type { ChangeFeed } from '../../delivery/index.js';
 import {
   chainResourceIdentifier,
   nodeFieldIdentifier,

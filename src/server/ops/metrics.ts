@@ -27,7 +27,8 @@
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ChangeFeed, WorkflowStore } from '../../store/index.js';
+import type { WorkflowStore } from '../../store/index.js';
+import type { ChangeFeed } from '../../delivery/index.js';
 import type { ReplicaStatus } from '../database/replica.js';
 import { SSE_TOKEN_HEADER } from '../graphql/graphql-sse.js';
 import { onResultsEnd } from '../../delivery/shared-event-execution.js';

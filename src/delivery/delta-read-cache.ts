@@ -1,5 +1,4 @@
-import type { ViewerDeltaBatch, ViewerDeltaRead } from './viewer-deltas.js';
-import { VIEWER_RETENTION } from './viewer-deltas.js';
+import { VIEWER_RETENTION, type ViewerDeltaBatch, type ViewerDeltaRead } from '../store/index.js';
 
 /** Most runs kept (least recently read dropped first). */
 const MAX_CACHED_RUNS = 1_000;

@@ -1,5 +1,5 @@
 import type { RunChangePage } from './run-change-read-cache.js';
-import type { ViewerDeltaRead } from './viewer-deltas.js';
+import type { ViewerDeltaRead } from '../store/index.js';
 
 /**
  * What the feed's streams (`feed-follow.ts`, `feed-run-changes.ts`) use of the `ChangeFeed`

@@ -1,6 +1,4 @@
-import type { RunChangeHead, RunChangeRow } from './run-change-log.js';
-import { encodeRunChangeCursor } from './run-change-cursor.js';
-import type { WorkflowRunRecord } from './run-records.js';
+import { encodeRunChangeCursor, type RunChangeHead, type RunChangeRow, type WorkflowRunRecord } from '../store/index.js';
 
 /** A run created or changed, as every follower of the run-list change feed gets it. */
 export interface RunChangeRecord {

@@ -18,12 +18,18 @@
  */
 import type { FeedSource } from './feed-source.js';
 import { stream, type FollowOptions } from './feed-follow.js';
-import { decodeRunChangeCursor, encodeRunChangeCursor } from './run-change-cursor.js';
-import type { RunChangeRow } from './run-change-log.js';
+import {
+  decodeRunChangeCursor,
+  encodeRunChangeCursor,
+  matchesFilter,
+  matchesFixedParts,
+  mayHaveMatched,
+  type RunChangeRow,
+  type WorkflowRunFilter,
+  type WorkflowRunRecord,
+  type WorkflowStore,
+} from '../store/index.js';
 import type { RunChangeRecord } from './run-change-read-cache.js';
-import { matchesFilter, matchesFixedParts, mayHaveMatched, type WorkflowRunFilter } from './run-filter.js';
-import type { WorkflowRunRecord } from './run-records.js';
-import type { WorkflowStore } from './workflow-store.js';
 
 /** Runs read from the log per step of a stream. */
 export const READ_PAGE = 64;

@@ -1,16 +1,18 @@
 import { watch, type FSWatcher } from 'node:fs';
-import Database from 'better-sqlite3';
-import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { DeltaReadCache } from './delta-read-cache.js';
 import { RunChangeReadCache, type RunChangePage } from './run-change-read-cache.js';
 import * as follow from './feed-follow.js';
 import type { FollowOptions, RunDeltaEvent } from './feed-follow.js';
 import { followRunChanges, type RunChangeEvent } from './feed-run-changes.js';
 import { observe, type PullObserver } from './pull-stream.js';
-import type { WorkflowRunFilter } from './run-filter.js';
-import type { WorkflowRunRecord } from './run-records.js';
-import type { ViewerDeltaRead } from './viewer-deltas.js';
-import type { WorkflowStore } from './workflow-store.js';
+import {
+  openDataVersionProbe,
+  type DataVersionProbe,
+  type ViewerDeltaRead,
+  type WorkflowRunFilter,
+  type WorkflowRunRecord,
+  type WorkflowStore,
+} from '../store/index.js';
 
 /** Options of {@link ChangeFeed}. */
 export interface ChangeFeedOptions {
@@ -72,9 +74,9 @@ export class ChangeFeed {
   private readonly abortHooks = new WeakMap<AbortSignal, Set<AbortHook>>();
   private changeWaiters: Array<() => void> = [];
   private readonly unsubscribeCommit: () => void;
-  private watcher: SqliteDatabase | undefined;
+  /** The store's `data_version` reader (src/store/data-version.ts), open while watching. */
+  private watcher: DataVersionProbe | undefined;
   private dataVersion: number | undefined;
-  private dataVersionStatement: Statement | undefined;
   /** Poll timer: the safety poll while the `-wal` file is watched, else the regular poll. */
   private timer: NodeJS.Timeout | undefined;
   /** True while someone waits and commits of other connections are looked for. */
@@ -145,7 +147,6 @@ export class ChangeFeed {
     this.unwatchWalFile();
     this.watcher?.close();
     this.watcher = undefined;
-    this.dataVersionStatement = undefined;
     this.dataVersion = undefined;
     this.cache = this.newDeltaReadCache();
     this.runChangeCache = this.newRunChangeReadCache();
@@ -523,16 +524,8 @@ export class ChangeFeed {
 
   private startWatching(): void {
     if (this.watching || this.closed) return;
-    const path = this.store.path;
-    if (this.watcher === undefined && path !== ':memory:' && path !== '') {
-      try {
-        this.watcher = new Database(path, { readonly: true, fileMustExist: true });
-        this.watcher.pragma('query_only = ON'); // it only ever reads data_version
-        this.dataVersionStatement = this.watcher.prepare('PRAGMA data_version').pluck();
-      } catch {
-        this.watcher = undefined; // in-process notifications still work
-      }
-    }
+    // Undefined for `:memory:` or a file that cannot be opened: in-process notifications still work.
+    this.watcher ??= openDataVersionProbe(this.store.path);
     if (this.watcher === undefined) return;
     this.watching = true;
     // The waiter read the state before it got here. A commit of another connection made since
@@ -637,11 +630,7 @@ export class ChangeFeed {
   }
 
   private readDataVersion(): number | undefined {
-    try {
-      return this.dataVersionStatement?.get() as number | undefined;
-    } catch {
-      return undefined;
-    }
+    return this.watcher?.read();
   }
 
   private poll(): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachSink, pullStream } from '../../src/store/pull-stream.js';
+import { attachSink, pullStream } from '../../src/delivery/pull-stream.js';
 
 /** Resolves once `aborted` fires. */
 function abortedPromise(aborted: AbortSignal): Promise<void> {

@@ -10,11 +10,8 @@
  * when its consumer asked for it, so a slow consumer holds only its cursor.
  */
 import type { FeedSource } from './feed-source.js';
-import { StoreError } from './errors.js';
+import { StoreError, VIEWER_RETENTION, type ViewerDeltaBatch, type WorkflowRunRecord, type WorkflowStore } from '../store/index.js';
 import { pullStream } from './pull-stream.js';
-import type { WorkflowRunRecord } from './run-records.js';
-import { VIEWER_RETENTION, type ViewerDeltaBatch } from './viewer-deltas.js';
-import type { WorkflowStore } from './workflow-store.js';
 
 /** Revisions read from the log per step of a delta stream. */
 const READ_PAGE = 64;

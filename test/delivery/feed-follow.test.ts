@@ -4,9 +4,10 @@
  * over real sockets are covered by test/live/.
  */
 import { afterEach, describe, expect } from 'vitest';
-import { ChangeFeed, WorkflowStore, type RunDeltaEvent, type WorkflowRunRecord } from '../../src/store/index.js';
+import { WorkflowStore, type WorkflowRunRecord } from '../../src/store/index.js';
+import { ChangeFeed, type RunDeltaEvent } from '../../src/delivery/index.js';
 import { claim, expectStoreError, openTestStore, reserve, type TestStore, take } from '../helpers/store-fixtures.js';
-import { attachSink } from '../../src/store/pull-stream.js';
+import { attachSink } from '../../src/delivery/pull-stream.js';
 import { storeTest as it } from '../helpers/store-test.js';
 let feed: ChangeFeed;
 it.beforeEach(({ t }) => {
