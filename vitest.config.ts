@@ -3,7 +3,11 @@ import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
-/** Test directories with a project of their own; anything else under test/ runs in `other`. */
+/**
+ * Test directories with a project of their own; anything else under test/ runs in `other`.
+ * Only `*.test.ts` files are collected: the child-process entry files in test/children/ and the
+ * modules in test/helpers/ never are.
+ */
 const PROJECTS = ['store', 'delivery', 'graphql', 'server', 'clients', 'live', 'faults', 'e2e'] as const;
 
 /**

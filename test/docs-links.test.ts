@@ -1,7 +1,7 @@
 /**
- * Every relative link in README.md, bench/README.md, fixtures/README.md and docs/*.md points at
- * a file that exists, and a `#fragment` into a Markdown file at one of its headings (GitHub's
- * heading ids).
+ * Every relative link in README.md, bench/README.md, fixtures/README.md,
+ * test/children/README.md and docs/*.md points at a file that exists, and a `#fragment` into a
+ * Markdown file at one of its headings (GitHub's heading ids).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
@@ -12,6 +12,7 @@ const PAGES = [
   'README.md',
   'bench/README.md',
   'fixtures/README.md',
+  'test/children/README.md',
   ...readdirSync(join(REPO, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`),

@@ -21,7 +21,7 @@ import { Worker } from 'node:worker_threads';
 import { BEGIN_ATTEMPTS } from '../../src/store/database.js';
 import { canonicalJson, WorkflowStore } from '../../src/store/index.js';
 import { checkStoreInvariants, memoryTempDir, spawnTsx } from '../helpers/fault-fixtures.js';
-import type { RunnerReport } from './contention-child.js';
+import type { RunnerReport } from '../children/contention.js';
 import { storeInternals } from '../helpers/store-internals.js';
 
 const require = createRequire(import.meta.url);
@@ -67,7 +67,7 @@ describe('contention: 2 processes × 4 runners claim 10,000 runs', () => {
 
   it('claims every run exactly once and never lets SQLITE_BUSY through', { timeout: 170_000 }, async () => {
     const outputs = Array.from({ length: PROCESSES }, (_, index) => {
-      const child = spawnTsx('test/faults/contention-child.ts', [dbPath, dir, `p${index}`, String(RUNNERS)]);
+      const child = spawnTsx('test/children/contention.ts', [dbPath, dir, `p${index}`, String(RUNNERS)]);
       children.push(child);
       let stdout = '';
       let stderr = '';

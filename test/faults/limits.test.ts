@@ -8,12 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUERY_LIMITS } from '../../src/server/graphql/query-limits.js';
 import { postGraphQL, type RawResponse } from '../helpers/fault-fixtures.js';
-import { ALIASES_10K, COSTLY, deepLiteral, MAX_BODY_BYTES, nested } from './limits-bodies.js';
+import { ALIASES_10K, COSTLY, deepLiteral, MAX_BODY_BYTES, nested } from '../helpers/limits-bodies.js';
 import { commitMarker, DELTAS_SUBSCRIPTION, openRawWs, spawnTsChild, untilRevision, type DeltasData } from '../helpers/live-fixtures.js';
 import { reserve, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 /** The memory check's child process (see its module comment). */
-const MEMORY_CHILD = 'test/faults/limits-memory-child.ts';
+const MEMORY_CHILD = 'test/children/limits-memory.ts';
 
 describe('limits under abuse', () => {
   let fx: TestServer;
@@ -133,8 +133,9 @@ describe('limits under abuse', () => {
   });
 
   it('keeps memory steady over a bounded loop of refused requests', { timeout: 180_000 }, async () => {
-    // Measured in a child started with --expose-gc (limits-memory-child.ts): its own server and
-    // client, settled heaps (forced collections), nothing else allocating in that process.
+    // Measured in a child started with --expose-gc (test/children/limits-memory.ts): its own
+    // server and client, settled heaps (forced collections), nothing else allocating in that
+    // process.
     const child = spawnTsChild(MEMORY_CHILD, [], 'limits-memory', ['--expose-gc']);
     try {
       const [line] = await child.lines.take(1, 170_000);

@@ -1,7 +1,7 @@
 /**
  * The server beside a live pi-workflows host (docs/PI-WORKFLOWS-FILES.md §6): the real server
  * CLI in one process serves a pi-workflows 0.16 state file read-write, while a second process
- * (test/helpers/pi-writer-child.ts) writes the same file the way pi-workflows' host does, each
+ * (test/children/pi-writer.ts) writes the same file the way pi-workflows' host does, each
  * call its own `BEGIN IMMEDIATE` transaction with busy timeout 5 s, WAL, `synchronous=FULL`.
  *
  * - Both reserve at once: every run of both is there, in the file and in the server's run list.

@@ -3,11 +3,11 @@
  * unsubscribe cycles at varied cursors, nothing is held (subscribers, groups, held results,
  * feed waiters all 0) and the heap is back within 10 MB of where it started.
  *
- * Measured in a child process started with `--expose-gc` (shared-memory-child.ts): forced
- * collections after the warm-up and after the cycles, once nothing is subscribed; the figure is
- * a difference of settled heaps, not a time, so load does not change it. Before the fix the
- * results of every cursor stayed as long as the delta read cache held their revision: this
- * test ended 20+ MB up.
+ * Measured in a child process started with `--expose-gc` (test/children/shared-memory.ts):
+ * forced collections after the warm-up and after the cycles, once nothing is subscribed; the
+ * figure is a difference of settled heaps, not a time, so load does not change it. Before the
+ * fix the results of every cursor stayed as long as the delta read cache held their revision:
+ * this test ended 20+ MB up.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnTsChild, type ChildProcessHandle } from '../helpers/live-fixtures.js';
 
-const CHILD = 'test/faults/shared-memory-child.ts';
+const CHILD = 'test/children/shared-memory.ts';
 const MB = 1024 * 1024;
 
 describe('shared subscription results and memory', () => {

@@ -159,7 +159,7 @@ const SERVER_CHILD_BUNDLE = join(REPO_ROOT, 'node_modules', '.cache', 'pi-workfl
 let bundled: Promise<string | undefined> | undefined;
 
 /**
- * Bundles `test/faults/server-child.ts` with its dependencies into one ES module (esbuild, the
+ * Bundles `test/children/fault-server.ts` with its dependencies into one ES module (esbuild, the
  * transpiler tsx itself uses; better-sqlite3 stays external): the same code, loaded in a
  * third of the time, which matters when a test starts twenty servers on a busy machine.
  *
@@ -170,7 +170,7 @@ export function bundleServerChild(): Promise<string | undefined> {
     try {
       const esbuild = (await import('esbuild')) as typeof import('esbuild');
       await esbuild.build({
-        entryPoints: [join(REPO_ROOT, 'test', 'faults', 'server-child.ts')],
+        entryPoints: [join(REPO_ROOT, 'test', 'children', 'fault-server.ts')],
         outfile: SERVER_CHILD_BUNDLE,
         bundle: true,
         platform: 'node',
@@ -189,7 +189,7 @@ export function bundleServerChild(): Promise<string | undefined> {
 }
 
 /**
- * Spawns `test/faults/server-child.ts` (startServer with the CLI's options): it loads every
+ * Spawns `test/children/fault-server.ts` (startServer with the CLI's options): it loads every
  * module at once but opens the database only when {@link WarmServer.start} is called, so a
  * test can restart a killed server without paying the module loading again.
  *
@@ -199,7 +199,7 @@ export function spawnWarmServer(options: ServerProcessOptions, bundle?: string):
   const args = ['--db', options.dbPath, '--project', options.projectPath, ...(options.args ?? [])];
   const watched = watch(
     bundle === undefined
-      ? spawnTsx('test/faults/server-child.ts', args)
+      ? spawnTsx('test/children/fault-server.ts', args)
       : spawn(process.execPath, [bundle, ...args], { cwd: REPO_ROOT, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] }),
   );
   const timeoutMs = options.timeoutMs ?? 30_000;

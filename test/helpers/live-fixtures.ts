@@ -457,7 +457,7 @@ export function spawnTsChild(script: string, args: string[], label = 'child', no
 
 /**
  * {@link spawnTsChild}, then waits for the child's `{"ready":true}` line (the children of
- * test/live/children/ print it once their store or file is open). A child that exits first or
+ * test/children/ print it once their store or file is open). A child that exits first or
  * never says so fails the wait (the collector's timeout) and is killed.
  *
  * @param what what the wait is for, in the timeout message (e.g. 'the writer to open the store')

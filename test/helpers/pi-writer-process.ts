@@ -1,12 +1,12 @@
 /**
  * A pi-workflows host in a second process beside the server (docs/PI-WORKFLOWS-FILES.md §6):
- * starts test/helpers/pi-writer-child.ts on a state file and sends it requests; each request is
+ * starts test/children/pi-writer.ts on a state file and sends it requests; each request is
  * one pi-workflows store call (its own `BEGIN IMMEDIATE` transaction), answered in order.
  */
 import { spawnReadyChild, type ChildProcessHandle } from './live-fixtures.js';
-import type { PiWriterOps } from './pi-writer-child.js';
+import type { PiWriterOps } from '../children/pi-writer.js';
 
-export type { PiWriterOps, RaceClaim } from './pi-writer-child.js';
+export type { PiWriterOps, RaceClaim } from '../children/pi-writer.js';
 
 /** The running writer process. */
 export interface PiWriterProcess {
@@ -24,7 +24,7 @@ export interface PiWriterProcess {
  * @throws Error when the child exits or does not get ready within the collector's timeout
  */
 export async function startPiWriterProcess(path: string, label = 'pi-writer'): Promise<PiWriterProcess> {
-  const handle = await spawnReadyChild('test/helpers/pi-writer-child.ts', [path], label, 'the pi-workflows writer to open the file');
+  const handle = await spawnReadyChild('test/children/pi-writer.ts', [path], label, 'the pi-workflows writer to open the file');
   let nextId = 1;
   const call = async <Op extends keyof PiWriterOps>(op: Op, args: PiWriterOps[Op]['args']): Promise<PiWriterOps[Op]['result']> => {
     const id = nextId;

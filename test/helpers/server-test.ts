@@ -84,7 +84,7 @@ export const serverTest = test
  * `serverTest` plus another process committing to the fixture's database file, the way the
  * workflow host does: `writer` (file scope) reserves `writerRunId` (option, default
  * `'run-writer'`, per file: `writerTest.extend('writerRunId', { scope: 'file' }, 'run-x')`)
- * through the server, then starts test/live/children/writer.ts on `fx.dbPath` and waits for it
+ * through the server, then starts test/children/writer.ts on `fx.dbPath` and waits for it
  * to open the store. After the file's last test the writer is told to exit and must exit 0
  * (asserted). Commands: `burst N k`, `one k` (see the child).
  */
@@ -92,7 +92,7 @@ export const writerTest = serverTest
   .extend('writerRunId', { scope: 'file' }, 'run-writer')
   .extend('writer', { scope: 'file' }, async ({ fx, writerRunId }, { onCleanup }): Promise<ChildProcessHandle> => {
     await reserveRun(fx, writerRunId);
-    const writer = await spawnReadyChild('test/live/children/writer.ts', [fx.dbPath, fx.dir, writerRunId], 'writer', 'the writer to open the store');
+    const writer = await spawnReadyChild('test/children/writer.ts', [fx.dbPath, fx.dir, writerRunId], 'writer', 'the writer to open the store');
     onCleanup(async () => {
       writer.send('exit');
       expect(await writer.exited).toBe(0);

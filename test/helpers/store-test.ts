@@ -1,7 +1,7 @@
 /**
  * The store tests' vitest fixture, in a module of its own: `test.extend` runs at import and needs
  * the vitest runner, while store-fixtures.ts is also imported by child processes
- * (test/live/children/run-reserver.ts) that run outside it.
+ * (test/children/run-reserver.ts) that run outside it.
  */
 import { test } from 'vitest';
 import { openTestStore, type OpenTestStoreOptions } from './store-fixtures.js';

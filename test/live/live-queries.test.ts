@@ -500,7 +500,7 @@ describe('@live queries: commits of another process', () => {
     fx = await startTestServer();
     await reserveRun(fx, 'live-cross');
     client = wsClient(fx.url);
-    writer = await spawnReadyChild('test/live/children/writer.ts', [fx.dbPath, fx.dir, 'live-cross'], 'writer', 'the writer to open the store');
+    writer = await spawnReadyChild('test/children/writer.ts', [fx.dbPath, fx.dir, 'live-cross'], 'writer', 'the writer to open the store');
   });
   afterAll(async () => {
     writer.send('exit');

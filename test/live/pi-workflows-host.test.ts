@@ -1,6 +1,6 @@
 /**
  * docs/PI-WORKFLOWS-FILES.md §6: while pi-workflows' own host keeps its state file open and commits
- * with plain SQL from another process (test/live/children/pi-host.ts), a server serving that
+ * with plain SQL from another process (test/children/pi-host.ts), a server serving that
  * file read-only delivers every change to subscribers: each new viewer revision once, in order,
  * after a resumed cursor; the changed run; a continuation joining the chain. Queries see the
  * new run at once (the in-process run order index follows the commits). After the session the
@@ -29,7 +29,7 @@ import {
 import { feedWaiters } from '../helpers/server-signals.js';
 import { startTestServer, T0, type TestServer } from '../helpers/server-fixture.js';
 
-const HOST = 'test/live/children/pi-host.ts';
+const HOST = 'test/children/pi-host.ts';
 
 const RUN_UPDATED = /* GraphQL */ `
   subscription Updated($runId: String!) {

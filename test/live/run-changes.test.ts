@@ -257,7 +257,7 @@ describe('workflowRunChanges across processes and restarts', () => {
     const reserved = (runId: string): Promise<void> =>
       writer.lines.until((lines) => lines.some((line) => line.reserved === runId), `the child to reserve ${runId}`);
     let fx = await startTestServer({ dbPath });
-    const writer = spawnTsChild('test/live/children/run-reserver.ts', [dbPath, dir], 'run-reserver');
+    const writer = spawnTsChild('test/children/run-reserver.ts', [dbPath, dir], 'run-reserver');
     try {
       await writer.lines.until((lines) => lines.some((line) => line.ready === true), 'the child to open the store');
       const live = open(fx, { after: null }, 'cross-process');
@@ -298,7 +298,7 @@ describe('workflowRunChanges never takes a run backwards', () => {
     const client = wsClient(fx.url);
     const runId = 'run-burst';
     await reserveRun(fx, runId);
-    const writer = spawnTsChild('test/live/children/writer.ts', [fx.dbPath, fx.dir, runId], 'writer');
+    const writer = spawnTsChild('test/children/writer.ts', [fx.dbPath, fx.dir, runId], 'writer');
     const sse = subscribeSse<ChangesData>(fx.url, CHANGES, { after: null }, {}, 'sse');
     try {
       await writer.lines.until((lines) => lines.some((line) => line.ready === true), 'the writer to open the store');

@@ -22,7 +22,7 @@ import {
 } from '../helpers/live-fixtures.js';
 import { reserveInput } from '../helpers/server-fixture.js';
 
-const SERVER = 'test/live/children/server.ts';
+const SERVER = 'test/children/shutdown-server.ts';
 
 describe('server shutdown with live subscriptions', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pi-workflows-shutdown-'));

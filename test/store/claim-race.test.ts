@@ -4,7 +4,7 @@ import { describe, expect } from 'vitest';
 import { eventsOf, leaseOf, reserve, type TestStore } from '../helpers/store-fixtures.js';
 import { storeTest } from '../helpers/store-test.js';
 
-const WORKER = fileURLToPath(new URL('../helpers/claim-race-worker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('../children/claim-race.ts', import.meta.url));
 const RUNS = 200;
 /** File-backed: the worker processes open the same database. */
 const it = storeTest.extend('storeOptions', { file: true });

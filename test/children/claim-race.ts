@@ -7,7 +7,7 @@
  */
 import { createInterface } from 'node:readline';
 import { WorkflowStore } from '../../src/store/index.js';
-import { storeInternals } from './store-internals.js';
+import { storeInternals } from '../helpers/store-internals.js';
 
 const [path, projectPath, runnerId, mode, now] = process.argv.slice(2) as [string, string, string, 'next' | 'byId', string];
 const store = WorkflowStore.open({ path, projectPath, busyTimeoutMs: 30_000 });

@@ -14,7 +14,7 @@ import type { JsonValue } from '../../src/store/index.js';
 import { attachPiWorkflowsWriter, type PiClaimed, type PiClaimInput, type PiClaimNextInput, type RunSpec } from '../../fixtures/pi-workflows-file.js';
 
 const [path] = process.argv.slice(2);
-if (path === undefined) throw new Error('usage: pi-writer-child.ts <path>');
+if (path === undefined) throw new Error('usage: pi-writer.ts <path>');
 const writer = attachPiWorkflowsWriter(path);
 
 /** A run a race claimed: its id and the lease generation the claim wrote. */

@@ -1,12 +1,13 @@
 /**
- * Child process of limits.test.ts's memory check, run with `--expose-gc`: the real server and
- * its HTTP client in one process, so the heap it measures holds whatever a refused request
- * leaves behind on either side, and nothing else allocates in it (a vitest worker would add the
- * runner's own allocations).
+ * Child process of test/faults/limits.test.ts's memory check, run with `--expose-gc`: the real
+ * server and its HTTP client in one process, so the heap it measures holds whatever a refused
+ * request leaves behind on either side, and nothing else allocates in it (a vitest worker would
+ * add the runner's own allocations).
  *
- * One warm-up round of the over-limit bodies (limits-bodies.ts: an over-deep query, 10,000
- * aliases, an over-costly query, a 50 MB body, a literal nested 2,400 and 10,000 levels), the
- * settled heap (settled-heap.ts), 15 more rounds, the settled heap again.
+ * One warm-up round of the over-limit bodies (test/helpers/limits-bodies.ts: an over-deep
+ * query, 10,000 aliases, an over-costly query, a 50 MB body, a literal nested 2,400 and 10,000
+ * levels), the settled heap (test/helpers/settled-heap.ts), 15 more rounds, the settled heap
+ * again.
  *
  * stdout: one JSON line `{"rounds","statuses","baselineBytes","afterBytes","rssBefore","rssAfter"}`
  *   (`statuses`: the HTTP status of each request, one array per measured round)
@@ -18,7 +19,7 @@ import { pino } from 'pino';
 import { startServer } from '../../src/server/app.js';
 import { QUERY_LIMITS } from '../../src/server/graphql/query-limits.js';
 import { settledHeap } from '../helpers/settled-heap.js';
-import { ALIASES_10K, COSTLY, deepLiteral, MAX_BODY_BYTES, nested } from './limits-bodies.js';
+import { ALIASES_10K, COSTLY, deepLiteral, MAX_BODY_BYTES, nested } from '../helpers/limits-bodies.js';
 import { testServerConfig } from '../helpers/server-config.js';
 
 const ROUNDS = 15;

@@ -4,7 +4,7 @@
  * only then opens the database (`startServer` with the CLI's options, silent logger) and
  * prints `listening on <url>`. SIGTERM closes it cleanly (exit 0).
  *
- * Usage: `node --import tsx test/faults/server-child.ts --db <file> --project <dir> [CLI options]`
+ * Usage: `node --import tsx test/children/fault-server.ts --db <file> --project <dir> [CLI options]`
  */
 import { pino } from 'pino';
 import { startServer } from '../../src/server/app.js';
@@ -27,6 +27,6 @@ try {
     void server.close().then(() => process.exit(0));
   });
 } catch (error) {
-  process.stderr.write(`server-child: ${(error as Error).message}\n`);
+  process.stderr.write(`fault-server: ${(error as Error).message}\n`);
   process.exit(1);
 }

@@ -6,7 +6,7 @@
  * stdin: `reserve <runId>` (a root run in session `session-<runId>`), `exit`
  * stdout: `{"ready":true}`, then `{"reserved":"<runId>"}` per command
  */
-import { WorkflowStore } from '../../../src/store/index.js';
+import { WorkflowStore } from '../../src/store/index.js';
 import { serveStoreCommands } from './store-commands.js';
 
 const [dbPath, projectPath] = process.argv.slice(2);

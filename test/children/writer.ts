@@ -8,8 +8,8 @@
  *   delayMs: spreads commits over the server's poll phase for latency samples), `exit`
  * stdout: `{"ready":true}`, then `{"revision":R,"k":k,"at":ms}` per commit, `{"done":n}` per command
  */
-import { WorkflowStore } from '../../../src/store/index.js';
-import { commitMarker } from '../../helpers/live-markers.js';
+import { WorkflowStore } from '../../src/store/index.js';
+import { commitMarker } from '../helpers/live-markers.js';
 import { serveStoreCommands } from './store-commands.js';
 
 const [dbPath, projectPath, runId] = process.argv.slice(2);

@@ -1,6 +1,6 @@
 /**
  * Request bodies far past the server's limits, shared by limits.test.ts and its memory child
- * (limits-memory-child.ts): each is refused before anything runs.
+ * (test/children/limits-memory.ts): each is refused before anything runs.
  */
 
 /** The server's `maxBodyBytes` in these tests (the default, 2 MiB). */

@@ -3,7 +3,7 @@
  * (run-reserver.ts, writer.ts). No vitest import: a child process cannot load it.
  */
 import { createInterface } from 'node:readline';
-import type { WorkflowStore } from '../../../src/store/index.js';
+import type { WorkflowStore } from '../../src/store/index.js';
 
 /**
  * Reads whitespace-split command lines from stdin and hands each to `onCommand`, except `exit`,

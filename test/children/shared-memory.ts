@@ -1,7 +1,7 @@
 /**
- * Child process of shared-memory.test.ts, run with `--expose-gc`: the real server and its
- * graphql-ws clients in one process, so the heap it measures holds everything a subscription
- * leaves behind on either side.
+ * Child process of test/faults/shared-memory.test.ts, run with `--expose-gc`: the real server
+ * and its graphql-ws clients in one process, so the heap it measures holds everything a
+ * subscription leaves behind on either side.
  *
  * `runs` runs, each with a full retained window (260 revisions, read once so the delta read
  * cache is at its steady size). Then `cyclesPerRun` cycles per run, `concurrency` runs at a
@@ -27,7 +27,7 @@ import { testServerConfig } from '../helpers/server-config.js';
 
 const [dir, runsArg, cyclesArg, concurrencyArg] = process.argv.slice(2);
 if (dir === undefined || runsArg === undefined || cyclesArg === undefined || concurrencyArg === undefined) {
-  throw new Error('usage: shared-memory-child.ts <dir> <runs> <cyclesPerRun> <concurrency>');
+  throw new Error('usage: shared-memory.ts <dir> <runs> <cyclesPerRun> <concurrency>');
 }
 if ((globalThis as { gc?: unknown }).gc === undefined) throw new Error('run with --expose-gc');
 

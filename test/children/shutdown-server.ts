@@ -1,5 +1,5 @@
 /**
- * Child process of the shutdown test: the real server on 127.0.0.1:0 over the given database.
+ * Child process of test/live/shutdown.test.ts: the real server on 127.0.0.1:0 over the given database.
  *
  * argv: <dbPath> <projectPath>
  * stdin: `waiters` (prints the feed's waiter count), `close` (closes the server; the process
@@ -8,11 +8,11 @@
  */
 import { createInterface } from 'node:readline';
 import { pino } from 'pino';
-import { startServer } from '../../../src/server/app.js';
-import { testServerConfig } from '../../helpers/server-config.js';
+import { startServer } from '../../src/server/app.js';
+import { testServerConfig } from '../helpers/server-config.js';
 
 const [dbPath, projectPath] = process.argv.slice(2);
-if (dbPath === undefined || projectPath === undefined) throw new Error('usage: server.ts <dbPath> <projectPath>');
+if (dbPath === undefined || projectPath === undefined) throw new Error('usage: shutdown-server.ts <dbPath> <projectPath>');
 const server = await startServer(testServerConfig(dbPath, projectPath), { logger: pino({ level: 'silent' }) });
 const print = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value)}\n`);

@@ -11,7 +11,7 @@
  * stdout: `{"ready":true}`, then one JSON line per command: `{"command":…,"revision":R}` or `{"command":…,"runId":…}`
  */
 import { createInterface } from 'node:readline';
-import { attachPiWorkflowsWriter, BUMP } from '../../../fixtures/pi-workflows-file.js';
+import { attachPiWorkflowsWriter, BUMP } from '../../fixtures/pi-workflows-file.js';
 
 const [path] = process.argv.slice(2);
 if (path === undefined) throw new Error('usage: pi-host.ts <path>');
