@@ -46,7 +46,7 @@ describe('the graphql-ws browser client at /app/vendor/graphql-ws/', () => {
   });
 
   it('the page imports the client from there', () => {
-    const app = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'server', 'public', 'app.js'), 'utf8');
+    const app = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'server', 'public', 'connection.js'), 'utf8');
     expect(app).toContain("import { createClient } from '/app/vendor/graphql-ws/client.js';");
     expect(app).not.toContain('graphql-transport-ws');
   });
@@ -111,8 +111,8 @@ describe('the client operation documents at /app/operations/', () => {
     expect(response.type).toBe('application/json; charset=utf-8');
     const document = parse(readFileSync(join(root, 'schema', 'operations', 'live-page.graphql'), 'utf8'));
     expect(JSON.parse(response.body)).toEqual(Object.fromEntries(Object.entries(separateOperations(document)).map(([name, doc]) => [name, print(doc)])));
-    const app = readFileSync(join(root, 'src', 'server', 'public', 'app.js'), 'utf8');
-    expect(app).toContain("'/app/operations/live-page.json'");
+    const session = readFileSync(join(root, 'src', 'server', 'public', 'session.js'), 'utf8');
+    expect(session).toContain("'/app/operations/live-page.json'");
   });
 
   it.each([

@@ -1,0 +1,36 @@
+// @ts-check
+/**
+ * The selected run in the URL, `/#run=<runId>` (/app/url-hash.js): the first load, back,
+ * forward and an edited hash open the run it names, with its chain.
+ */
+import { selectChain } from '/app/chain-tree.js';
+import { showError } from '/app/dom.js';
+import { gql } from '/app/graphql-http.js';
+import { showMissing } from '/app/run-panel.js';
+import { setFollow, state } from '/app/state.js';
+import { parseHash } from '/app/url-hash.js';
+
+/** Opens the run the URL names (first load, back, forward, an edited hash). */
+export async function openFromHash() {
+  const { run: runId } = parseHash(location.hash);
+  if (runId === null || runId === state.run?.runId || runId === state.missing) return;
+  setFollow(false);
+  try {
+    /** @type {import('../../../schema/generated/graphql.js').LivePageRunQuery} */
+    const data = await gql('LivePageRun', { runId });
+    if (parseHash(location.hash).run !== runId) return;
+    if (data.workflowRun === null) {
+      showMissing(runId);
+      return;
+    }
+    await selectChain(data.workflowRun.rootRunId, { runId, history: 'none' });
+  } catch (error) {
+    showError(/** @type {Error} */ (error).message);
+  }
+}
+
+/** Follows the URL: back, forward and edited hashes open the run they name. */
+export function watchHash() {
+  window.addEventListener('popstate', () => void openFromHash());
+  window.addEventListener('hashchange', () => void openFromHash());
+}
