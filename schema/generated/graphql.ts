@@ -388,6 +388,130 @@ export type LivePageRunChangesSubscription = { workflowRunChanges:
     | { __typename: 'WorkflowRunChangesResetRequired', cursor: string }
    };
 
+export type McpRunFieldsFragment = { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null };
+
+type McpErrorFields_ClaimLostError_Fragment = { message: string, code: string };
+
+type McpErrorFields_ConflictError_Fragment = { message: string, code: string };
+
+type McpErrorFields_ForbiddenError_Fragment = { message: string, code: string };
+
+type McpErrorFields_LineageError_Fragment = { message: string, code: string };
+
+type McpErrorFields_NotFoundError_Fragment = { message: string, code: string };
+
+type McpErrorFields_RestartRejectedError_Fragment = { message: string, code: string };
+
+type McpErrorFields_ValidationError_Fragment = { field: string | null, message: string, code: string };
+
+export type McpErrorFieldsFragment =
+  | McpErrorFields_ClaimLostError_Fragment
+  | McpErrorFields_ConflictError_Fragment
+  | McpErrorFields_ForbiddenError_Fragment
+  | McpErrorFields_LineageError_Fragment
+  | McpErrorFields_NotFoundError_Fragment
+  | McpErrorFields_RestartRejectedError_Fragment
+  | McpErrorFields_ValidationError_Fragment
+;
+
+export type McpListRunsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  filter?: WorkflowRunFilter | null | undefined;
+  orderBy?: WorkflowRunOrder | null | undefined;
+}>;
+
+
+export type McpListRunsQuery = { workflowRuns: { totalCount: number, edges: Array<{ node: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type McpInspectRunQueryVariables = Exact<{
+  runId: string;
+}>;
+
+
+export type McpInspectRunQuery = { workflowRun: { input: unknown, launchOptions: unknown, parentTerminalFingerprint: string | null, id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, continuation: { id: string, runId: string } | null, restart: { id: string, runId: string } | null, latestRun: { id: string, runId: string }, lineage: { totalCount: number, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, createdAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } }, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null };
+
+export type McpViewerDeltasQueryVariables = Exact<{
+  runId: string;
+  afterRevision: number;
+}>;
+
+
+export type McpViewerDeltasQuery = { workflowRun: { id: string, viewerDeltas: { kind: ViewerDeltaPageKind, currentRevision: number, retainedFromRevision: number, batches: Array<{ presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> }> } } | null };
+
+export type McpRunChangeSubscriptionVariables = Exact<{
+  runId: string;
+  afterRevision: number;
+}>;
+
+
+export type McpRunChangeSubscription = { workflowRunDeltas:
+    | { __typename: 'ViewerDeltaBatch', runId: string, presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> }
+    | { __typename: 'ViewerSnapshotRequired', runId: string, currentRevision: number, retainedFromRevision: number }
+   };
+
+export type McpRunQueryVariables = Exact<{
+  runId: string;
+}>;
+
+
+export type McpRunQuery = { workflowRun: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null };
+
+export type McpRestartRunMutationVariables = Exact<{
+  input: RestartWorkflowRunInput;
+}>;
+
+
+export type McpRestartRunMutation = { restartWorkflowRun:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'LineageError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'RestartRejectedError', message: string, code: string }
+    | { __typename: 'RestartWorkflowRunSuccess', adopted: boolean, run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type McpCancelRunMutationVariables = Exact<{
+  input: CancelWorkflowRunInput;
+}>;
+
+
+export type McpCancelRunMutation = { cancelWorkflowRun:
+    | { __typename: 'CancelWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'ClaimLostError', message: string, code: string }
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type McpPauseRunMutationVariables = Exact<{
+  input: PauseWorkflowRunInput;
+}>;
+
+
+export type McpPauseRunMutation = { pauseWorkflowRun:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'PauseWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
+export type McpResumeRunMutationVariables = Exact<{
+  input: ResumeWorkflowRunInput;
+}>;
+
+
+export type McpResumeRunMutation = { resumeWorkflowRun:
+    | { __typename: 'ConflictError', message: string, code: string }
+    | { __typename: 'ForbiddenError', message: string, code: string }
+    | { __typename: 'NotFoundError', message: string, code: string }
+    | { __typename: 'ResumeWorkflowRunSuccess', run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'ValidationError', field: string | null, message: string, code: string }
+   };
+
 export type ReserveWorkflowRunMutationVariables = Exact<{
   input: ReserveWorkflowRunInput;
 }>;
@@ -787,6 +911,46 @@ export const LivePageRunRecordFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"LivePageRunRecord"}) as unknown as TypedDocumentString<LivePageRunRecordFragment, unknown>;
+export const McpRunFieldsFragmentDoc = new TypedDocumentString(`
+    fragment McpRunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+    `, {"fragmentName":"McpRunFields"}) as unknown as TypedDocumentString<McpRunFieldsFragment, unknown>;
+export const McpErrorFieldsFragmentDoc = new TypedDocumentString(`
+    fragment McpErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}
+    `, {"fragmentName":"McpErrorFields"}) as unknown as TypedDocumentString<McpErrorFieldsFragment, unknown>;
 export const LivePageRunsDocument = new TypedDocumentString(`
     query LivePageRuns($first: Int, $after: String, $filter: WorkflowRunFilter, $orderBy: WorkflowRunOrder) {
   workflowRuns(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {
@@ -1063,6 +1227,400 @@ export const LivePageRunChangesDocument = new TypedDocumentString(`
     }
   }
 }`, {"hash":"sha256:d43b157b031733a29f39a953cba99a6adefb84b286cc2ee61b478347e6e18fb6"}) as unknown as TypedDocumentString<LivePageRunChangesSubscription, LivePageRunChangesSubscriptionVariables>;
+export const McpListRunsDocument = new TypedDocumentString(`
+    query McpListRuns($first: Int, $after: String, $filter: WorkflowRunFilter, $orderBy: WorkflowRunOrder) {
+  workflowRuns(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {
+    totalCount
+    edges {
+      node {
+        ...McpRunFields
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    fragment McpRunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`, {"hash":"sha256:aafd66847ee8862d0a364e331b6d30b9f0eb2e9b3b26526cda4511bca8b8c261"}) as unknown as TypedDocumentString<McpListRunsQuery, McpListRunsQueryVariables>;
+export const McpInspectRunDocument = new TypedDocumentString(`
+    query McpInspectRun($runId: String!) {
+  workflowRun(runId: $runId) {
+    ...McpRunFields
+    input
+    launchOptions
+    parentTerminalFingerprint
+    continuation {
+      id
+      runId
+    }
+    restart {
+      id
+      runId
+    }
+    latestRun {
+      id
+      runId
+    }
+    lineage(first: 100) {
+      totalCount
+      edges {
+        node {
+          id
+          runId
+          parentRunId
+          lineageKind
+          restartNumber
+          status
+          queueStatus
+          createdAt
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    fragment McpRunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`, {"hash":"sha256:b4c0afb9cef4daa8786d052e3b80f498275b69fd9390d89a958b4b2b7292f617"}) as unknown as TypedDocumentString<McpInspectRunQuery, McpInspectRunQueryVariables>;
+export const McpViewerDeltasDocument = new TypedDocumentString(`
+    query McpViewerDeltas($runId: String!, $afterRevision: Int!) {
+  workflowRun(runId: $runId) {
+    id
+    viewerDeltas(afterRevision: $afterRevision) {
+      kind
+      currentRevision
+      retainedFromRevision
+      batches {
+        presentationRevision
+        deltas {
+          deltaIndex
+          targetType
+          targetKey
+          recordedAt
+          patch {
+            op
+            path
+            value
+          }
+        }
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:cc564a6d232a2e473954aede8dfd9b80f388ce17eeb16d15e5be5a38458e8b69"}) as unknown as TypedDocumentString<McpViewerDeltasQuery, McpViewerDeltasQueryVariables>;
+export const McpRunChangeDocument = new TypedDocumentString(`
+    subscription McpRunChange($runId: String!, $afterRevision: Int!) {
+  workflowRunDeltas(runId: $runId, afterRevision: $afterRevision) {
+    __typename
+    ... on ViewerDeltaBatch {
+      runId
+      presentationRevision
+      deltas {
+        deltaIndex
+        targetType
+        targetKey
+        recordedAt
+        patch {
+          op
+          path
+          value
+        }
+      }
+    }
+    ... on ViewerSnapshotRequired {
+      runId
+      currentRevision
+      retainedFromRevision
+    }
+  }
+}
+    `, {"hash":"sha256:a1419b39f0894de6cf7be50bd9f400ccaaee7a4be0b57b1d5d5106e323f42d71"}) as unknown as TypedDocumentString<McpRunChangeSubscription, McpRunChangeSubscriptionVariables>;
+export const McpRunDocument = new TypedDocumentString(`
+    query McpRun($runId: String!) {
+  workflowRun(runId: $runId) {
+    ...McpRunFields
+  }
+}
+    fragment McpRunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`, {"hash":"sha256:75b950adc594f34d25dfdde4d0883dce74882c547b16e9eb2891f88559eaa218"}) as unknown as TypedDocumentString<McpRunQuery, McpRunQueryVariables>;
+export const McpRestartRunDocument = new TypedDocumentString(`
+    mutation McpRestartRun($input: RestartWorkflowRunInput!) {
+  restartWorkflowRun(input: $input) {
+    __typename
+    ... on RestartWorkflowRunSuccess {
+      adopted
+      run {
+        ...McpRunFields
+      }
+    }
+    ...McpErrorFields
+  }
+}
+    fragment McpRunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment McpErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`, {"hash":"sha256:a2acf7c4864f4cb0716ede71e24f46666551a9e81e2964477098ee89bcc2b5f0"}) as unknown as TypedDocumentString<McpRestartRunMutation, McpRestartRunMutationVariables>;
+export const McpCancelRunDocument = new TypedDocumentString(`
+    mutation McpCancelRun($input: CancelWorkflowRunInput!) {
+  cancelWorkflowRun(input: $input) {
+    __typename
+    ... on CancelWorkflowRunSuccess {
+      run {
+        ...McpRunFields
+      }
+    }
+    ...McpErrorFields
+  }
+}
+    fragment McpRunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment McpErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`, {"hash":"sha256:f3730620a620694ce24dd74393d7fb66b191bee3de673f580e945dfe6c70db08"}) as unknown as TypedDocumentString<McpCancelRunMutation, McpCancelRunMutationVariables>;
+export const McpPauseRunDocument = new TypedDocumentString(`
+    mutation McpPauseRun($input: PauseWorkflowRunInput!) {
+  pauseWorkflowRun(input: $input) {
+    __typename
+    ... on PauseWorkflowRunSuccess {
+      run {
+        ...McpRunFields
+      }
+    }
+    ...McpErrorFields
+  }
+}
+    fragment McpRunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment McpErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`, {"hash":"sha256:bed45d891852253f2495583d6a64c0b46950331f1b1a63d30142eec9a4c5f498"}) as unknown as TypedDocumentString<McpPauseRunMutation, McpPauseRunMutationVariables>;
+export const McpResumeRunDocument = new TypedDocumentString(`
+    mutation McpResumeRun($input: ResumeWorkflowRunInput!) {
+  resumeWorkflowRun(input: $input) {
+    __typename
+    ... on ResumeWorkflowRunSuccess {
+      run {
+        ...McpRunFields
+      }
+    }
+    ...McpErrorFields
+  }
+}
+    fragment McpRunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}
+fragment McpErrorFields on Error {
+  message
+  code
+  ... on ValidationError {
+    field
+  }
+}`, {"hash":"sha256:12e4e48f6bf478feeb556da7c7f1538211bcbcbf3c666bc5af5987dd10d5467c"}) as unknown as TypedDocumentString<McpResumeRunMutation, McpResumeRunMutationVariables>;
 export const ReserveWorkflowRunDocument = new TypedDocumentString(`
     mutation ReserveWorkflowRun($input: ReserveWorkflowRunInput!) {
   reserveWorkflowRun(input: $input) {
