@@ -23,7 +23,8 @@ import { createRequestPolicy } from './http/request-policy.js';
 import { createLiveQueries, type LiveQueryStats } from './live/live-queries.js';
 import { feedRunChanges } from './live/live-invalidation.js';
 import { createSharedEventExecution, type SharedEventExecutionStats } from '../delivery/shared-event-execution.js';
-import { serveStaticFile } from './page/static-files.js';
+import { OPERATIONS_DIR, serveStaticFile } from './page/static-files.js';
+import { createMcpEndpoint, MCP_PATH } from './mcp/endpoint.js';
 import { SCHEMA_SDL_PATH, serveSchemaSdl } from './http/schema-sdl.js';
 import { createTracing, type Tracing } from './ops/tracing.js';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -189,6 +190,15 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ],
   });
 
+  // `/mcp` (docs/MCP.md): its tools run their GraphQL through this yoga with the caller's token.
+  const mcp = createMcpEndpoint({
+    yoga,
+    logger,
+    operationsFile: `${OPERATIONS_DIR}/mcp.graphql`,
+    persistedOperations: config.persistedOperations ?? null,
+    maxBodyBytes: config.maxBodyBytes,
+  });
+
   function handle(request: IncomingMessage, response: ServerResponse): void {
     tracing?.httpRequest(request, response);
     // Host and Origin first, for every path: a DNS-rebinding or cross-site page gets nothing.
@@ -243,6 +253,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       return;
     }
     if (serveSchemaSdl(request, response, path)) return; // the SDL, for IDEs (docs/IDE.md)
+    if (path === MCP_PATH) {
+      if (scope === null) refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+      else {
+        scopes.grant(request, scope);
+        mcp.handle(request, response, scope);
+      }
+      return;
+    }
     if (serveStaticFile(request, response)) return; // the live lineage page: GET / and /app/*
     if (isGraphiQLPage(request) && path === '/graphql') {
       void serveGraphiQLPage(request, response, GRAPHIQL_TITLE, '/graphql'); // compressed and cacheable
@@ -346,6 +364,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      mcp.close();
       liveQueries.close();
       replica?.close();
       follower?.close();
