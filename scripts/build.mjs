@@ -1,5 +1,6 @@
 /**
- * `npm run build`: compiles `src/` into `dist/` (tsconfig.build.json) and copies the live
+ * `npm run build`: compiles `src/` into `dist/` (tsconfig.build.json; the typed client
+ * `src/client/` into `dist/client/` with declarations, tsconfig.client.json) and copies the live
  * page's files (`src/server/public/`, plus `schema/operations/` as `public/operations/`) beside
  * the compiled server, so `npm run start:prod`
  * (plain `node dist/server/main.js`, no tsx) serves everything `npm start` serves.
@@ -18,7 +19,12 @@ rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
+// The typed client (`pi-workflows-graphql/client`, package.json "exports"): src/client/ and the
+// generated documents it imports, with declarations, into dist/client/ (tsconfig.client.json;
+// no Node types, so a Node-only API in the client is a build error).
+const client = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.client.json')], { stdio: 'inherit' });
+if (client.status !== 0) process.exit(client.status ?? 1);
 cpSync(join(root, 'src', 'server', 'public'), join(dist, 'server', 'public'), { recursive: true });
 // The page loads its GraphQL operations as text (src/server/page/static-files.ts OPERATIONS_DIR).
 cpSync(join(root, 'schema', 'operations'), join(dist, 'server', 'public', 'operations'), { recursive: true });
-process.stdout.write(`built ${dist} (server, schema, store and the live page)\n`);
+process.stdout.write(`built ${dist} (server, schema, store, the live page and the typed client)\n`);

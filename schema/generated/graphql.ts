@@ -725,6 +725,20 @@ export type RunChainQueryVariables = Exact<{
 
 export type RunChainQuery = { workflowRun: { id: string, runId: string, rootRunId: string, presentationRevision: number, rootRun: { id: string, runId: string, workflowName: string, lineage: { totalCount: number, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorMessage: string | null, parentTerminalFingerprint: string | null, createdAt: string } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } } } | null };
 
+export type WorkflowRunLatestQueryVariables = Exact<{
+  runId: string;
+}>;
+
+
+export type WorkflowRunLatestQuery = { workflowRun: { id: string, runId: string, rootRunId: string, latestRun: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } } | null };
+
+export type WorkflowRunChangeCursorQueryVariables = Exact<{
+  filter?: WorkflowRunFilter | null | undefined;
+}>;
+
+
+export type WorkflowRunChangeCursorQuery = { workflowRuns: { changeCursor: string } };
+
 export type WorkflowRunDeltasSubscriptionVariables = Exact<{
   runId: string;
   afterRevision?: number | null | undefined;
@@ -749,6 +763,17 @@ export type WorkflowRunLineageUpdatedSubscriptionVariables = Exact<{
 
 
 export type WorkflowRunLineageUpdatedSubscription = { workflowRunLineageUpdated: { id: string, runId: string, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, presentationRevision: number } };
+
+export type WorkflowRunChangesSubscriptionVariables = Exact<{
+  filter?: WorkflowRunFilter | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type WorkflowRunChangesSubscription = { workflowRunChanges:
+    | { __typename: 'WorkflowRunChange', cursor: string, run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'WorkflowRunChangesResetRequired', cursor: string }
+   };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -2490,6 +2515,56 @@ export const RunChainDocument = new TypedDocumentString(`
   startCursor
   endCursor
 }`, {"hash":"sha256:ed718a8a559ed4701d37e2608cc3e6c94e3942bd7b30990bc651dba712cb8286"}) as unknown as TypedDocumentString<RunChainQuery, RunChainQueryVariables>;
+export const WorkflowRunLatestDocument = new TypedDocumentString(`
+    query WorkflowRunLatest($runId: String!) {
+  workflowRun(runId: $runId) {
+    id
+    runId
+    rootRunId
+    latestRun {
+      ...RunFields
+    }
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`, {"hash":"sha256:dfe8b381bb5fd7953b9630512391a08cd9078d8a5ad0410d34b9f9a84faa68b4"}) as unknown as TypedDocumentString<WorkflowRunLatestQuery, WorkflowRunLatestQueryVariables>;
+export const WorkflowRunChangeCursorDocument = new TypedDocumentString(`
+    query WorkflowRunChangeCursor($filter: WorkflowRunFilter) {
+  workflowRuns(first: 0, filter: $filter) {
+    changeCursor
+  }
+}
+    `, {"hash":"sha256:5fd43f630c7cc9224a21a719d8a3352fcc8793cf0987e8560bb3290f0184d347"}) as unknown as TypedDocumentString<WorkflowRunChangeCursorQuery, WorkflowRunChangeCursorQueryVariables>;
 export const WorkflowRunDeltasDocument = new TypedDocumentString(`
     subscription WorkflowRunDeltas($runId: String!, $afterRevision: Int) {
   workflowRunDeltas(runId: $runId, afterRevision: $afterRevision) {
@@ -2604,3 +2679,50 @@ export const WorkflowRunLineageUpdatedDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:3afb317ec4c5424b843cf3404a2063d06e0ecae66ba4ecd90db1b71778ca9c46"}) as unknown as TypedDocumentString<WorkflowRunLineageUpdatedSubscription, WorkflowRunLineageUpdatedSubscriptionVariables>;
+export const WorkflowRunChangesDocument = new TypedDocumentString(`
+    subscription WorkflowRunChanges($filter: WorkflowRunFilter, $after: String) {
+  workflowRunChanges(filter: $filter, after: $after) {
+    __typename
+    ... on WorkflowRunChange {
+      cursor
+      run {
+        ...RunFields
+      }
+    }
+    ... on WorkflowRunChangesResetRequired {
+      cursor
+    }
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`, {"hash":"sha256:e43db7f5d095256ae399f1d1ac393271873fdad28ad1237ae75270f12104e7df"}) as unknown as TypedDocumentString<WorkflowRunChangesSubscription, WorkflowRunChangesSubscriptionVariables>;

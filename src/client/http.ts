@@ -1,0 +1,82 @@
+/**
+ * GraphQL over HTTP for the typed client: one POST per operation with `fetch`, the bearer token,
+ * and typed results (docs/IDE.md "The typed client"). No Node module: runs in browsers too.
+ */
+import type { TypedDocumentString } from '../../schema/generated/graphql.js';
+import { networkCause, WorkflowClientError, type GraphQLErrorLike } from './errors.js';
+
+/** What {@link postOperation} needs. */
+export interface HttpTarget {
+  /** `http(s)://host:port/graphql`. */
+  url: string;
+  /** `Authorization` value (`Bearer <token>`), or undefined for none. */
+  authorization: string | undefined;
+  fetch: typeof fetch;
+}
+
+/** Name of the first operation of a document, or undefined (sent as `operationName`). */
+export function operationNameOf(query: string): string | undefined {
+  return /\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/.exec(query)?.[1];
+}
+
+/**
+ * Sends one typed operation and returns its `data`.
+ *
+ * @throws WorkflowClientError `network` (unreachable: says which server and why), `unauthorized`
+ *   (401), `http` (not a GraphQL answer), `graphql` (the answer carries errors: their messages
+ *   joined by `; `, the list in `errors`)
+ */
+export async function postOperation<TResult, TVariables>(
+  target: HttpTarget,
+  document: TypedDocumentString<TResult, TVariables>,
+  variables: TVariables,
+  signal?: AbortSignal,
+): Promise<TResult> {
+  const query = document.toString();
+  const operationName = operationNameOf(query);
+  let response: Response;
+  try {
+    response = await target.fetch(target.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json, application/json',
+        ...(target.authorization === undefined ? {} : { authorization: target.authorization }),
+      },
+      body: JSON.stringify({ query, variables: variables ?? {}, ...(operationName === undefined ? {} : { operationName }) }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } catch (error) {
+    if (signal?.aborted === true) throw error;
+    throw new WorkflowClientError('network', `cannot reach the server at ${target.url} (${networkCause(error)})`, { cause: error });
+  }
+  const text = await response.text();
+  let body: { data?: TResult | null; errors?: GraphQLErrorLike[] } | undefined;
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    body = undefined;
+  }
+  if (response.status === 401) {
+    const said = body?.errors?.[0]?.message;
+    throw new WorkflowClientError(
+      'unauthorized',
+      `the server at ${target.url} refused the request (401${said === undefined ? '' : `: ${said}`}): ${
+        target.authorization === undefined ? 'it needs a token: pass `token`' : 'the token is not one the server accepts'
+      }`,
+      { status: 401 },
+    );
+  }
+  if (body === undefined || typeof body !== 'object' || body === null) {
+    throw new WorkflowClientError('http', `HTTP ${response.status} from ${target.url} is not a GraphQL answer: is the URL the server's /graphql endpoint?`, {
+      status: response.status,
+    });
+  }
+  if (body.errors !== undefined && body.errors.length > 0) {
+    throw new WorkflowClientError('graphql', body.errors.map((error) => error.message).join('; '), { status: response.status, errors: body.errors });
+  }
+  if (body.data === undefined || body.data === null) {
+    throw new WorkflowClientError('http', `HTTP ${response.status} from ${target.url} carries no data`, { status: response.status });
+  }
+  return body.data;
+}
