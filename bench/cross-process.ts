@@ -1,10 +1,10 @@
 /**
- * Benchmark 5, cross-process pickup: a writer process (bench/cross-process-writer.ts) opens
- * the server's database file with `WorkflowStore.open` and records viewer revisions while 4
- * subscribers (one client process, one socket) wait on the server, which notices the commit
- * through a change event of the `-wal` file and a burst of `PRAGMA data_version` checks at most
- * 25 ms apart (or polls every 25 ms where the file cannot be watched). Latency = receipt `Date.now()` −
- * the writer's stamp after its commit.
+ * Benchmark `cross-process`, pickup of another process's commits: a writer process
+ * (bench/harness/cross-process-writer.ts) opens the server's database file with
+ * `WorkflowStore.open` and records viewer revisions while 4 subscribers (one client process, one
+ * socket) wait on the server, which notices the commit through a change event of the `-wal` file
+ * and a burst of `PRAGMA data_version` checks at most 25 ms apart (or polls every 25 ms where the
+ * file cannot be watched). Latency = receipt `Date.now()` − the writer's stamp after its commit.
  *
  * Baseline: the same subscribers while the server process commits itself (the in-process
  * notifier, no polling). Commits are spaced 30–80 ms apart at random, so they land at every
@@ -16,13 +16,13 @@
  * safety poll; it replaced 40 polls a second).
  */
 import { join } from 'node:path';
-import { sleep, type BenchContext } from './bench-context.js';
-import { DeliveryTracker, subscribeAll, waitForWaiters } from './fanout.js';
-import { startChild, type Child } from './ipc.js';
-import { startServerProcess, type ServerProcess } from './server-process.js';
-import { IntHistogram, median, type Figure } from './stats.js';
+import { sleep, type BenchContext } from './harness/bench-context.js';
+import { DeliveryTracker, subscribeAll, waitForWaiters } from './harness/subscribers.js';
+import { startChild, type Child } from './harness/ipc.js';
+import { startServerProcess, type ServerProcess } from './harness/server-process.js';
+import { IntHistogram, median, type Figure } from './harness/stats.js';
 import { meets } from './targets.js';
-import { tempDir } from './store-inputs.js';
+import { tempDir } from './harness/store-inputs.js';
 
 const BENCH = 'cross-process';
 const SUBSCRIBERS = 4;
@@ -91,10 +91,10 @@ export async function measureCrossProcess(context: BenchContext): Promise<Figure
   try {
     const runId = 'cross-run';
     const created = await server.child.call<{ revision: number }>('createRun', { runId });
-    const writer = await startChild('bench/cross-process-writer.ts');
+    const writer = await startChild('bench/harness/cross-process-writer.ts');
     children.push(writer);
     await writer.call('open', { dbPath, projectPath: temp.dir });
-    const client = await startChild('bench/fanout-client.ts');
+    const client = await startChild('bench/harness/fanout-client.ts');
     children.push(client);
     await subscribeAll([client], server.url, runId, SUBSCRIBERS, created.revision);
     await waitForWaiters(server, SUBSCRIBERS, 30_000);
@@ -114,7 +114,7 @@ export async function measureCrossProcess(context: BenchContext): Promise<Figure
     await waitForZeroWaiters(server);
     await sleep(200);
     const idleNone = await idleCpu(server, idleMs);
-    const single = await startChild('bench/fanout-client.ts');
+    const single = await startChild('bench/harness/fanout-client.ts');
     children.push(single);
     const head = await server.child.call<{ revision: number }>('createRun', { runId: 'idle-run' });
     await subscribeAll([single], server.url, 'idle-run', 1, head.revision);

@@ -1,7 +1,7 @@
 /**
- * Benchmark 4, fan-out: 1,000, 5,000, 20,000 and 50,000 graphql-ws subscribers (quick: 1,000
- * and 5,000) of `workflowRunDeltas` on one run. The server runs alone in its own process; the
- * subscribers live in 4 client processes (bench/fanout-client.ts), 100 subscriptions
+ * Benchmark `fanout`: 1,000, 5,000, 20,000 and 50,000 graphql-ws subscribers (quick: 1,000 and
+ * 5,000) of `workflowRunDeltas` on one run. The server runs alone in its own process; the
+ * subscribers live in 4 client processes (bench/harness/fanout-client.ts), 100 subscriptions
  * multiplexed per WebSocket. Baseline: the same procedure with 1 subscriber.
  *
  * Pacing: the server process commits 100 revisions (one timeline draft each, through
@@ -19,15 +19,15 @@
  * before any client connected) ÷ subscribers, both after a full GC.
  */
 import { join } from 'node:path';
-import { sleep, type BenchContext } from './bench-context.js';
-import { callEvenly, startChild, type Child } from './ipc.js';
-import { startServerProcess, type ServerProcess } from './server-process.js';
-import { IntHistogram, type Figure } from './stats.js';
+import { sleep, type BenchContext } from './harness/bench-context.js';
+import { startChild } from './harness/ipc.js';
+import { startServerProcess } from './harness/server-process.js';
+import { IntHistogram, type Figure } from './harness/stats.js';
 import { meets, type TargetKey } from './targets.js';
-import { tempDir } from './store-inputs.js';
+import { tempDir } from './harness/store-inputs.js';
+import { DeliveryTracker, PER_SOCKET, subscribeAll, waitForWaiters } from './harness/subscribers.js';
 
 const BENCH = 'fanout';
-const PER_SOCKET = 100;
 const CLIENT_PROCESSES = 4;
 const COMMIT_INTERVAL_MS = 20;
 /** Subscriber counts whose commit→receipt p99 is held to a target. */
@@ -63,56 +63,6 @@ interface Memory {
   heapUsed: number;
 }
 
-/**
- * Counts, per revision, the client processes whose every subscription received it (their
- * `got` events), so the committer can wait until a revision reached everyone.
- */
-export class DeliveryTracker {
-  private readonly got = new Map<number, number>();
-  private wake: (() => void) | undefined;
-
-  constructor(private readonly clients: readonly Child[]) {
-    for (const client of clients) {
-      client.on('got', (message) => {
-        const revision = Number(message.revision);
-        this.got.set(revision, (this.got.get(revision) ?? 0) + 1);
-        this.wake?.();
-      });
-    }
-  }
-
-  /** Resolves true once every client got `revision`, false after `timeoutMs`. */
-  async waitAll(revision: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while ((this.got.get(revision) ?? 0) < this.clients.length) {
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        setTimeout(resolve, Math.min(left, 100));
-      });
-      this.wake = undefined;
-    }
-    return true;
-  }
-}
-
-/** Subscribes `count` clients over `clients`, evenly; resolves when all subscribe messages were sent. */
-export async function subscribeAll(clients: readonly Child[], url: string, runId: string, count: number, currentRevision: number): Promise<void> {
-  await callEvenly(clients, count, 'subscribe', (mine, index) => ({ url, runId, count: mine, perSocket: PER_SOCKET, prefix: `p${index}s`, currentRevision }));
-}
-
-/** Waits until the server's change feed holds `count` waiters (every subscription is live). */
-export async function waitForWaiters(server: ServerProcess, count: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const waiters = await server.child.call<number>('waiters');
-    if (waiters >= count) return;
-    if (Date.now() > deadline) throw new Error(`only ${waiters} of ${count} subscriptions became live within ${timeoutMs} ms`);
-    await sleep(50);
-  }
-}
-
 /** Runs one phase: fresh server, `subscribers` subscriptions, `revisions` paced commits. */
 export async function fanoutPhase(context: BenchContext, subscribers: number, revisions: number): Promise<FanoutResult> {
   const temp = tempDir('bench-fanout-');
@@ -122,7 +72,7 @@ export async function fanoutPhase(context: BenchContext, subscribers: number, re
     ...(context.profileDir === undefined ? {} : { profileDir: context.profileDir, profileName: `fanout-${subscribers}-server` }),
   });
   const processes = Math.min(CLIENT_PROCESSES, subscribers);
-  const clients = await Promise.all(Array.from({ length: processes }, () => startChild('bench/fanout-client.ts')));
+  const clients = await Promise.all(Array.from({ length: processes }, () => startChild('bench/harness/fanout-client.ts')));
   try {
     const runId = 'fanout-run';
     const created = await server.child.call<{ revision: number }>('createRun', { runId });

@@ -1,21 +1,21 @@
 /**
- * Benchmark 2, lineage at depth: chains of 10, 100, 1,000 and 10,000 runs (quick: up to 1,000)
- * in one database, built through the store (continuations of parked parents, three restarts
- * per chain) on a clock that advances 1 ms per read, inside one transaction. Then, over HTTP
- * against the server in its own process, the latency of `lineage(first: 100)`, `rootRun`,
- * `latestRun` and `children` on the deepest run and on the root of each chain.
+ * Benchmark `lineage-depth`: chains of 10, 100, 1,000 and 10,000 runs (quick: up to 1,000) in one
+ * database, built through the store (continuations of parked parents, three restarts per chain) on
+ * a clock that advances 1 ms per read, inside one transaction. Then, over HTTP against the server
+ * in its own process, the latency of `lineage(first: 100)`, `rootRun`, `latestRun` and `children`
+ * on the deepest run and on the root of each chain.
  *
  * Requests go one at a time, round-robin over the chain sizes, so background load hits every
  * size alike. Baseline: the 10-run chain (ratio = p50 ÷ p50 of the 10 chain).
  */
 import { join } from 'node:path';
 import { WorkflowStore } from '../src/store/index.js';
-import type { BenchContext } from './bench-context.js';
-import { buildChain, spreadRestarts, type Chain } from './chains.js';
-import { GraphQLHttpClient } from './http-load.js';
-import { startServerProcess } from './server-process.js';
-import { summarize, type Figure } from './stats.js';
-import { steppingClock, tempDir } from './store-inputs.js';
+import type { BenchContext } from './harness/bench-context.js';
+import { buildChain, spreadRestarts, type Chain } from './harness/chains.js';
+import { GraphQLHttpClient } from './harness/http-load.js';
+import { startServerProcess } from './harness/server-process.js';
+import { summarize, type Figure } from './harness/stats.js';
+import { steppingClock, tempDir } from './harness/store-inputs.js';
 
 const BENCH = 'lineage-depth';
 const TARGET_RATIO = 1.5;

@@ -3,10 +3,10 @@
  *
  * 1. Push latency and server CPU per live-query update at 100 and 1,000 live queries of one run
  *    (`workflowRun(runId:) { id runId status queueStatus presentationRevision updatedAt }`),
- *    50 per WebSocket, held by 2 client processes (bench/live-query-client.ts); the server runs
- *    alone in its own process at its default throttle (250 ms). The server commits one viewer
- *    revision on IPC command, at least 300 ms after the previous one (so the throttle never
- *    delays a push) and only once every live query showed the previous one. Latency = receipt
+ *    50 per WebSocket, held by 2 client processes (bench/harness/live-query-client.ts); the
+ *    server runs alone in its own process at its default throttle (250 ms). The server commits
+ *    one viewer revision on IPC command, at least 300 ms after the previous one (so the
+ *    throttle never delays a push) and only once every live query showed the previous one. Latency = receipt
  *    `Date.now()` in the client − commit stamp (same clock). CPU per update = server CPU
  *    (user + system) over the commit phase ÷ live-query updates in it, re-executions plus results
  *    shared between equal live queries (the commits, the change-feed wake-ups and the sends
@@ -16,12 +16,12 @@
  *    and a live run), nothing committed.
  */
 import { join } from 'node:path';
-import { sleep, type BenchContext } from './bench-context.js';
-import { DeliveryTracker } from './fanout.js';
-import { callEvenly, startChild, type Child } from './ipc.js';
-import { startServerProcess, type ServerProcess } from './server-process.js';
-import { IntHistogram, type Figure } from './stats.js';
-import { tempDir } from './store-inputs.js';
+import { sleep, type BenchContext } from './harness/bench-context.js';
+import { DeliveryTracker } from './harness/subscribers.js';
+import { callEvenly, startChild, type Child } from './harness/ipc.js';
+import { startServerProcess, type ServerProcess } from './harness/server-process.js';
+import { IntHistogram, type Figure } from './harness/stats.js';
+import { tempDir } from './harness/store-inputs.js';
 
 const BENCH = 'live-queries';
 const PER_SOCKET = 50;
@@ -66,7 +66,7 @@ interface PushResult {
 async function pushPhase(context: BenchContext, liveQueries: number, revisions: number): Promise<PushResult> {
   const temp = tempDir('bench-live-');
   const server = await startServerProcess({ dbPath: join(temp.dir, 'state.db'), projectPath: temp.dir, liveThrottleMs: THROTTLE_MS });
-  const clients = await Promise.all(Array.from({ length: Math.min(CLIENT_PROCESSES, liveQueries) }, () => startChild('bench/live-query-client.ts')));
+  const clients = await Promise.all(Array.from({ length: Math.min(CLIENT_PROCESSES, liveQueries) }, () => startChild('bench/harness/live-query-client.ts')));
   try {
     const runId = 'live-run';
     const created = await server.child.call<{ revision: number }>('createRun', { runId });
@@ -131,7 +131,7 @@ async function idlePhase(context: BenchContext, seconds: number): Promise<Array<
     results.push({ pages: 0, cpuUsPerSecond: await measure() });
     let open = 0;
     for (const pages of [1, 100]) {
-      const client = await startChild('bench/live-query-client.ts');
+      const client = await startChild('bench/harness/live-query-client.ts');
       clients.push(client);
       await subscribeAll([client], server.url, 'idle-run', pages - open, true);
       open = pages;

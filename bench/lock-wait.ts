@@ -1,9 +1,9 @@
 /**
- * Benchmark of writes waiting for SQLite's write lock:
+ * Benchmark `lock-wait`: writes waiting for SQLite's write lock:
  *
  * 1. Event-loop delay of a server (`perf_hooks.monitorEventLoopDelay` in the server process)
- *    while another process (bench/lock-holder.ts) holds the write lock for 2 s, with queries
- *    (`workflowRuns(first: 10)`, 4 clients) and writes (`reserveWorkflowRun`, 2 clients)
+ *    while another process (bench/harness/lock-holder.ts) holds the write lock for 2 s, with
+ *    queries (`workflowRuns(first: 10)`, 4 clients) and writes (`reserveWorkflowRun`, 2 clients)
  *    flowing; baseline: the same window and load without the lock. Also the queries' p99 in
  *    both windows (queries keep flowing; only writes wait).
  * 2. Two server processes on one file racing `claimWorkflowRun` (claim the next run) with 16
@@ -13,12 +13,12 @@
  *    Every run is claimed exactly once (checked).
  */
 import { join } from 'node:path';
-import { sleep, type BenchContext } from './bench-context.js';
-import { GraphQLHttpClient } from './http-load.js';
-import { startChild, type Child } from './ipc.js';
-import { startServerProcess, type ServerProcess } from './server-process.js';
-import { summarize, type Figure } from './stats.js';
-import { RESERVE_MUTATION, reservation, reserveVariables, tempDir } from './store-inputs.js';
+import { sleep, type BenchContext } from './harness/bench-context.js';
+import { GraphQLHttpClient } from './harness/http-load.js';
+import { startChild, type Child } from './harness/ipc.js';
+import { startServerProcess, type ServerProcess } from './harness/server-process.js';
+import { summarize, type Figure } from './harness/stats.js';
+import { RESERVE_MUTATION, reservation, reserveVariables, tempDir } from './harness/store-inputs.js';
 import { meets } from './targets.js';
 import { WorkflowStore } from '../src/store/index.js';
 
@@ -183,7 +183,7 @@ export async function measureLockWait(context: BenchContext): Promise<Figure[]> 
     const server = await startServerProcess({ dbPath, projectPath: temp.dir, ...profile('lock-wait-server') });
     servers.push(server);
     for (let index = 0; index < 20; index += 1) await server.child.call('createRun', { runId: `seed-${index}` });
-    const holder = await startChild('bench/lock-holder.ts');
+    const holder = await startChild('bench/harness/lock-holder.ts');
     children.push(holder);
     const client = new GraphQLHttpClient(server.url, 6);
     const sequence = { next: 0 };

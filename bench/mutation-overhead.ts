@@ -1,6 +1,6 @@
 /**
- * Benchmark 1, mutation overhead: `reserveWorkflowRun` with a claim over HTTP keep-alive at 1
- * and 8 concurrent clients, against two baselines taken in the same run:
+ * Benchmark `mutation-overhead`: `reserveWorkflowRun` with a claim over HTTP keep-alive at 1 and 8
+ * concurrent clients, against two baselines taken in the same run:
  *
  * - the same store call in-process (`store.reserveWorkflowRun(input, claim)`, the call the
  *   resolver makes, run inside the server's process with the definition digest precomputed);
@@ -24,12 +24,12 @@
  * rate; the in-process store call ≤ 2× one such commit; the overhead % at 1 and 8 clients ≤ 25.
  */
 import { join } from 'node:path';
-import type { BenchContext } from './bench-context.js';
-import { closedLoop, GraphQLHttpClient } from './http-load.js';
-import { startServerProcess } from './server-process.js';
-import { median, summarize, type Figure } from './stats.js';
+import type { BenchContext } from './harness/bench-context.js';
+import { closedLoop, GraphQLHttpClient } from './harness/http-load.js';
+import { startServerProcess } from './harness/server-process.js';
+import { median, summarize, type Figure } from './harness/stats.js';
 import { meets } from './targets.js';
-import { RESERVE_MUTATION, reserveVariables, tempDir } from './store-inputs.js';
+import { RESERVE_MUTATION, reserveVariables, tempDir } from './harness/store-inputs.js';
 
 const BENCH = 'mutation-overhead';
 const TYPENAME = '{ __typename }';

@@ -1,10 +1,10 @@
 /**
- * Benchmark 7, a pi-workflows state file against our own format: the same
- * 10,000 runs (quick: 2,000) — one deep chain of 1,000 runs (quick: 200) with three restarts,
- * the rest in chains of five — built through the store in our format, then copied into a
- * pi-workflows state file (its 47 tables and its own indexes only: none on `runs.root_run_id`
- * nor on `runs.created_at`). Both files are served at once, each by a server in its own
- * process; requests alternate between them, one at a time, so background load hits both alike.
+ * Benchmark `pi-workflows-file`, a pi-workflows state file against our own format: the same 10,000
+ * runs (quick: 2,000) — one deep chain of 1,000 runs (quick: 200) with three restarts, the rest in
+ * chains of five — built through the store in our format, then copied into a pi-workflows state
+ * file (its 47 tables and its own indexes only: none on `runs.root_run_id` nor on
+ * `runs.created_at`). Both files are served at once, each by a server in its own process; requests
+ * alternate between them, one at a time, so background load hits both alike.
  *
  * Measured over HTTP (p50/p99): `lineage(first: 100)` with totalCount on the deepest run of the
  * deep chain, `latestRun` and `children` on its root, a run-list page (`workflowRuns(first:
@@ -14,23 +14,16 @@
  * within 3×. Also the time to open each file in this process (the pi-workflows open builds the
  * in-process run order index). bench/pi-workflows-writes.ts measures writes on the same files.
  */
-import { join } from 'node:path';
 import { WorkflowStore } from '../src/store/index.js';
-import { copyIntoPiWorkflowsFile } from '../fixtures/pi-workflows-file.js';
-import type { BenchContext } from './bench-context.js';
-import { buildChain, spreadRestarts, type Chain } from './chains.js';
-import { GraphQLHttpClient } from './http-load.js';
-import { startServerProcess, type ServerProcess } from './server-process.js';
-import { summarize, type Figure } from './stats.js';
-import { steppingClock, tempDir } from './store-inputs.js';
+import type { BenchContext } from './harness/bench-context.js';
+import { buildBothFiles, startBothServers, type BothServers } from './harness/both-files.js';
+import type { Chain } from './harness/chains.js';
+import { summarize, type Figure } from './harness/stats.js';
 import { meets, type TargetKey } from './targets.js';
 
 const BENCH = 'pi-workflows-file';
 /** The bound of the queries held to no catalogued target (`latestRun`, `children`). */
 const CONTEXT_RATIO = 3;
-const SHORT_CHAIN = 5;
-/** Short chains reserved per transaction while the database is built. */
-const BATCH_CHAINS = 200;
 
 interface Measured {
   name: string;
@@ -79,26 +72,6 @@ const QUERIES: Measured[] = [
   },
 ];
 
-/** Builds `total` runs in our format; returns the deep chain. */
-function buildOurFile(context: BenchContext, dbPath: string, projectPath: string, total: number, deepLength: number): Chain {
-  const store = WorkflowStore.open({ path: dbPath, projectPath, clock: steppingClock(Date.now() - 30 * 86_400_000) });
-  try {
-    const deep = store.transaction(() => buildChain(store, 'deep', deepLength, spreadRestarts(deepLength)));
-    const chains = Math.ceil((total - deepLength) / SHORT_CHAIN);
-    for (let first = 0; first < chains; first += BATCH_CHAINS) {
-      store.transaction(() => {
-        for (let index = first; index < Math.min(chains, first + BATCH_CHAINS); index += 1) {
-          buildChain(store, `short${index}`, SHORT_CHAIN, index % 10 === 0 ? [2] : []);
-        }
-      });
-      context.progress(`${BENCH}: … ${deepLength + Math.min(chains, first + BATCH_CHAINS) * SHORT_CHAIN} runs`);
-    }
-    return deep;
-  } finally {
-    store.close();
-  }
-}
-
 /** Milliseconds to open (and close) a store on `path` in this process, median of `times`. */
 function openTime(path: string, projectPath: string, times: number): number {
   const samples: number[] = [];
@@ -109,90 +82,6 @@ function openTime(path: string, projectPath: string, times: number): number {
     store.close();
   }
   return summarize(samples).p50;
-}
-
-/** The two files of the same runs, built by {@link buildBothFiles}. */
-export interface BothFiles {
-  /** The temporary directory holding both (also the project path); `remove` deletes it. */
-  temp: { dir: string; remove: () => void };
-  ourPath: string;
-  piPath: string;
-  /** The deep chain. */
-  deep: Chain;
-  /** Run count. */
-  total: number;
-  /** The setup figures (build and copy times). */
-  figures: Figure[];
-}
-
-/**
- * Builds `total` runs (quick: 2,000, else 10,000; a deep chain of 1,000 / 200, the rest in
- * chains of five) in our format, then copies them into a pi-workflows state file beside it.
- * The caller removes `temp`.
- *
- * @param bench the benchmark name for progress lines and figures
- */
-export function buildBothFiles(context: BenchContext, bench: string): BothFiles {
-  const total = context.quick ? 2_000 : 10_000;
-  const deepLength = context.quick ? 200 : 1_000;
-  const temp = tempDir('bench-pi-file-');
-  try {
-    const ourPath = join(temp.dir, 'ours.db');
-    const piPath = join(temp.dir, 'state.sqlite');
-    context.progress(`${bench}: building ${total} runs in our format (a chain of ${deepLength}, the rest in chains of ${SHORT_CHAIN})`);
-    const buildStarted = performance.now();
-    const deep = buildOurFile(context, ourPath, temp.dir, total, deepLength);
-    const buildMs = performance.now() - buildStarted;
-    const copyStarted = performance.now();
-    copyIntoPiWorkflowsFile(ourPath, piPath);
-    const copyMs = performance.now() - copyStarted;
-    context.progress(`${bench}: built in ${(buildMs / 1000).toFixed(1)} s, copied into a pi-workflows state file in ${(copyMs / 1000).toFixed(1)} s`);
-    const figures: Figure[] = [
-      { bench, name: `setup: ${total} runs, our format`, unit: 's', value: buildMs / 1000, n: total },
-      { bench, name: 'setup: copy into a pi-workflows file', unit: 's', value: copyMs / 1000, n: total },
-    ];
-    return { temp, ourPath, piPath, deep, total, figures };
-  } catch (error) {
-    temp.remove();
-    throw error;
-  }
-}
-
-/** A server child and a keep-alive client (one connection) per file: our format first. */
-export interface BothServers {
-  servers: [ServerProcess, ServerProcess];
-  ours: GraphQLHttpClient;
-  pi: GraphQLHttpClient;
-  /** Closes the clients and stops both children. */
-  stop: () => Promise<void>;
-}
-
-/** Starts one server child on each file (read-write), each with its CPU profile when asked for. */
-export async function startBothServers(context: BenchContext, bench: string, files: BothFiles): Promise<BothServers> {
-  const servers: ServerProcess[] = [];
-  const clients: GraphQLHttpClient[] = [];
-  const stop = async (): Promise<void> => {
-    for (const client of clients) client.close();
-    for (const server of servers) await server.child.stop();
-  };
-  try {
-    for (const [label, dbPath] of [
-      ['ours', files.ourPath],
-      ['pi', files.piPath],
-    ] as const) {
-      const server = await startServerProcess({
-        dbPath,
-        projectPath: files.temp.dir,
-        ...(context.profileDir === undefined ? {} : { profileDir: context.profileDir, profileName: `${bench}-${label}` }),
-      });
-      servers.push(server);
-      clients.push(new GraphQLHttpClient(server.url, 1));
-    }
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { servers: servers as [ServerProcess, ServerProcess], ours: clients[0] as GraphQLHttpClient, pi: clients[1] as GraphQLHttpClient, stop };
 }
 
 /** The pi-workflows figure of a query: ratio to our format, held to the query's target. */

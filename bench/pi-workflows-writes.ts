@@ -1,7 +1,8 @@
 /**
- * Writes on a pi-workflows state file against the same writes on our own file of the same runs
- * (the 10,000 runs of bench/pi-workflows-file.ts; quick: 2,000), each file served by a server
- * in its own process, read-write:
+ * Benchmark `pi-workflows-writes`: writes on a pi-workflows state file against the same writes
+ * on our own file of the same runs (the 10,000 runs of bench/pi-workflows-file.ts, built by
+ * bench/harness/both-files.ts; quick: 2,000), each file served by a server in its own process,
+ * read-write:
  *
  * - reserve+claim: `reserveWorkflowRun` with a claim (prepare-or-adopt), a new root run with its
  *   own origin session each time;
@@ -17,13 +18,13 @@
  * calls inside each server's process (`store.reserveWorkflowRun`, `store.renewWorkflowRunClaim`,
  * `store.recordViewerDeltas` with one timeline draft), in segments alternating file by file.
  */
-import type { BenchContext } from './bench-context.js';
-import type { Child } from './ipc.js';
-import { buildBothFiles, startBothServers, type BothServers } from './pi-workflows-file.js';
-import { median, summarize, type Figure } from './stats.js';
-import { RESERVE_MUTATION, reserveVariables } from './store-inputs.js';
+import type { BenchContext } from './harness/bench-context.js';
+import type { Child } from './harness/ipc.js';
+import { buildBothFiles, startBothServers, type BothServers } from './harness/both-files.js';
+import { median, summarize, type Figure } from './harness/stats.js';
+import { RESERVE_MUTATION, reserveVariables } from './harness/store-inputs.js';
 import { meets, type TargetKey } from './targets.js';
-import type { GraphQLHttpClient } from './http-load.js';
+import type { GraphQLHttpClient } from './harness/http-load.js';
 
 const BENCH = 'pi-workflows-writes';
 const LEASE_MS = 60_000;

@@ -1,12 +1,13 @@
 /**
- * The run-list change feed, at the store's feed (`ChangeFeed.followRunChanges`,
- * no GraphQL, no socket: the transport's share is in `fanout` and `cross-process`):
+ * Benchmark `run-changes`: the run-list change feed, at the store's feed
+ * (`ChangeFeed.followRunChanges`, no GraphQL, no socket: the transport's share is in `fanout`
+ * and `cross-process`):
  *
  * - commit → change event, in-process: a live stream waits on the feed (as a subscriber does);
  *   this process records a viewer revision (its commit hook wakes the feed); latency from the
  *   commit's return to the event; 2–10 ms random gaps;
  * - commit → change event from another process: the writer child of the cross-process benchmark
- *   (`bench/cross-process-writer.ts`, its own `WorkflowStore.open`) commits, stamping
+ *   (`bench/harness/cross-process-writer.ts`, its own `WorkflowStore.open`) commits, stamping
  *   `Date.now()` after its commit, while the stream waits; this process's feed notices through
  *   `PRAGMA data_version` (poll 25 ms); commits 30–80 ms apart at random so they land at every
  *   phase of the timer;
@@ -15,10 +16,10 @@
 import { join } from 'node:path';
 import { WorkflowStore } from '../src/store/index.js';
 import { ChangeFeed, type RunChangeEvent } from '../src/delivery/index.js';
-import { sleep, type BenchContext } from './bench-context.js';
-import { startChild } from './ipc.js';
-import { summarize, type Figure } from './stats.js';
-import { reservation, tempDir } from './store-inputs.js';
+import { sleep, type BenchContext } from './harness/bench-context.js';
+import { startChild } from './harness/ipc.js';
+import { summarize, type Figure } from './harness/stats.js';
+import { reservation, tempDir } from './harness/store-inputs.js';
 
 const BENCH = 'run-changes';
 const POLL_INTERVAL_MS = 25;
@@ -40,7 +41,7 @@ export async function measureRunChanges(context: BenchContext): Promise<Figure[]
   const dbPath = join(temp.dir, 'state.db');
   const store = WorkflowStore.open({ path: dbPath, projectPath: temp.dir });
   const feed = new ChangeFeed(store, { pollIntervalMs: POLL_INTERVAL_MS });
-  const writer = await startChild('bench/cross-process-writer.ts');
+  const writer = await startChild('bench/harness/cross-process-writer.ts');
   try {
     const runId = 'changes-run';
     store.reserveWorkflowRun(reservation(runId, 'session-changes'));

@@ -1,9 +1,9 @@
 /**
- * Benchmark 3, run lists: `workflowRuns(first: 100)` with `parent`, `rootRun`, `children` and
- * `latestRun` on every node, on a database of 100,000 runs (quick: 10,000) in chains of five
- * (every tenth chain holds a restart), built through the store in transactions of 1,000 runs. Reports
- * p50/p99 over HTTP (server in its own process) and the SQL statements one request costs
- * (the server's `statementCount`, reset right before the request).
+ * Benchmark `run-lists`: `workflowRuns(first: 100)` with `parent`, `rootRun`, `children` and
+ * `latestRun` on every node, on a database of 100,000 runs (quick: 10,000) in chains of five (every
+ * tenth chain holds a restart), built through the store in transactions of 1,000 runs. Reports
+ * p50/p99 over HTTP (server in its own process) and the SQL statements one request costs (the
+ * server's `statementCount`, reset right before the request).
  *
  * Baseline: the flat page `workflowRuns(first: 100) { edges { node { runId } } }` on the same
  * database, requests interleaved with the nested ones, itself held to `{ __typename }` (yoga's
@@ -19,13 +19,13 @@
  */
 import { join } from 'node:path';
 import { WorkflowStore } from '../src/store/index.js';
-import type { BenchContext } from './bench-context.js';
-import { buildChain } from './chains.js';
-import { GraphQLHttpClient } from './http-load.js';
-import { startServerProcess } from './server-process.js';
-import { summarize, type Figure } from './stats.js';
+import type { BenchContext } from './harness/bench-context.js';
+import { buildChain } from './harness/chains.js';
+import { GraphQLHttpClient } from './harness/http-load.js';
+import { startServerProcess } from './harness/server-process.js';
+import { summarize, type Figure } from './harness/stats.js';
 import { meets } from './targets.js';
-import { steppingClock, tempDir } from './store-inputs.js';
+import { steppingClock, tempDir } from './harness/store-inputs.js';
 
 const BENCH = 'run-lists';
 const TARGET_STATEMENTS = 6;

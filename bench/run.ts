@@ -20,11 +20,11 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, platform, release, arch, totalmem, tmpdir, type as osType } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { BenchContext } from './bench-context.js';
-import { summarizeProfiles } from './cpu-profile.js';
+import type { BenchContext } from './harness/bench-context.js';
+import { summarizeProfiles } from './harness/cpu-profile.js';
 import { measureCrossProcess } from './cross-process.js';
 import { measureFanout } from './fanout.js';
-import { REPO_ROOT } from './ipc.js';
+import { REPO_ROOT } from './harness/ipc.js';
 import { measureLineageDepth } from './lineage-depth.js';
 import { measureLockWait } from './lock-wait.js';
 import { measureLiveQueries } from './live-queries.js';
@@ -34,8 +34,8 @@ import { measurePiWorkflowsWrites } from './pi-workflows-writes.js';
 import { measureRunChanges } from './run-changes.js';
 import { measureRunLists } from './run-lists.js';
 import { measureScale } from './scale.js';
-import { renderTable, type Figure } from './stats.js';
-import { reportFromFile } from './report.js';
+import { renderTable, type Figure } from './harness/stats.js';
+import { reportFromFile } from './harness/report.js';
 import { renderTargetCatalogue, renderTargetTable, targetRows } from './targets.js';
 import { measureWriteRate } from './write-rate.js';
 

@@ -1,7 +1,7 @@
 /**
- * Scale benchmark: the same reads on a store of 1,000,000 runs and on one
- * of 100,000 (quick: 100,000 and 10,000), both made by bench/scale-generator.ts (chains of 5,
- * every tenth with a restart; cached between runs under the generator's temp dir):
+ * Benchmark `scale`: the same reads on a store of 1,000,000 runs and on one of 100,000 (quick:
+ * 100,000 and 10,000), both made by bench/harness/scale-generator.ts (chains of 5, every tenth with
+ * a restart; cached between runs under the generator's temp dir):
  *
  * - the flat run-list page `workflowRuns(first: 100) { edges { node { runId } } }` and the
  *   lineage page `lineage(first: 100)` of a chain of the newest block, over HTTP from a
@@ -13,11 +13,11 @@
  * Ratio = the big file's p50 ÷ the small file's (events/s the other way round for the replay).
  * The benchmark commits viewer revisions into the cached files (the run count stays).
  */
-import { sleep, type BenchContext } from './bench-context.js';
-import { GraphQLHttpClient } from './http-load.js';
-import { generateStoreFile, type GeneratedFile } from './scale-generator.js';
-import { startServerProcess, type ServerProcess } from './server-process.js';
-import { summarize, type Figure } from './stats.js';
+import { sleep, type BenchContext } from './harness/bench-context.js';
+import { GraphQLHttpClient } from './harness/http-load.js';
+import { generateStoreFile, type GeneratedFile } from './harness/scale-generator.js';
+import { startServerProcess, type ServerProcess } from './harness/server-process.js';
+import { summarize, type Figure } from './harness/stats.js';
 import { meets, type TargetKey } from './targets.js';
 import { WorkflowStore } from '../src/store/index.js';
 import { ChangeFeed, type RunChangeEvent } from '../src/delivery/index.js';

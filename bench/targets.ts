@@ -13,7 +13,7 @@
  * entry there when the target is new. A key that is not in the catalogue throws, so a typo
  * cannot silently drop a target from the table.
  */
-import { formatNumber, type Figure } from './stats.js';
+import { formatNumber, type Figure } from './harness/stats.js';
 
 /** The quantity of a figure a target bounds. */
 export type Measure = 'ratio' | 'p50' | 'p99' | 'rate' | 'value';

@@ -1,9 +1,9 @@
 /**
- * Benchmark 6, store write rate: viewer revisions recorded per second in-process
- * (`store.recordViewerDeltas` with one timeline draft per call, each its own transaction)
- * against the raw SQLite limit of this machine: plain INSERTs of one row into a table of the
- * same shape as `viewer_deltas`, in a separate file with the store's pragmas (WAL,
- * synchronous=FULL, foreign keys, busy timeout), one transaction (autocommit) per insert.
+ * Benchmark `write-rate`, store write rate: viewer revisions recorded per second in-process
+ * (`store.recordViewerDeltas` with one timeline draft per call, each its own transaction) against
+ * the raw SQLite limit of this machine: plain INSERTs of one row into a table of the same shape as
+ * `viewer_deltas`, in a separate file with the store's pragmas (WAL, synchronous=FULL, foreign
+ * keys, busy timeout), one transaction (autocommit) per insert.
  *
  * Both loops alternate in rounds so background load hits them alike; each rate is the median
  * of its rounds. Ratio = store rate ÷ raw rate.
@@ -12,10 +12,10 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { WorkflowStore, type ViewerDeltaDraft } from '../src/store/index.js';
-import type { BenchContext } from './bench-context.js';
-import { median, type Figure } from './stats.js';
+import type { BenchContext } from './harness/bench-context.js';
+import { median, type Figure } from './harness/stats.js';
 import { meets } from './targets.js';
-import { reservation, tempDir } from './store-inputs.js';
+import { reservation, tempDir } from './harness/store-inputs.js';
 
 const BENCH = 'write-rate';
 

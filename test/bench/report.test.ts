@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderReport, type BenchResults } from '../../bench/report.js';
+import { renderReport, type BenchResults } from '../../bench/harness/report.js';
 import { PERFORMANCE_TARGETS, targetRows, meets } from '../../bench/targets.js';
 
 const REPO = join(import.meta.dirname, '..', '..');

@@ -1,5 +1,5 @@
 /**
- * The parent side of bench/server-child.ts: starts the server in its own process on a database
+ * The parent side of bench/harness/server-child.ts: starts the server in its own process on a database
  * file and returns its URL with the IPC handle. With profiling on, the child runs under
  * `--cpu-prof` and writes its profile into the profile directory when it stops.
  */
@@ -33,7 +33,7 @@ export interface ServerProcess {
   pid: number;
 }
 
-/** Forks bench/server-child.ts (with `--expose-gc`) and starts the server in it. */
+/** Forks bench/harness/server-child.ts (with `--expose-gc`) and starts the server in it. */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   // BENCH_SERVER_NODE_OPTIONS adds node flags to server children only (e.g. `--heap-prof`).
   const extra = (process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
@@ -41,7 +41,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   if (options.profileDir !== undefined) {
     nodeOptions.push('--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, options.profileName ?? 'server')}`);
   }
-  const child = await startChild('bench/server-child.ts', [], nodeOptions);
+  const child = await startChild('bench/harness/server-child.ts', [], nodeOptions);
   const started = await child.call<{ url: string; port: number; pid: number }>('start', {
     dbPath: options.dbPath,
     projectPath: options.projectPath,

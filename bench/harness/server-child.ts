@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
-import { startServer, type RunningServer } from '../src/server/app.js';
-import type { ServerConfig } from '../src/server/config.js';
+import { startServer, type RunningServer } from '../../src/server/app.js';
+import type { ServerConfig } from '../../src/server/config.js';
 import { emit, serveRequests } from './ipc.js';
 import { claim, reservation } from './store-inputs.js';
 

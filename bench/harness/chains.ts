@@ -3,7 +3,7 @@
  * a continuation is reserved (and claimed) once its parent is parked with no lease owner;
  * a restart follows a parent settled `failed` (restartWorkflowRun with a claim).
  */
-import type { WorkflowStore } from '../src/store/index.js';
+import type { WorkflowStore } from '../../src/store/index.js';
 import { claim, reservation } from './store-inputs.js';
 
 /** Long enough that no lease expires while a chain is built on a stepping clock. */

@@ -3,7 +3,7 @@
  * own `WorkflowStore.open` (another connection in another process, like a workflow host) and
  * records one viewer revision per `commit` request, stamping `Date.now()` after the commit.
  */
-import { WorkflowStore } from '../src/store/index.js';
+import { WorkflowStore } from '../../src/store/index.js';
 import { emit, serveRequests } from './ipc.js';
 
 let store: WorkflowStore | undefined;

@@ -1,6 +1,6 @@
 /**
  * Reads V8 `.cpuprofile` files (from `node --cpu-prof`) and lists the functions with the most
- * self time. Also a CLI: `npx tsx bench/cpu-profile.ts <file-or-dir> [top]`.
+ * self time. Also a CLI: `npx tsx bench/harness/cpu-profile.ts <file-or-dir> [top]`.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
@@ -108,7 +108,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const target = process.argv[2];
   const top = Number(process.argv[3] ?? 25);
   if (target === undefined) {
-    process.stderr.write('usage: tsx bench/cpu-profile.ts <file.cpuprofile | directory> [top]\n');
+    process.stderr.write('usage: tsx bench/harness/cpu-profile.ts <file.cpuprofile | directory> [top]\n');
     process.exit(2);
   }
   const summaries = statSync(target).isDirectory() ? summarizeProfiles(target, top) : [summarizeProfile(target, top)];

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { renderTable, type Figure } from './stats.js';
-import { renderTargetTable, type TargetRow } from './targets.js';
+import { renderTargetTable, type TargetRow } from '../targets.js';
 
 /** The part of bench/results.json the report reads (written by bench/run.ts). */
 export interface BenchResults {

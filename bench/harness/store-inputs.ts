@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { canonicalJson, type ClaimRequest, type ReserveWorkflowRunInput } from '../src/store/index.js';
+import { canonicalJson, type ClaimRequest, type ReserveWorkflowRunInput } from '../../src/store/index.js';
 
 /** The definition snapshot every benchmark run uses. */
 export const DEFINITION = {

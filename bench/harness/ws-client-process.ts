@@ -1,6 +1,6 @@
 /**
- * The shared part of the benchmark client processes (bench/fanout-client.ts,
- * bench/live-query-client.ts): minimal `graphql-transport-ws` connections on `ws` (so the
+ * The shared part of the benchmark client processes (bench/harness/fanout-client.ts,
+ * bench/harness/live-query-client.ts): minimal `graphql-transport-ws` connections on `ws` (so the
  * client side costs little CPU: connection_init, subscribe, next, ping/pong), receipt times per
  * revision with the `got` event to the parent, and commit-to-receipt latency histograms.
  */

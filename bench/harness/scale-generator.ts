@@ -24,8 +24,8 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { loadMigrations, WorkflowStore } from '../src/store/index.js';
-import { resourceIdFor } from '../src/store/values.js';
+import { loadMigrations, WorkflowStore } from '../../src/store/index.js';
+import { resourceIdFor } from '../../src/store/values.js';
 import { buildChain } from './chains.js';
 import { steppingClock } from './store-inputs.js';
 
