@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { DeltaReadCache } from './delta-read-cache.js';
-import { RunChangeReadCache, type RunChangePage } from './run-change-read-cache.js';
+import { RunChangeReadCache, type LeaseExpiryPage, type RunChangePage } from './run-change-read-cache.js';
 import * as follow from './feed-follow.js';
 import type { FollowOptions, RunDeltaEvent } from './feed-follow.js';
 import { followRunChanges, type RunChangeEvent } from './feed-run-changes.js';
@@ -8,6 +8,7 @@ import { observe, type PullObserver } from './pull-stream.js';
 import {
   openDataVersionProbe,
   type DataVersionProbe,
+  type LeaseExpiryRequest,
   type ViewerDeltaRead,
   type WorkflowRunFilter,
   type WorkflowRunRecord,
@@ -38,6 +39,13 @@ export const WAKE_CHUNK = 1_000;
 /** Something to do when a wait's signal aborts (see `ChangeFeed.hookAbort`). */
 interface AbortHook {
   aborted(): void;
+}
+
+/** A wait for the lease clock (see `ChangeFeed.waitForLeaseTime`). */
+interface LeaseWaiter extends AbortHook {
+  /** Epoch ms. */
+  at: number;
+  done: (reached: boolean) => void;
 }
 
 interface RevisionWaiter extends AbortHook {
@@ -73,6 +81,19 @@ export class ChangeFeed {
   /** Per signal of a wait, what to do when it aborts (see {@link hookAbort}). */
   private readonly abortHooks = new WeakMap<AbortSignal, Set<AbortHook>>();
   private changeWaiters: Array<() => void> = [];
+  private leaseWaiters = new Set<LeaseWaiter>();
+  /**
+   * The lease clock (epoch ms): the store's clock as sampled at the latest wake-up, never going
+   * back. Every read of a wake-up decides whether a lease is live at this one time
+   * (docs/PROTOCOL.md "Lease expiry").
+   */
+  private leaseClock: number;
+  /** The one expiry timer (see {@link armExpiryTimer}) and the lease clock time it waits for. */
+  private expiryTimer: NodeJS.Timeout | undefined;
+  private expiryTimerAt: number | undefined;
+  /** `store.nextLeaseExpiry(leaseClock)` as read at wake-up {@link nextExpiryTick}. */
+  private nextExpiry: number | undefined;
+  private nextExpiryTick = -1;
   private readonly unsubscribeCommit: () => void;
   /** The store's `data_version` reader (src/store/data-version.ts), open while watching. */
   private watcher: DataVersionProbe | undefined;
@@ -119,6 +140,7 @@ export class ChangeFeed {
     this.pollIntervalMs = options.pollIntervalMs;
     this.cache = this.newDeltaReadCache();
     this.runChangeCache = this.newRunChangeReadCache();
+    this.leaseClock = store.now();
     this.unsubscribeCommit = store.onCommit(() => this.ownCommit());
     this.unsubscribeReopen = store.onReopen(() => this.fileReopened());
   }
@@ -129,7 +151,8 @@ export class ChangeFeed {
 
   private newRunChangeReadCache(): RunChangeReadCache {
     return new RunChangeReadCache(
-      (afterSeq, limit) => this.store.readRunChanges(afterSeq, limit),
+      (afterSeq, limit, at) => this.store.readRunChanges(afterSeq, limit, at),
+      (request) => this.store.readLeaseExpiries(request),
       () => this.ticks,
     );
   }
@@ -270,9 +293,112 @@ export class ChangeFeed {
    *
    * @param afterSeq a position of the log (≥ 0)
    * @param limit at most this many runs
+   * @param at the lease clock the records are read at (default {@link leaseNow})
    */
-  readRunChanges(afterSeq: number, limit: number): RunChangePage {
-    return this.runChangeCache.read(afterSeq, limit);
+  readRunChanges(afterSeq: number, limit: number, at = this.leaseClock): RunChangePage {
+    return this.runChangeCache.read(afterSeq, limit, at);
+  }
+
+  /**
+   * The lease expiries of a window (`WorkflowStore.readLeaseExpiries`), the read and its event
+   * objects shared between followers during one wake-up (see {@link RunChangeReadCache}).
+   *
+   * @param databaseId the database identity the events' cursors carry
+   */
+  readLeaseExpiries(request: LeaseExpiryRequest, databaseId: string): LeaseExpiryPage {
+    return this.runChangeCache.readLeaseExpiries(request, databaseId);
+  }
+
+  /**
+   * The lease clock, epoch ms: the store's clock at the latest wake-up (never going back). A
+   * lease with `expires_at` at or before it is expired for every follow stream; the one expiry
+   * timer wakes the feed when the next owned lease expires (docs/PROTOCOL.md "Lease expiry").
+   */
+  get leaseNow(): number {
+    return this.leaseClock;
+  }
+
+  /**
+   * Resolves true once a wake-up has moved the lease clock to `at` or later (at once when it
+   * already is), false when `signal` aborts or the feed closes. The expiry timer is armed for
+   * the earliest such wait.
+   *
+   * @param at epoch ms
+   */
+  waitForLeaseTime(at: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.closed || signal?.aborted === true) return Promise.resolve(false);
+    if (this.leaseClock >= at) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter: LeaseWaiter = {
+        at,
+        done: (reached) => {
+          this.leaseWaiters.delete(waiter);
+          if (signal !== undefined) this.unhookAbort(signal, waiter);
+          resolve(reached);
+        },
+        aborted: () => {
+          waiter.done(false);
+          this.armExpiryTimer();
+        },
+      };
+      if (signal !== undefined) this.hookAbort(signal, waiter);
+      this.leaseWaiters.add(waiter);
+      this.armExpiryTimer();
+    });
+  }
+
+  /**
+   * The store's clock may have moved by more than the expiry timer knows (a test's hand-moved
+   * clock, a step of the system clock): re-arms the timer from the clock now, so a lease that
+   * expired by it is delivered at once (within a turn of the event loop), not when the timer
+   * armed earlier would have fired.
+   */
+  checkLeaseExpiries(): void {
+    if (this.expiryTimer !== undefined) clearTimeout(this.expiryTimer);
+    this.expiryTimer = undefined;
+    this.expiryTimerAt = undefined;
+    this.armExpiryTimer();
+  }
+
+  /**
+   * Arms the feed's one expiry timer for the earliest lease time someone waits for: the next
+   * expiry of an owned run lease after the lease clock while a stream waits for any change (the
+   * run-list feed delivers expiries), and every {@link waitForLeaseTime}. Due already: a wake-up
+   * is scheduled at once. Its delay is measured on the store's clock, so an injected clock works;
+   * a timer that fires early re-arms for the rest. No waiter: no timer.
+   */
+  private armExpiryTimer(): void {
+    if (this.closed) return;
+    let target: number | undefined;
+    if (this.changeWaiters.length > 0) {
+      if (this.nextExpiryTick !== this.ticks) {
+        this.nextExpiry = this.store.nextLeaseExpiry(this.leaseClock);
+        this.nextExpiryTick = this.ticks;
+      }
+      target = this.nextExpiry;
+    }
+    for (const waiter of this.leaseWaiters) if (target === undefined || waiter.at < target) target = waiter.at;
+    if (target === this.expiryTimerAt && (target === undefined || this.expiryTimer !== undefined)) return;
+    if (this.expiryTimer !== undefined) clearTimeout(this.expiryTimer);
+    this.expiryTimer = undefined;
+    this.expiryTimerAt = target;
+    if (target === undefined) return;
+    const delay = target - this.store.now();
+    if (delay <= 0) {
+      this.expiryTimerAt = undefined;
+      this.scheduleTick();
+      return;
+    }
+    this.expiryTimer = setTimeout(
+      () => {
+        this.expiryTimer = undefined;
+        this.expiryTimerAt = undefined;
+        if (this.store.now() >= target) this.scheduleTick();
+        else this.armExpiryTimer();
+      },
+      Math.min(delay, 2 ** 31 - 1),
+    );
+    this.expiryTimer.unref();
   }
 
   /**
@@ -360,6 +486,7 @@ export class ChangeFeed {
       if (signal !== undefined) this.hookAbort(signal, hook);
       this.changeWaiters.push(done);
       this.startWatching();
+      this.armExpiryTimer();
       this.waitersChanged();
     });
   }
@@ -411,6 +538,9 @@ export class ChangeFeed {
     const changeWaiters = this.changeWaiters;
     this.changeWaiters = [];
     for (const done of changeWaiters) done();
+    for (const waiter of [...this.leaseWaiters]) waiter.done(false);
+    if (this.expiryTimer !== undefined) clearTimeout(this.expiryTimer);
+    this.expiryTimer = undefined;
     this.waitersChanged();
   }
 
@@ -436,6 +566,7 @@ export class ChangeFeed {
     if (this.closed) return;
     this.noticedAt = this.pendingNoticedAt;
     this.ticks += 1;
+    this.leaseClock = Math.max(this.leaseClock, this.store.now());
     if (this.revisionWaiters.size > 0) {
       const heads = this.store.viewerHeads([...this.revisionWaiters.keys()]);
       const due: RevisionWaiter[] = [];
@@ -459,8 +590,15 @@ export class ChangeFeed {
     const changeWaiters = this.changeWaiters;
     this.changeWaiters = [];
     for (const done of changeWaiters) done();
+    for (const waiter of [...this.leaseWaiters]) if (waiter.at <= this.leaseClock) waiter.done(true);
     this.stopWatchingWhenIdle();
     this.waitersChanged();
+    // Waiters resolved above wait again in later microtasks (and arm the timer then); this
+    // covers a wake-up that left them all waiting, and lease waits only.
+    this.expiryTimerAt = undefined;
+    if (this.expiryTimer !== undefined) clearTimeout(this.expiryTimer);
+    this.expiryTimer = undefined;
+    this.armExpiryTimer();
   }
 
   /**

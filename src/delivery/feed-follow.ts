@@ -133,10 +133,11 @@ export function followRunDeltas(
 }
 
 /**
- * The run after each committed change that touches its summary (or after a snapshot); live
- * only (docs/GRAPHQL-CONTRACT.md `workflowRunUpdated`). The revisions of one transaction (a park records a bump
- * and a summary revision) are read together and give one event; changes committed while the
- * consumer was busy are coalesced into one event showing the latest state.
+ * The run after each committed change that touches its summary (or after a snapshot), and when
+ * the claim it last showed expires without a renewal (docs/PROTOCOL.md "Lease expiry"); live
+ * only (docs/GRAPHQL-CONTRACT.md `workflowRunUpdated`). The revisions of one transaction (a park
+ * records a bump and a summary revision) are read together and give one event; changes committed
+ * while the consumer was busy are coalesced into one event showing the latest state.
  *
  * @returns the stream of run records, each read after the change
  * @throws StoreError(not_found) `Workflow run not found: <runId>`, at once
@@ -146,10 +147,30 @@ export function followRunUpdates(feed: FeedSource, store: WorkflowStore, runId: 
   if (head === undefined) throw notFound(runId);
   // Taken now, at subscribe time: every change after this moment is reported.
   let cursor = head.currentRevision;
+  // The expiry of the live claim the subscriber knows of (epoch ms), if any.
+  let expiresAt = store.liveLeaseExpiry(runId, Math.max(feed.leaseNow, store.now()));
   return stream<WorkflowRunRecord>(options.signal, async (push, aborted) => {
     while (!aborted.aborted) {
-      const knownHead = await feed.waitForRevision(runId, cursor, aborted);
-      if (knownHead === undefined) return;
+      let knownHead: number | undefined;
+      if (expiresAt === undefined) {
+        knownHead = await feed.waitForRevision(runId, cursor, aborted);
+        if (knownHead === undefined) return;
+      } else {
+        const woken = await firstOf<number | 'expired'>(aborted, (signal) => [
+          feed.waitForRevision(runId, cursor, signal),
+          feed.waitForLeaseTime(expiresAt as number, signal).then((reached) => (reached ? ('expired' as const) : undefined)),
+        ]);
+        if (woken === undefined) return;
+        if (woken === 'expired') {
+          // No revision since: the lease expired, or was renewed without one (a pi-workflows file).
+          const run = store.getWorkflowRuns([runId], feed.leaseNow)[0];
+          if (run === undefined) return;
+          expiresAt = run.claim === null ? undefined : Date.parse(run.claim.expiresAt);
+          if (run.claim === null) await push(run);
+          continue;
+        }
+        knownHead = woken;
+      }
       const read = feed.readDeltas(runId, cursor, VIEWER_RETENTION, knownHead);
       if (read === undefined) return;
       let changed = true;
@@ -162,9 +183,29 @@ export function followRunUpdates(feed: FeedSource, store: WorkflowStore, runId: 
       if (!changed) continue;
       const run = store.getWorkflowRun(runId);
       if (run === undefined) return;
+      expiresAt = run.claim === null ? undefined : Date.parse(run.claim.expiresAt);
       await push(run);
     }
   });
+}
+
+/**
+ * Waits for the first of several waits that share one signal, which is aborted once one of them
+ * settled (the others then resolve at once and are ignored); `outer` aborting aborts them all.
+ *
+ * @returns the first value, or undefined when `outer` aborted or the first value was undefined
+ */
+async function firstOf<T>(outer: AbortSignal, waits: (signal: AbortSignal) => Array<Promise<T | undefined>>): Promise<T | undefined> {
+  if (outer.aborted) return undefined;
+  const inner = new AbortController();
+  const abort = (): void => inner.abort();
+  outer.addEventListener('abort', abort, { once: true });
+  try {
+    return await Promise.race(waits(inner.signal));
+  } finally {
+    outer.removeEventListener('abort', abort);
+    inner.abort();
+  }
 }
 
 /**

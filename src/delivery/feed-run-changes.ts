@@ -12,6 +12,14 @@
  *   snapshot and positions only grow.
  * - Reset: a cursor of another database file, one ahead of the head, or one below the oldest
  *   replayable position answers `reset_required` first (with the head as its cursor), then live.
+ * - Lease expiry: a claim whose lease expires without a renewal is a change of its run derived
+ *   from the feed's lease clock (docs/PROTOCOL.md "Lease expiry"): at each step, before the
+ *   changes after its position, a stream delivers the runs at or before its position whose lease
+ *   expired since its expiry mark, in `(expires_at, run_id)` order, each read at the lease clock
+ *   (so `claim` is null), each event's cursor naming the stream's position and that expiry; then
+ *   the changes after its position, read at the same lease clock, their cursors carrying the
+ *   mark of the whole window. A resumed stream so re-derives exactly the expiries its consumer
+ *   has not been told, whether they happened while it was away or not.
  * - Filter: a change is delivered when the run matches the filter now, or when it matched the
  *   filter's changing parts (status, queue status) at some earlier change (it may be in the
  *   subscriber's list and has left it: the subscriber drops it). See {@link deliversTo}.
@@ -24,6 +32,7 @@ import {
   matchesFilter,
   matchesFixedParts,
   mayHaveMatched,
+  type LeaseExpiryMark,
   type RunChangeRow,
   type WorkflowRunFilter,
   type WorkflowRunRecord,
@@ -37,7 +46,7 @@ export const READ_PAGE = 64;
 /** One event of {@link followRunChanges}. */
 export type RunChangeEvent =
   /**
-   * A run created or changed; `cursor` resumes after it. Followers at the same position in one
+   * A run created or changed, or whose lease expired; `cursor` resumes after it. Followers at the same position in one
    * wake-up get the same object (see `RunChangeReadCache`).
    */
   | RunChangeRecord
@@ -55,7 +64,10 @@ export type RunChangeEvent =
  * can drop it. Where the file keeps no status history (a pi-workflows state file), every run
  * passing the fixed parts counts as one that may have matched.
  */
-export function deliversTo(change: RunChangeRow & { run: WorkflowRunRecord }, filter: WorkflowRunFilter | undefined): boolean {
+export function deliversTo(
+  change: Pick<RunChangeRow, 'heldStatuses' | 'heldQueueStatuses'> & { run: WorkflowRunRecord },
+  filter: WorkflowRunFilter | undefined,
+): boolean {
   if (filter === undefined) return true;
   if (!matchesFixedParts(change.run, filter)) return false;
   if (matchesFilter(change.run, filter)) return true;
@@ -84,25 +96,44 @@ export function followRunChanges(
   let tick = feed.ticks;
   const start = store.runChangeHead();
   const databaseId = start.databaseId;
-  const cursorOf = (seq: number): string => encodeRunChangeCursor({ databaseId, seq });
+  const cursorOf = (seq: number, expiry: LeaseExpiryMark): string => encodeRunChangeCursor({ databaseId, seq, expiry });
   let cursor = start.head;
+  // Expiries after this mark are delivered: live only (and a cursor without a mark, or one that
+  // cannot be replayed), those from now on.
+  let mark: LeaseExpiryMark = { at: Math.max(feed.leaseNow, store.now()), runId: null };
   let reset = false;
   if (decoded !== undefined) {
     reset = decoded.databaseId !== databaseId || decoded.seq > start.head || decoded.seq < start.floor;
-    if (!reset) cursor = decoded.seq;
+    if (!reset) {
+      cursor = decoded.seq;
+      if (decoded.expiry !== undefined) mark = decoded.expiry;
+    }
   }
   return stream<RunChangeEvent>(options.signal, async (push, aborted) => {
-    if (reset) await push({ kind: 'reset_required', cursor: cursorOf(cursor) });
+    if (reset) await push({ kind: 'reset_required', cursor: cursorOf(cursor, mark) });
     let readNow = decoded !== undefined && !reset;
     while (!aborted.aborted) {
       // false once the feed closed (server shutdown): waiting again would return at once.
       if (!readNow && !(await feed.waitForChange(tick, aborted))) return;
       tick = feed.ticks;
-      const page = feed.readRunChanges(cursor, READ_PAGE);
+      // This step's lease clock; never before the mark (a cursor of a server whose clock is ahead).
+      const at = Math.max(feed.leaseNow, mark.at);
+      const expired = feed.readLeaseExpiries({ throughSeq: cursor, after: mark, through: at, limit: READ_PAGE }, databaseId);
+      for (const { row, event } of expired.expiries) {
+        if (aborted.aborted) return;
+        if (deliversTo(row, filter)) await push(event);
+        mark = { at: row.expiresAt, runId: row.runId };
+      }
+      if (expired.full) {
+        readNow = true;
+        continue;
+      }
+      mark = { at, runId: null };
+      const page = feed.readRunChanges(cursor, READ_PAGE, at);
       if (cursor < page.head.floor) {
         // The file dropped what this subscriber had not read yet (pi-workflows pruning).
         cursor = page.head.head;
-        await push({ kind: 'reset_required', cursor: cursorOf(cursor) });
+        await push({ kind: 'reset_required', cursor: cursorOf(cursor, mark) });
         readNow = false;
         continue;
       }

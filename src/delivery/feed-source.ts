@@ -1,5 +1,5 @@
-import type { RunChangePage } from './run-change-read-cache.js';
-import type { ViewerDeltaRead } from '../store/index.js';
+import type { LeaseExpiryPage, RunChangePage } from './run-change-read-cache.js';
+import type { LeaseExpiryRequest, ViewerDeltaRead } from '../store/index.js';
 
 /**
  * What the feed's streams (`feed-follow.ts`, `feed-run-changes.ts`) use of the `ChangeFeed`
@@ -12,7 +12,13 @@ export interface FeedSource {
   /** The delta log after a cursor, the read shared between subscribers (`ChangeFeed.readDeltas`). */
   readDeltas(runId: string, afterRevision: number, limit: number, knownHead?: number): ViewerDeltaRead | undefined;
   /** The run change log after a position, the read shared between followers (`ChangeFeed.readRunChanges`). */
-  readRunChanges(afterSeq: number, limit: number): RunChangePage;
+  readRunChanges(afterSeq: number, limit: number, at?: number): RunChangePage;
+  /** Lease expiries of a window, the read shared between followers (`ChangeFeed.readLeaseExpiries`). */
+  readLeaseExpiries(request: LeaseExpiryRequest, databaseId: string): LeaseExpiryPage;
+  /** The lease clock, epoch ms (`ChangeFeed.leaseNow`). */
+  readonly leaseNow: number;
+  /** True once the lease clock reached `at`; false on abort or close (`ChangeFeed.waitForLeaseTime`). */
+  waitForLeaseTime(at: number, signal?: AbortSignal): Promise<boolean>;
   /** The run's revision once above `after`; undefined on abort or close (`ChangeFeed.waitForRevision`). */
   waitForRevision(runId: string, after: number, signal?: AbortSignal, take?: (head: number) => number | undefined): Promise<number | undefined>;
   /** True once a wake-up after `sinceTick` was processed; false on abort or close (`ChangeFeed.waitForChange`). */

@@ -48,12 +48,13 @@ function runKeyOf(row: KeyColumns, field: RunOrderField): RunKey {
 /**
  * Loads runs by id in one statement (plus one for mounted sources).
  *
+ * @param now epoch ms the records' `claim` is live at (default the store's clock)
  * @returns records in the order of `runIds`; undefined for ids that do not exist
  */
-export function getWorkflowRuns(context: StoreContext, runIds: readonly string[]): Array<WorkflowRunRecord | undefined> {
+export function getWorkflowRuns(context: StoreContext, runIds: readonly string[], now = context.clock()): Array<WorkflowRunRecord | undefined> {
   if (runIds.length === 0) return [];
   const rows = context.database.all<RunRow>(`${RUN_ROW_SELECT} WHERE r.run_id IN (SELECT value FROM json_each(?))`, JSON.stringify(runIds));
-  const records = new Map(toRunRecords(context, rows, context.clock()).map((record) => [record.runId, record]));
+  const records = new Map(toRunRecords(context, rows, now).map((record) => [record.runId, record]));
   return runIds.map((runId) => records.get(runId));
 }
 

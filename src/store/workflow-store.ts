@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { BlobStore } from './blobs.js';
 import { StateDatabase, type WriteGroupStats } from './database.js';
 import { StoreError } from './errors.js';
+import { liveLeaseExpiry, nextLeaseExpiry, readLeaseExpiries, type LeaseExpiryRequest, type LeaseExpiryRow } from './lease-expiries.js';
 import {
   claimNextWorkflowRun,
   claimWorkflowRun,
@@ -490,9 +491,9 @@ export class WorkflowStore {
     return getWorkflowRuns(this.context, [runId])[0];
   }
 
-  /** Many runs by id in one statement; undefined for missing ids. See {@link getWorkflowRuns}. */
-  getWorkflowRuns(runIds: readonly string[]): Array<WorkflowRunRecord | undefined> {
-    return getWorkflowRuns(this.context, runIds);
+  /** Many runs by id in one statement, each `claim` as live at `now` (default the clock); undefined for missing ids. See {@link getWorkflowRuns}. */
+  getWorkflowRuns(runIds: readonly string[], now?: number): Array<WorkflowRunRecord | undefined> {
+    return getWorkflowRuns(this.context, runIds, now);
   }
 
   /** A keyset slice of runs, newest first (docs/GRAPHQL-CONTRACT.md `workflowRuns`). See {@link listWorkflowRunSlice}. */
@@ -564,8 +565,11 @@ export class WorkflowStore {
    * @returns an opaque cursor of `run-change-cursor.ts` (base64url), valid for `followRunChanges`
    */
   runChangeCursor(): string {
+    // The clock before the head and the page's rows: a lease of a listed run that expires later is
+    // delivered as an expiry (docs/PROTOCOL.md "Lease expiry").
+    const at = this.context.clock();
     const { databaseId, head } = this.runChanges.head();
-    return encodeRunChangeCursor({ databaseId, seq: head });
+    return encodeRunChangeCursor({ databaseId, seq: head, expiry: { at, runId: null } });
   }
 
   /**
@@ -575,6 +579,8 @@ export class WorkflowStore {
    *
    * @param afterSeq a position of the log (≥ 0)
    * @param limit at most this many runs
+   * @param now epoch ms the records' `claim` is live at (default the clock): the change feed reads
+   *   at its lease clock (docs/PROTOCOL.md "Lease expiry")
    * @returns `head`; `changes`; `scannedTo`, the last position read (`afterSeq` when none: a
    *   run gone from `runs` is skipped but still passed); `full`, true when `limit` rows were read
    *   (more may follow at once)
@@ -582,6 +588,7 @@ export class WorkflowStore {
   readRunChanges(
     afterSeq: number,
     limit: number,
+    now = this.context.clock(),
   ): { head: RunChangeHead; changes: Array<RunChangeRow & { run: WorkflowRunRecord }>; scannedTo: number; full: boolean } {
     return this.database.readSnapshot(() => {
       const head = this.runChanges.head();
@@ -589,6 +596,7 @@ export class WorkflowStore {
       const runs = getWorkflowRuns(
         this.context,
         rows.map((row) => row.runId),
+        now,
       );
       const changes: Array<RunChangeRow & { run: WorkflowRunRecord }> = [];
       rows.forEach((row, index) => {
@@ -597,6 +605,41 @@ export class WorkflowStore {
       });
       return { head, changes, scannedTo: rows.at(-1)?.seq ?? afterSeq, full: rows.length === limit };
     });
+  }
+
+  /**
+   * The owned run leases that expired in a window of the change feed's lease clock, each with
+   * its run read at `request.through` (so its `claim` is null), all in one snapshot. See
+   * {@link readLeaseExpiries} (docs/PROTOCOL.md "Lease expiry").
+   */
+  readLeaseExpiries(request: LeaseExpiryRequest): Array<LeaseExpiryRow & { run: WorkflowRunRecord }> {
+    return this.database.readSnapshot(() => {
+      const rows = readLeaseExpiries(this.database, request);
+      const runs = getWorkflowRuns(
+        this.context,
+        rows.map((row) => row.runId),
+        request.through,
+      );
+      const expiries: Array<LeaseExpiryRow & { run: WorkflowRunRecord }> = [];
+      rows.forEach((row, index) => {
+        const run = runs[index];
+        if (run !== undefined) expiries.push({ ...row, run });
+      });
+      return expiries;
+    });
+  }
+
+  /**
+   * The `expires_at` (epoch ms) of the run's lease when it is owned and live at `now` (epoch ms),
+   * else undefined (no such run, no owner, expired). See {@link liveLeaseExpiry}.
+   */
+  liveLeaseExpiry(runId: string, now: number): number | undefined {
+    return liveLeaseExpiry(this.database, runId, now);
+  }
+
+  /** The earliest expiry after `afterMs` (epoch ms) of an owned run lease, or undefined. See {@link nextLeaseExpiry}. */
+  nextLeaseExpiry(afterMs: number): number | undefined {
+    return nextLeaseExpiry(this.database, afterMs);
   }
 
   /**

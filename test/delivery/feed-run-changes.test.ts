@@ -28,6 +28,8 @@ const label = (event: RunChangeEvent): string =>
   event.kind === 'change' ? `${event.run.runId} ${event.run.status}/${event.run.runStateStatus} r${event.run.presentationRevision}` : 'reset';
 
 const decoded = (cursor: string): string => Buffer.from(cursor, 'base64url').toString('utf8');
+/** A decoded cursor without its expiry mark (a store on the system clock). */
+const withoutMark = (cursor: string): string => decoded(cursor).split(':').slice(0, 3).join(':');
 const databaseId = (t: TestStore): string => t.store.runChangeHead().databaseId;
 const cursorAt = (t: TestStore, seq: number, id = databaseId(t)): string => Buffer.from(`v1:${id}:${seq}`).toString('base64url');
 
@@ -125,14 +127,16 @@ describe('ChangeFeed.followRunChanges: order and cursors', () => {
     }
   });
 
-  it('the cursor is opaque base64url of v1:<database id>:<position>; positions grow by commit', async ({ t }) => {
+  it('the cursor is opaque base64url of v2:<database id>:<position>:<expiry mark>; positions grow by commit', async ({ t }) => {
     const stream = feed.followRunChanges(undefined, null);
     reserve(t.store, 'run-1');
     reserve(t.store, 'run-2', { originSessionId: 'session-2' });
     const events = await take(stream, 2);
     await stream.return?.();
     const cursors = events.map((event) => decoded(event.cursor));
-    expect(cursors.map((cursor) => cursor.split(':').slice(0, 2).join(':'))).toEqual([`v1:${databaseId(t)}`, `v1:${databaseId(t)}`]);
+    expect(cursors.map((cursor) => cursor.split(':').slice(0, 2).join(':'))).toEqual([`v2:${databaseId(t)}`, `v2:${databaseId(t)}`]);
+    // The expiry mark: the lease clock the page was read at (docs/PROTOCOL.md "Lease expiry").
+    expect(cursors.map((cursor) => Number(cursor.split(':')[3]))).toEqual([t.clock.t, t.clock.t]);
     const positions = cursors.map((cursor) => Number(cursor.split(':')[2]));
     expect(positions[1]).toBeGreaterThan(positions[0] as number);
     expect(positions[1]).toBe(t.store.runChangeHead().head);
@@ -160,7 +164,7 @@ describe('ChangeFeed.followRunChanges: order and cursors', () => {
       const cursor = ahead ? cursorAt(t, head + 1) : cursorAt(t, 3, '0123456789abcdef0123456789abcdef');
       const stream = feed.followRunChanges(undefined, cursor);
       const [reset] = await take(stream, 1);
-      expect(reset).toEqual({ kind: 'reset_required', cursor: cursorAt(t, head) });
+      expect(reset).toEqual({ kind: 'reset_required', cursor: Buffer.from(`v2:${databaseId(t)}:${head}:${t.clock.t}`).toString('base64url') });
       const next = stream.next();
       await settle();
       claim(t.store, 'run-1', 'runner-1', `token-${cursor}`);
@@ -176,6 +180,8 @@ describe('ChangeFeed.followRunChanges: order and cursors', () => {
       '',
       'not a cursor',
       Buffer.from('v2:abc:1').toString('base64url'),
+      Buffer.from('v2:abc:1:01').toString('base64url'),
+      Buffer.from('v2:abc:1:1:-run').toString('base64url'),
       cursorAt(t, 1).slice(0, -1) + '!',
       `${cursorAt(t, 1)}=`,
       Buffer.from('v1:abc:01').toString('base64url'),
@@ -328,7 +334,7 @@ describe('a pi-workflows state file: the order it keeps (events.event_seq), read
       const stream = piFeed.followRunChanges(undefined, cursorAt(t, 0, head.databaseId));
       const replay = await take(stream, 2);
       expect(replay.map(label)).toEqual(['run-1 queued/queued r1', 'run-2 queued/queued r1']);
-      expect(replay.map((event) => decoded(event.cursor))).toEqual([`v1:piwf-${T0}:1`, `v1:piwf-${T0}:2`]);
+      expect(replay.map((event) => withoutMark(event.cursor))).toEqual([`v2:piwf-${T0}:1`, `v2:piwf-${T0}:2`]);
       writer.transaction(() => writer.claim('run-1', 'runner-1', 'token-1', T0 + 60_000, T0 + 2));
       expect((await take(stream, 1)).map(label)).toEqual(['run-1 starting/queued r2']);
       writer.transaction(() => writer.recordViewerRevision('run-2', [{ targetType: 'timeline' }], T0 + 3));
@@ -336,14 +342,14 @@ describe('a pi-workflows state file: the order it keeps (events.event_seq), read
       expect((await take(stream, 1)).map(label)).toEqual(['run-2 starting/queued r3']);
       await stream.return?.();
       const foreign = piFeed.followRunChanges(undefined, cursorAt(t, 1));
-      expect(await take(foreign, 1)).toEqual([{ kind: 'reset_required', cursor: Buffer.from(`v1:piwf-${T0}:4`).toString('base64url') }]);
+      expect((await take(foreign, 1)).map((event) => [event.kind, withoutMark(event.cursor)])).toEqual([['reset_required', `v2:piwf-${T0}:4`]]);
       await foreign.return?.();
       // pi-workflows prunes old events: a cursor below the oldest event still held cannot be
       // replayed completely (floor = oldest kept − 1).
       writer.run('DELETE FROM events WHERE event_seq <= 2');
       expect(store.runChangeHead()).toEqual({ databaseId: `piwf-${T0}`, head: 4, floor: 2 });
       const tooOld = piFeed.followRunChanges(undefined, cursorAt(t, 1, `piwf-${T0}`));
-      expect(await take(tooOld, 1)).toEqual([{ kind: 'reset_required', cursor: Buffer.from(`v1:piwf-${T0}:4`).toString('base64url') }]);
+      expect((await take(tooOld, 1)).map((event) => [event.kind, withoutMark(event.cursor)])).toEqual([['reset_required', `v2:piwf-${T0}:4`]]);
       await tooOld.return?.();
       const atFloor = piFeed.followRunChanges(undefined, cursorAt(t, 2, `piwf-${T0}`));
       expect((await take(atFloor, 2)).map(label)).toEqual(['run-1 starting/queued r2', 'run-2 starting/queued r3']);

@@ -78,7 +78,7 @@ describe('WorkflowRunConnection.changeCursor', () => {
       'run-b QUEUED r1',
       'run-a QUEUED r1',
     ]);
-    expect(decoded(page.workflowRuns.changeCursor)).toBe(`v1:${head.databaseId}:${head.head}`);
+    expect(decoded(page.workflowRuns.changeCursor)).toBe(`v2:${head.databaseId}:${head.head}:${fx.clock.t}`);
     // The lineage connection answers the same position.
     const chain = await fx.data<{ workflowRun: { lineage: { changeCursor: string } } }, { runId: string }>(LINEAGE_PAGE, { runId: 'run-a' });
     expect(chain.workflowRun.lineage.changeCursor).toBe(page.workflowRuns.changeCursor);
@@ -117,7 +117,7 @@ describe('WorkflowRunConnection.changeCursor', () => {
     fx = await startTestServer({ dbPath: path });
     const page = await fx.data<PageData, Record<string, never>>(PAGE);
     expect(page.workflowRuns.edges.map(({ node }) => node.runId)).toEqual(['run-2', 'run-1']);
-    expect(decoded(page.workflowRuns.changeCursor)).toBe(`v1:piwf-${T0}:2`);
+    expect(decoded(page.workflowRuns.changeCursor)).toBe(`v2:piwf-${T0}:2:${fx.clock.t}`);
 
     // Another connection (pi-workflows' own host) claims run-1 between the page and the subscription.
     writer.transaction(() => writer.claim('run-1', 'runner-1', 'token-1', T0 + 60_000, T0 + 2));
@@ -125,6 +125,6 @@ describe('WorkflowRunConnection.changeCursor', () => {
     const { collector } = subscribeWs<ChangesData>(client, CHANGES, { after: page.workflowRuns.changeCursor }, 'changes');
     const [event] = await collector.take(1);
     expect(label(event)).toBe('run-1 STARTING r2');
-    expect(decoded(event?.data?.workflowRunChanges.cursor ?? '')).toBe(`v1:piwf-${T0}:3`);
+    expect(decoded(event?.data?.workflowRunChanges.cursor ?? '')).toBe(`v2:piwf-${T0}:3:${fx.clock.t}`);
   });
 });

@@ -66,7 +66,7 @@ const cursorOf = (result: StreamResult<ChangesData> | undefined): string => resu
 const positionOf = (cursor: string): number => Number(Buffer.from(cursor, 'base64url').toString('utf8').split(':')[2]);
 const headCursor = (fx: TestServer): string => {
   const { databaseId, head } = fx.store.runChangeHead();
-  return Buffer.from(`v1:${databaseId}:${head}`).toString('base64url');
+  return Buffer.from(`v2:${databaseId}:${head}:${fx.clock.t}`).toString('base64url');
 };
 
 describe('workflowRunChanges', () => {
