@@ -12,7 +12,7 @@ import type { QueueStatus, RunStatus } from './run-records.js';
  *
  * - Our own files walk `leases_owned_expiry_idx` (migration 0006) and find the run's position in
  *   `run_changes`.
- * - pi-workflows state files have no such index: `leases` is scanned (one row per resource), the
+ * - pi-workflows state files walk their own `leases_expires_idx` (`expires_at`, where set); the
  *   run's position is its latest event's (`events_resource_idx`).
  */
 
@@ -57,8 +57,7 @@ export function readLeaseExpiries(database: StateDatabase, request: LeaseExpiryR
   const { throughSeq, after, through, limit } = request;
   if (through < after.at || (through === after.at && after.runId === null)) return [];
   const afterRunId = after.runId;
-  const window =
-    afterRunId === null ? 'l.expires_at > ?' : '(l.expires_at > ? OR (l.expires_at = ? AND r.run_id > ?))';
+  const window = afterRunId === null ? 'l.expires_at > ?' : '(l.expires_at > ? OR (l.expires_at = ? AND r.run_id > ?))';
   const windowParams = afterRunId === null ? [after.at] : [after.at, after.at, afterRunId];
   const rows =
     database.file.kind === 'pi-workflows'
@@ -67,7 +66,7 @@ export function readLeaseExpiries(database: StateDatabase, request: LeaseExpiryR
              SELECT l.expires_at, r.run_id,
                coalesce((SELECT max(e.event_seq) FROM events e WHERE e.resource_id = l.resource_id), 0) AS seq
              FROM leases l JOIN runs r ON r.resource_id = l.resource_id
-             WHERE l.owner_id IS NOT NULL AND l.expires_at <= ? AND ${window})
+             WHERE l.owner_id IS NOT NULL AND l.expires_at IS NOT NULL AND l.expires_at <= ? AND ${window})
            WHERE seq <= ? ORDER BY expires_at, run_id LIMIT ?`,
           through,
           ...windowParams,
@@ -101,16 +100,15 @@ export function readLeaseExpiries(database: StateDatabase, request: LeaseExpiryR
  * @returns epoch ms, or undefined when no owned run lease expires after `afterMs`
  */
 export function nextLeaseExpiry(database: StateDatabase, afterMs: number): number | undefined {
-  const row = database.get<{ expires_at: number | null }>(
-    database.file.kind === 'pi-workflows'
-      ? `SELECT min(l.expires_at) AS expires_at FROM leases l
-         WHERE l.owner_id IS NOT NULL AND l.expires_at > ? AND l.resource_id IN (SELECT resource_id FROM runs)`
-      : `SELECT l.expires_at FROM leases l
-         WHERE l.owner_id IS NOT NULL AND l.expires_at > ? AND EXISTS (SELECT 1 FROM runs r WHERE r.resource_id = l.resource_id)
-         ORDER BY l.expires_at LIMIT 1`,
+  // `expires_at IS NOT NULL` lets a pi-workflows file use its own `leases_expires_idx`.
+  const row = database.get<{ expires_at: number }>(
+    `SELECT l.expires_at FROM leases l
+     WHERE l.owner_id IS NOT NULL AND l.expires_at IS NOT NULL AND l.expires_at > ?
+       AND EXISTS (SELECT 1 FROM runs r WHERE r.resource_id = l.resource_id)
+     ORDER BY l.expires_at LIMIT 1`,
     afterMs,
   );
-  return row?.expires_at ?? undefined;
+  return row?.expires_at;
 }
 
 /**

@@ -64,6 +64,11 @@ export interface WorkflowRunRecord {
   claimExpiresAt: string | null;
   /** The live (unexpired) claim at read time, or null. */
   claim: RunClaimRecord | null;
+  /**
+   * The claim whose lease expired at or before read time without being released (its owner is
+   * still recorded), or null (docs/PROTOCOL.md "Lease expiry").
+   */
+  expiredClaim: RunClaimRecord | null;
   affinityRunnerId: string | null;
   /** Null for headless runs. */
   originSessionId: string | null;
@@ -275,6 +280,15 @@ function toRunRecord(row: RunRow, mounts: MountRow[], now: number): WorkflowRunR
     claimExpiresAt: owned ? iso(row.expires_at as number) : null,
     claim:
       owned && (row.expires_at as number) > now
+        ? {
+            ownerId: row.owner_id as string,
+            ownerType: row.owner_type as string,
+            leaseGeneration: row.generation,
+            expiresAt: iso(row.expires_at as number),
+          }
+        : null,
+    expiredClaim:
+      owned && (row.expires_at as number) <= now
         ? {
             ownerId: row.owner_id as string,
             ownerType: row.owner_type as string,

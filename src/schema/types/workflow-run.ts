@@ -228,6 +228,15 @@ WorkflowRunRef.implement({
       description: 'The live claim, or null.',
       resolve: (run) => run.claim,
     }),
+    expiredClaim: t.field({
+      type: RunClaimRef,
+      nullable: true,
+      description:
+        'The claim whose lease expired without a renewal or a release (its runner is still recorded), or null: ' +
+        'when it expires the run-list change feed and `workflowRunUpdated` deliver the run with `claim: null` and this set ' +
+        '(docs/PROTOCOL.md "Lease expiry"). A stale mark can name when the lease expired.',
+      resolve: (run) => run.expiredClaim,
+    }),
     presentationRevision: t.exposeInt('presentationRevision', { description: 'Current viewer revision of the run.' }),
     // Lineage: each read is one batched statement per request (loadable fields and groups).
     parent: t.field({
