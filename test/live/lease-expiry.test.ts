@@ -14,7 +14,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RenewWorkflowRunClaimDocument } from '../../schema/generated/graphql.js';
 import { closeAfterSse, reserveRun, subscribeSse, subscribeWs, wsClient, type EventCollector, type StreamResult } from '../helpers/live-fixtures.js';
-import { createPiWorkflowsFile } from '../helpers/pi-workflows-file.js';
+import { createPiWorkflowsFile } from '../../fixtures/pi-workflows-file.js';
 import { sharedSubscribers } from '../helpers/server-signals.js';
 import { claim, snapshotTables, startTestServer, T0, type TestServer } from '../helpers/server-fixture.js';
 
