@@ -8,19 +8,28 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { GraphQLEnumType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../src/schema/index.js';
-import { CancelWorkflowRunDocument, WorkflowRunDocument } from '../../schema/generated/graphql.js';
+import { loadMcpOperations } from '../../src/server/mcp/graphql-calls.js';
+import { OPERATIONS_DIR } from '../../src/server/page/static-files.js';
+import { CancelWorkflowRunDocument, ReportWorkflowRunStateDocument, ReserveWorkflowRunDocument, WorkflowRunDocument } from '../../schema/generated/graphql.js';
+import { httpRequest } from '../helpers/raw-http.js';
 import { captureLog } from '../helpers/log-capture.js';
 import { feedWaiters } from '../helpers/server-signals.js';
-import { connectionOf } from '../helpers/store-internals.js';
-import { failedRoot, reserve, reserveInput, restart, snapshotTables, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { connectionOf, storeInternals } from '../helpers/store-internals.js';
+import { claim, failedRoot, park, reserve, reserveInput, restart, snapshotTables, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
 const FULL = 'mcp-full-token';
 const READ = 'mcp-read-token';
 const READ_TOOLS = ['list_runs', 'inspect_run', 'wait_for_run_change'];
 const WRITE_TOOLS = ['restart_run', 'cancel_run', 'pause_run', 'resume_run'];
+/** The test server's --max-body-bytes. */
+const MAX_BODY = 65_536;
 const UNAUTHORIZED = 'Unauthorized: send Authorization: Bearer <token>';
 const FOREIGN_ORIGIN = 'Origin "http://evil.example" is not allowed; start the server with --cors-origin <origin> to allow it';
 
@@ -77,7 +86,7 @@ describe('/mcp', () => {
   const log = captureLog('info');
 
   beforeAll(async () => {
-    fx = await startTestServer({ token: FULL, readTokens: [READ], logger: log.logger });
+    fx = await startTestServer({ token: FULL, readTokens: [READ], logger: log.logger, maxBodyBytes: MAX_BODY });
     // The run list: three roots a second apart, one failed, one of another session and workflow.
     await failedRoot(fx, 'list-a', 'boom');
     fx.clock.advance(1_000);
@@ -242,11 +251,33 @@ describe('/mcp', () => {
       ]);
     });
 
+    it('pause_run and resume_run pause and resume a run waiting for input; the database holds each', async () => {
+      await reserve(fx, reserveInput('pause-1', { originSessionId: 's-pause-1' }));
+      await claim(fx, 'pause-1', 'token-pause-1');
+      const { reportWorkflowRunState } = await fx.data(ReportWorkflowRunStateDocument, {
+        input: { runId: 'pause-1', claimToken: 'token-pause-1', state: 'WAITING' },
+      });
+      expect(reportWorkflowRunState.__typename).toBe('ReportWorkflowRunStateSuccess');
+      await park(fx, 'pause-1', 'token-pause-1');
+      // The engine opens the request (no mutation does): the test stands in for it.
+      storeInternals(fx.store).interactions.openInteraction(
+        { runId: 'pause-1', nodeId: 'ask', attemptId: 'attempt-pause-1', requestId: 'request-pause-1', targetSessionId: 's-pause-1' },
+        fx.clock.t,
+      );
+      const row = (): unknown => connectionOf(fx.store).prepare('SELECT paused, status, status_detail FROM runs WHERE run_id = ?').get('pause-1');
+      expect(ok(await call(full, 'pause_run', { runId: 'pause-1' }))).toMatchObject({ run: { runId: 'pause-1', paused: true, statusDetail: 'paused' } });
+      expect(row()).toEqual({ paused: 1, status: 'waiting', status_detail: 'paused' });
+      expect(ok(await call(full, 'resume_run', { runId: 'pause-1' }))).toMatchObject({
+        run: { paused: false, statusDetail: 'waiting for origin-session input' },
+      });
+      expect(row()).toEqual({ paused: 0, status: 'waiting', status_detail: 'waiting for origin-session input' });
+    });
+
     it('refused calls change nothing: unknown run, read token, bad input, another session, a finished run', async () => {
       await failedRoot(fx, 'refuse-1', 'broke', 's-refuse-1');
       const before = snapshotTables(fx.store);
-      expect(refused(await call(full, 'restart_run', { runId: 'nope', originSessionId: 'session-1' }))).toMatch(/^NOT_FOUND: /);
-      expect(refused(await call(full, 'cancel_run', { runId: 'nope' }))).toMatch(/^NOT_FOUND: /);
+      expect(refused(await call(full, 'restart_run', { runId: 'nope', originSessionId: 'session-1' }))).toBe('NOT_FOUND: Workflow run not found: nope');
+      expect(refused(await call(full, 'cancel_run', { runId: 'nope' }))).toBe('NOT_FOUND: Workflow run not found: nope');
       expect(refused(await call(read, 'restart_run', { runId: 'refuse-1', originSessionId: 's-refuse-1' }))).toBe(
         'FORBIDDEN: This token has the read scope only; mutations need the write scope',
       );
@@ -259,9 +290,17 @@ describe('/mcp', () => {
       expect(refused(await call(full, 'restart_run', { runId: 'refuse-1' }))).toBe(
         'Invalid arguments for restart_run: originSessionId: Invalid input: expected string, received undefined. Nothing was run.',
       );
-      expect(refused(await call(full, 'restart_run', { runId: 'refuse-1', originSessionId: 'session-9' }))).toMatch(/^FORBIDDEN: /);
-      expect(refused(await call(full, 'cancel_run', { runId: 'refuse-1' }))).toMatch(/^CONFLICT: /);
-      expect(refused(await call(full, 'pause_run', { runId: 'refuse-1' }))).toMatch(/^CONFLICT: /);
+      expect(refused(await call(full, 'restart_run', { runId: 'refuse-1', originSessionId: 'session-9' }))).toBe(
+        'FORBIDDEN: Workflow run belongs to another Pi session',
+      );
+      expect(refused(await call(full, 'cancel_run', { runId: 'refuse-1' }))).toBe('CONFLICT: Workflow run refuse-1 has already finished (queue status failed)');
+      expect(refused(await call(full, 'pause_run', { runId: 'refuse-1' }))).toBe(
+        'CONFLICT: Workflow run refuse-1 is not parked (queue status failed): only a parked run can be paused',
+      );
+      // A typed error also comes structured.
+      expect((await call(full, 'cancel_run', { runId: 'nope' })).structuredContent).toEqual({
+        error: { type: 'NotFoundError', code: 'NOT_FOUND', message: 'Workflow run not found: nope' },
+      });
       expect(snapshotTables(fx.store)).toEqual(before);
     });
 
@@ -333,7 +372,9 @@ describe('/mcp', () => {
       expect(refused(await call(read, 'wait_for_run_change', { runId: 'wait-3', afterRevision: 1, timeoutMs: 30_001 }))).toBe(
         'Invalid arguments for wait_for_run_change: timeoutMs: Too big: expected number to be <=30000. Nothing was run.',
       );
-      expect(refused(await call(read, 'wait_for_run_change', { runId: 'nope', afterRevision: 1, timeoutMs: 1_000 }))).toMatch(/^NOT_FOUND: /);
+      expect(refused(await call(read, 'wait_for_run_change', { runId: 'nope', afterRevision: 1, timeoutMs: 1_000 }))).toBe(
+        'NOT_FOUND: Workflow run not found: nope',
+      );
     });
   });
 
@@ -374,6 +415,44 @@ describe('/mcp', () => {
       expect(await response.json()).toEqual({ errors: [{ message: UNAUTHORIZED }] });
     });
 
+    it('refuses a Host the server does not answer for with 421', async () => {
+      const response = await httpRequest(mcpUrl(fx).href, {
+        method: 'POST',
+        headers: { host: 'evil.example', authorization: `Bearer ${FULL}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(response.status).toBe(421);
+      expect(JSON.parse(response.text)).toEqual({
+        errors: [{ message: 'This server does not answer for host "evil.example"; start it with --allowed-host <name> to allow a name' }],
+      });
+    });
+
+    it('refuses a body over --max-body-bytes with 413, and serves a chunked body within it', async () => {
+      const headers = { authorization: `Bearer ${FULL}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const large = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_runs', arguments: { search: 'x'.repeat(MAX_BODY) } } });
+      const tooLarge = await fetch(mcpUrl(fx), { method: 'POST', headers, body: large });
+      expect(tooLarge.status).toBe(413);
+      expect(await tooLarge.json()).toEqual({ errors: [{ message: `Request body larger than ${MAX_BODY} bytes` }] });
+      // A body of unknown length: the gate reads it (up to the cap) before /mcp gets it.
+      const body = new TextEncoder().encode(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }));
+      const chunked = await fetch(mcpUrl(fx), {
+        method: 'POST',
+        headers: { ...headers, 'mcp-protocol-version': '2025-11-25' },
+        body: new ReadableStream({
+          start(controller) {
+            controller.enqueue(body.slice(0, 10));
+            controller.enqueue(body.slice(10));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      expect(chunked.status).toBe(200);
+      const answer = (await chunked.json()) as { id: number; result: { tools: Array<{ name: string }> } };
+      expect(answer.id).toBe(7);
+      expect(answer.result.tools.map((tool) => tool.name)).toEqual([...READ_TOOLS, ...WRITE_TOOLS]);
+    });
+
     it('answers GET (no session stream) 405', async () => {
       const response = await fetch(mcpUrl(fx), { headers: { authorization: `Bearer ${FULL}`, accept: 'text/event-stream' } });
       expect(response.status).toBe(405);
@@ -396,5 +475,76 @@ describe('/mcp', () => {
       });
       expect(log.lines.slice(from).join('\n')).not.toContain(READ);
     });
+  });
+
+  describe('--persisted-operations', () => {
+    const MANIFEST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'generated', 'persisted-documents.json');
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'mcp-manifest-'));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('with --only-persisted and the codegen manifest, the tools run by id', async () => {
+      const persisted = await startTestServer({ persistedOperations: MANIFEST, onlyPersisted: true });
+      try {
+        // Seeded by id as well: this server runs nothing else.
+        const seeded = await fetch(persisted.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ documentId: (ReserveWorkflowRunDocument.__meta__ as { hash: string }).hash, variables: { input: reserveInput('p-1') } }),
+        });
+        expect(((await seeded.json()) as { data: { reserveWorkflowRun: { __typename: string } } }).data.reserveWorkflowRun.__typename).toBe(
+          'ReserveWorkflowRunSuccess',
+        );
+        const client = await connect(persisted, {});
+        expect((ok(await call(client, 'list_runs', {})).runs as Array<{ runId: string }>).map((run) => run.runId)).toEqual(['p-1']);
+        const { run } = ok(await call(client, 'inspect_run', { runId: 'p-1' })) as { run: { presentationRevision: number } };
+        expect(ok(await call(client, 'wait_for_run_change', { runId: 'p-1', afterRevision: 0 }))).toMatchObject({ kind: 'snapshot_required' });
+        expect(ok(await call(client, 'cancel_run', { runId: 'p-1' }))).toMatchObject({ run: { status: 'CANCELLED' } });
+        expect(ok(await call(client, 'wait_for_run_change', { runId: 'p-1', afterRevision: run.presentationRevision }))).toMatchObject({ kind: 'changed' });
+        expect(ok(await call(client, 'inspect_run', { runId: 'p-1' }))).toMatchObject({ viewerDeltas: { kind: 'DELTAS' } });
+      } finally {
+        await persisted.close();
+      }
+    });
+
+    it('every MCP operation is in the codegen manifest, found by its definitions', () => {
+      const operations = loadMcpOperations(join(OPERATIONS_DIR, 'mcp.graphql'), MANIFEST);
+      const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>;
+      expect(operations.size).toBe(9);
+      for (const [name, operation] of operations) {
+        expect(operation.documentId, name).toBeDefined();
+        expect(manifest[operation.documentId as string], name).toContain(`${name}(`);
+      }
+    });
+
+    it('with --only-persisted and a manifest without the MCP operations, a tool answers the refusal', async () => {
+      const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>;
+      const withoutMcp = Object.fromEntries(Object.entries(manifest).filter(([, text]) => !text.includes('Mcp')));
+      const path = join(dir, 'without-mcp.json');
+      writeFileSync(path, JSON.stringify(withoutMcp));
+      const persisted = await startTestServer({ persistedOperations: path, onlyPersisted: true });
+      try {
+        const client = await connect(persisted, {});
+        expect(refused(await call(client, 'list_runs', {}))).toBe(
+          'PERSISTED_QUERY_ONLY: This server runs only persisted operations (--only-persisted): send documentId (or extensions.persistedQuery) instead of query.',
+        );
+      } finally {
+        await persisted.close();
+      }
+    });
+  });
+
+  it('closing the server ends a wait in progress with a tool error', async () => {
+    const closing = await startTestServer();
+    await reserve(closing, reserveInput('close-1'));
+    const client = await connect(closing, {});
+    const { run } = ok(await call(client, 'inspect_run', { runId: 'close-1', recentRevisions: 0 })) as { run: { presentationRevision: number } };
+    const waiting = call(client, 'wait_for_run_change', { runId: 'close-1', afterRevision: run.presentationRevision });
+    await feedWaiters(closing.server, 1, 'the wait subscribed');
+    const closed = closing.close();
+    expect(refused(await waiting)).toBe('The wait was stopped: the server is closing or the client went away');
+    await closed;
   });
 });

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { parse, print, separateOperations, type DocumentNode } from 'graphql';
+import { parse, print, separateOperations, visit, type ASTNode, type DocumentNode } from 'graphql';
 
 /** The operations of `schema/operations/mcp.graphql` the tools run. */
 export type McpOperationName =
@@ -30,14 +30,26 @@ export interface GraphQLResultJson {
 }
 
 /**
- * The definitions of a document printed one by one and sorted: two documents holding the same
- * operation and fragments compare equal whatever their order or formatting.
+ * A document printed with its definitions, every selection set's selections, every field's
+ * arguments and every operation's variables sorted: two documents holding the same operation and
+ * fragments compare equal whatever their order or formatting (codegen's manifest prints them sorted).
  */
 function normalised(document: DocumentNode): string {
-  return document.definitions
+  const byText = <T extends ASTNode>(nodes: readonly T[] | undefined): T[] => [...(nodes ?? [])].sort((a, b) => compare(print(a), print(b)));
+  const sorted = visit(document, {
+    SelectionSet: { leave: (node) => ({ ...node, selections: byText(node.selections) }) },
+    Field: { leave: (node) => ({ ...node, arguments: byText(node.arguments) }) },
+    OperationDefinition: { leave: (node) => ({ ...node, variableDefinitions: byText(node.variableDefinitions) }) },
+  });
+  return sorted.definitions
     .map((definition) => print(definition))
-    .sort()
+    .sort(compare)
     .join('\n');
+}
+
+/** Code-unit order of two strings. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
