@@ -1,7 +1,8 @@
 /**
  * An IDE-plugin style watcher: prints a run's lineage, then follows its viewer deltas from a
- * revision over graphql-ws, reconnecting by itself with the last cursor (docs/PROTOCOL.md).
- * Uses the codegen-typed operations of schema/operations/ (`npm run codegen`).
+ * revision, reconnecting by itself with the last cursor (docs/PROTOCOL.md). Built on the typed
+ * client `pi-workflows-graphql/client` (src/client/, docs/IDE.md "The typed client"): its run
+ * watch for the deltas, its run-list watch on the chain for failures and restarts, one socket.
  *
  *   npx tsx examples/watch-run.ts <runId> [--after N] [--follow-restarts] [--url http://127.0.0.1:4000/graphql] [--token T]
  *
@@ -11,21 +12,23 @@
  * with --follow-restarts it switches to the restart by itself). Ctrl-C stops it.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import {
+  createWorkflowClient,
+  describeDisconnect,
   RunChainDocument,
-  WorkflowRunDeltasDocument,
+  WorkflowClientError,
   WorkflowRunDocument,
   WorkflowRunLineageDocument,
-  WorkflowRunLineageUpdatedDocument,
+  type Run,
   type RunChainQuery,
   type RunChainQueryVariables,
+  type RunDeltaEvent,
+  type RunListWatch,
+  type RunWatch,
   type TypedDocumentString,
-  type WorkflowRunDeltasSubscription,
-  type WorkflowRunDeltasSubscriptionVariables,
-  type WorkflowRunLineageUpdatedSubscription,
-} from '../schema/generated/graphql.js';
+  type WatchEnd,
+} from '../src/client/index.js';
 
 const program = new Command()
   .name('watch-run')
@@ -47,56 +50,27 @@ const options = program.opts<{ after?: number; url: string; token?: string; foll
 /** The run being followed: the one asked for, then its restarts with --follow-restarts. */
 let runId = firstRunId;
 
-const httpUrl = options.url.replace(/^ws/, 'http');
-const wsUrl = options.url.replace(/^http/, 'ws');
-const authorization = options.token === undefined ? undefined : `Bearer ${options.token}`;
-
-/** Why a fetch failed, in words: `connection refused` for ECONNREFUSED, and so on. */
-function networkCause(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  const code = typeof cause?.code === 'string' ? cause.code : undefined;
-  const words: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ECONNRESET: 'connection reset',
-    ENOTFOUND: 'host not found',
-    EAI_AGAIN: 'host name lookup failed',
-    ETIMEDOUT: 'timed out',
-    EHOSTUNREACH: 'host unreachable',
-  };
-  if (code !== undefined) return words[code] ?? code;
-  return typeof cause?.message === 'string' ? cause.message : (error as Error).message;
-}
+const client = createWorkflowClient({
+  url: options.url,
+  webSocketImpl: WebSocket,
+  ...(options.token === undefined ? {} : { token: options.token }),
+});
+const wsUrl = client.wsUrl;
 
 /** What to do when the server cannot be reached (the one-line hint of every such message). */
 const START_HINT = 'is it running? Start it with "npm start" (port 4000) or "npm run demo" (port 4100), or pass --url';
 
-/** One typed request over GraphQL over HTTP; a network failure says which server and why. */
+/** One typed request over GraphQL over HTTP; a failure says which server and why, and what to do. */
 async function request<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables): Promise<TResult> {
-  let response: Response;
   try {
-    response = await fetch(httpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/graphql-response+json',
-        ...(authorization === undefined ? {} : { authorization }),
-      },
-      body: JSON.stringify({ query: document.toString(), variables }),
-    });
+    return await client.query(document, variables);
   } catch (error) {
-    throw new Error(`cannot reach the server at ${httpUrl} (${networkCause(error)}): ${START_HINT}`);
+    if (!(error instanceof WorkflowClientError)) throw error;
+    if (error.kind === 'network') throw new Error(`${error.message}: ${START_HINT}`);
+    if (error.kind === 'unauthorized') throw new Error(`the server at ${client.url} needs a token (401): pass --token or set PI_WORKFLOWS_TOKEN`);
+    if (error.kind === 'http') throw new Error(`${error.message.replace(/: is the URL .*$/, '')}: is --url the server's /graphql endpoint?`);
+    throw error;
   }
-  if (response.status === 401) throw new Error(`the server at ${httpUrl} needs a token (401): pass --token or set PI_WORKFLOWS_TOKEN`);
-  const text = await response.text();
-  let body: { data?: TResult; errors?: Array<{ message: string }> };
-  try {
-    body = JSON.parse(text) as typeof body;
-  } catch {
-    throw new Error(`HTTP ${response.status} from ${httpUrl} is not a GraphQL answer: is --url the server's /graphql endpoint?`);
-  }
-  if (body.errors !== undefined) throw new Error(body.errors.map((error) => error.message).join('; '));
-  if (!response.ok || body.data === undefined) throw new Error(`HTTP ${response.status}`);
-  return body.data;
 }
 
 type Lineage = NonNullable<NonNullable<RunChainQuery['workflowRun']>['rootRun']>['lineage'];
@@ -162,9 +136,7 @@ async function printLineage(): Promise<Chain> {
   };
 }
 
-type DeltaEvent = WorkflowRunDeltasSubscription['workflowRunDeltas'];
-
-function describe(event: Extract<DeltaEvent, { __typename: 'ViewerDeltaBatch' }>): string {
+function describe(event: Extract<RunDeltaEvent, { __typename: 'ViewerDeltaBatch' }>): string {
   const parts = event.deltas.map((delta) => {
     const ops = delta.patch
       .filter((op) => op.path !== '/presentationRevision')
@@ -177,29 +149,26 @@ function describe(event: Extract<DeltaEvent, { __typename: 'ViewerDeltaBatch' }>
   return `rev ${event.presentationRevision}  ${event.deltas[0]?.recordedAt ?? ''}  ${parts.join(' | ')}`;
 }
 
-let stopped = false;
-let activeClient: Client | undefined;
-let backoffMs = 250;
-
-/** The last revision applied: every (re)subscription resumes after it. */
-let cursor = 0;
-/** The chain of the watched run (its lineage updates tell failures and restarts). */
-let rootRunId = '';
-/** The restart to switch to (--follow-restarts), set by the lineage stream; ends the current follow. */
-let switchTo: { runId: string; restartNumber: number } | undefined;
+/** The watch of the followed run's deltas (replaced when --follow-restarts switches to a restart). */
+let deltas: RunWatch | undefined;
+/** The last revision applied before the current watch started (the watch keeps it after that). */
+let startRevision = 0;
 /** Failures already reported (each run once). */
 const reportedFailures = new Set<string>();
 /** Restarts already offered (each once). */
 const offeredRestarts = new Set<string>();
-/** The last WebSocket error (e.g. `connect ECONNREFUSED …`), to say why a connection closed. */
-let lastSocketError: string | undefined;
 
 const FAILED = new Set(['FAILED', 'TIMED_OUT']);
 
+/** The last revision applied: every resume of the watch asks for the revisions after it. */
+function cursor(): number {
+  return deltas?.revision ?? startRevision;
+}
+
 /**
  * Looks whether the run failed; if so says why and offers its restart, or says one is awaited
- * (once per run). Called for every revision of the watched run and for its lineage updates:
- * the lineage stream only reports changes after the server registered it, the revisions
+ * (once per run). Called for every revision of the watched run and for its chain's changes:
+ * the chain's changes only report what changed after the watch started, the revisions
  * (replayed from the cursor) cover the moment before.
  */
 async function checkFailure(failedRunId: string): Promise<void> {
@@ -215,7 +184,7 @@ async function checkFailure(failedRunId: string): Promise<void> {
 
 /**
  * Offers the restart of the watched run: the command that follows it, or with
- * --follow-restarts switches to it (the current follow ends, the next starts at revision 0).
+ * --follow-restarts switches to it (the current watch ends, the next starts at revision 0).
  */
 async function offerRestart(failedRunId: string, restartRunId: string): Promise<void> {
   if (offeredRestarts.has(restartRunId) || failedRunId !== runId) return;
@@ -224,8 +193,9 @@ async function offerRestart(failedRunId: string, restartRunId: string): Promise<
   const restartNumber = workflowRun?.restartNumber ?? 0;
   if (options.followRestarts === true) {
     console.log(`run ${failedRunId} was restarted as ${restartRunId} (restart #${restartNumber}): following it`);
-    switchTo = { runId: restartRunId, restartNumber };
-    await activeClient?.dispose();
+    runId = restartRunId;
+    startRevision = 0;
+    follow();
     return;
   }
   const url = options.url === 'http://127.0.0.1:4000/graphql' ? '' : ` --url ${options.url}`;
@@ -242,94 +212,60 @@ function enqueue(task: () => Promise<void>): void {
   lineageQueue = lineageQueue.then(task).catch((error: unknown) => console.error(`watch-run: ${(error as Error).message}`));
 }
 
-/** A lineage update of the chain: the watched run failing, or a restart of it appearing. */
-function onLineageUpdate(run: WorkflowRunLineageUpdatedSubscription['workflowRunLineageUpdated']): void {
+/** A change of a run of the chain: the watched run failing, or a restart of it appearing. */
+function onChainChange(run: Run): void {
   if (run.runId === runId && FAILED.has(run.status)) enqueue(() => checkFailure(run.runId));
   else if (run.parentRunId === runId && run.lineageKind === 'RESTART') enqueue(() => offerRestart(run.parentRunId as string, run.runId));
 }
 
-/**
- * Follows the deltas after {@link cursor}, and the chain's lineage updates, until the connection
- * drops, the stream ends, or --follow-restarts switches to a restart.
- *
- * @returns `'completed'` when the server ended the stream, `'switch'` for a restart to follow
- * @throws the close event or error of a dropped connection; a GraphQL error list for a refusal
- */
-async function follow(): Promise<'completed' | 'switch'> {
-  const client = createClient({
-    url: wsUrl,
-    webSocketImpl: WebSocket,
-    connectionParams: authorization === undefined ? {} : { authorization },
-    retryAttempts: 0, // this loop reconnects, with the cursor it holds
-    lazy: true,
-    keepAlive: 10_000,
-    on: {
-      connected: () => {
-        if (backoffMs > 250) console.log(`reconnected to ${wsUrl}; resuming after revision ${cursor}`);
-        backoffMs = 250;
-        lastSocketError = undefined;
-      },
-      error: (error) => {
-        lastSocketError = (error as { message?: string } | null)?.message;
-      },
-    },
-  });
-  activeClient = client;
-  const stopLineage = client.subscribe<WorkflowRunLineageUpdatedSubscription>(
-    { query: WorkflowRunLineageUpdatedDocument.toString(), variables: { rootRunId } },
-    {
-      next: (result) => {
-        if (result.data?.workflowRunLineageUpdated !== undefined) onLineageUpdate(result.data.workflowRunLineageUpdated);
-      },
-      error: () => undefined, // the deltas stream reports the connection
-      complete: () => undefined,
-    },
-  );
-  const variables: WorkflowRunDeltasSubscriptionVariables = { runId, afterRevision: cursor };
-  try {
-    const events = client.iterate<WorkflowRunDeltasSubscription>({ query: WorkflowRunDeltasDocument.toString(), variables });
-    for await (const result of events) {
-      if (result.errors !== undefined) throw new Error(result.errors.map((error) => error.message).join('; '));
-      const event = result.data?.workflowRunDeltas;
-      if (event === undefined) continue;
+/** How a watch ended: the server completed the stream (done), or refused it (exit 1). */
+function onEnd(end: WatchEnd, watch: RunWatch | RunListWatch): void {
+  if (end.reason === 'closed') return;
+  if (end.reason === 'completed') {
+    if (watch !== deltas) return;
+    console.log(`stream completed at revision ${cursor()}`);
+    void client.close().then(() => process.exit(0));
+    return;
+  }
+  const { error } = end;
+  // The server refused the subscription (unknown run, bad cursor) or the token: retrying cannot help.
+  console.error(`watch-run: ${error.kind === 'unauthorized' ? 'forbidden (4403): pass --token' : error.message}`);
+  process.exit(1);
+}
+
+/** Follows {@link runId}'s deltas after the cursor (replacing the watch of a previous run). */
+function follow(): void {
+  deltas?.close();
+  console.log(`following ${runId} after revision ${startRevision} via ${wsUrl}`);
+  const watched = runId;
+  const watch: RunWatch = client.watchRun(watched, {
+    afterRevision: startRevision,
+    onEvent: (event) => {
       if (event.__typename === 'ViewerSnapshotRequired') {
         // Reload what the view needs (here: the lineage), continue after currentRevision.
         console.log(
           `snapshot required: revision ${event.currentRevision} (retained from ${event.retainedFromRevision}); status ${event.run.status}/${event.run.queueStatus}`,
         );
-        cursor = event.currentRevision;
-        continue;
+        return;
       }
-      if (event.presentationRevision !== cursor + 1) console.log(`! expected revision ${cursor + 1}, got ${event.presentationRevision}`);
-      cursor = event.presentationRevision;
       console.log(describe(event));
-      const watched = runId;
       enqueue(() => checkFailure(watched));
-    }
-  } catch (error) {
-    if (switchTo === undefined) throw error;
-  } finally {
-    stopLineage();
-    await client.dispose();
-  }
-  return switchTo === undefined ? 'completed' : 'switch';
+    },
+    onEnd: (end) => onEnd(end, watch),
+  });
+  deltas = watch;
 }
 
-/** Why a connection closed, in words. */
-function describeClose(error: unknown): string {
-  const close = error as { code?: number; reason?: string; message?: string };
-  if (close.code === 1001) return 'the server is shutting down (1001 Going away)';
-  if (close.code === 1006 || close.code === undefined) {
-    const cause = lastSocketError ?? close.message;
-    if (cause !== undefined && /ECONNREFUSED/.test(cause)) return `the server is down (connection refused at ${wsUrl})`;
-    return `the connection was lost${cause === undefined || cause === '' ? '' : ` (${cause})`}`;
+client.onStatus((status) => {
+  if (status.state === 'reconnecting') {
+    console.log(`disconnected: ${describeDisconnect(status.reason, wsUrl)}; reconnecting in ${status.delayMs} ms, then resuming after revision ${cursor()}`);
+  } else if (status.state === 'connected' && status.reconnected) {
+    console.log(`reconnected to ${wsUrl}; resuming after revision ${cursor()}`);
   }
-  return `connection closed (code ${close.code}${close.reason ? `, ${close.reason}` : ''})`;
-}
+});
 
 process.on('SIGINT', () => {
-  stopped = true;
-  void activeClient?.dispose();
+  void client.close();
   console.log('\nstopped');
   process.exit(0);
 });
@@ -341,37 +277,16 @@ try {
   console.error(`watch-run: ${(error as Error).message}`);
   process.exit(1);
 }
-cursor = options.after ?? chain.current;
-rootRunId = chain.rootRunId;
-console.log(`following ${runId} after revision ${cursor} via ${wsUrl}`);
+startRevision = options.after ?? chain.current;
 if (chain.watched !== undefined && FAILED.has(chain.watched.status)) {
   enqueue(() => checkFailure(runId));
   await lineageQueue;
 }
-while (!stopped) {
-  if (switchTo !== undefined) {
-    runId = switchTo.runId;
-    switchTo = undefined;
-    cursor = 0;
-    console.log(`following ${runId} after revision ${cursor} via ${wsUrl}`);
-  }
-  try {
-    const outcome = await follow();
-    if (outcome === 'switch') continue;
-    console.log(`stream completed at revision ${cursor}`);
-    break;
-  } catch (error) {
-    if (Array.isArray(error)) {
-      // The server refused the subscription (unknown run, bad cursor): retrying cannot help.
-      console.error(`watch-run: ${error.map((item: { message?: string }) => item.message).join('; ')}`);
-      process.exit(1);
-    }
-    if ((error as { code?: number }).code === 4403) {
-      console.error('watch-run: forbidden (4403): pass --token');
-      process.exit(1);
-    }
-    console.log(`disconnected: ${describeClose(error)}; reconnecting in ${backoffMs} ms, then resuming after revision ${cursor}`);
-    await new Promise((resolve) => setTimeout(resolve, backoffMs));
-    backoffMs = Math.min(backoffMs * 2, 8_000);
-  }
-}
+if (deltas === undefined) follow(); // (--follow-restarts may have switched to a restart already)
+const watchedChain = client.watchRunList({
+  filter: { rootRunId: chain.rootRunId },
+  onEvent: (event) => {
+    if (event.__typename === 'WorkflowRunChange') onChainChange(event.run);
+  },
+  onEnd: (end) => onEnd(end, watchedChain),
+});

@@ -131,11 +131,14 @@ export class Connection {
       retryWait: (retries) => this.retryWait(retries),
       on: {
         connecting: () => {
+          const reason = this.lastReason;
+          // A new socket: what it says (error, close) is its own.
+          this.lastReason = { refused: false };
           if (this.announcedRetry) {
             this.announcedRetry = false;
             return;
           }
-          if (this.everConnected) this.emit({ state: 'reconnecting', attempt: 1, delayMs: 0, reason: this.lastReason });
+          if (this.everConnected) this.emit({ state: 'reconnecting', attempt: 1, delayMs: 0, reason });
           else this.emit({ state: 'connecting' });
         },
         connected: () => {
@@ -148,7 +151,6 @@ export class Connection {
         error: (error) => {
           const message = messageOf(error);
           this.lastReason = {
-            ...this.lastReason,
             ...(message === undefined ? {} : { message }),
             refused: message !== undefined && /ECONNREFUSED/.test(message),
           };
