@@ -191,6 +191,28 @@ describe('/mcp', () => {
     });
   });
 
+  describe('an internal fault', () => {
+    it('answers the masked error as a tool error and logs the fault once, as /graphql does', async () => {
+      const fault = 'The database connection is not open';
+      const target = fx.store as unknown as Record<string, unknown>;
+      target.getWorkflowRuns = () => {
+        throw new Error(fault);
+      };
+      const from = log.lines.length;
+      let result: CallToolResult;
+      try {
+        result = await call(read, 'inspect_run', { runId: 'list-a' });
+      } finally {
+        delete target.getWorkflowRuns;
+      }
+      expect(refused(result)).toBe('INTERNAL_SERVER_ERROR: Unexpected error.');
+      expect(result.structuredContent).toEqual({ errors: [{ message: 'Unexpected error.', code: 'INTERNAL_SERVER_ERROR', path: ['workflowRun'] }] });
+      const logged = log.lines.slice(from).filter((line) => line.includes('unexpected error'));
+      expect(logged).toHaveLength(1);
+      expect(JSON.parse(logged[0] as string)).toMatchObject({ msg: 'unexpected error', err: { message: fault }, path: ['workflowRun'] });
+    });
+  });
+
   describe('inspect_run', () => {
     it('answers the run, its chain and its most recent viewer deltas', async () => {
       await failedRoot(fx, 'chain-1', 'first try', 's-chain-1');
