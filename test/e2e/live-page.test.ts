@@ -5,7 +5,7 @@
  * the page shows crossed a process boundary (the server's data_version watcher).
  *
  * Checks: chains listed; follow mode reaches a run and receives live delta batches; after the
- * server drops every WebSocket the page shows "disconnected", reconnects by itself and resumes
+ * server drops every WebSocket the page shows "reconnecting…", reconnects by itself and resumes
  * from its cursor (no gap, no duplicate); a chain with a restart is drawn as a tree with the
  * restart number. Then: a run reserved over GraphQL appears in the list and its
  * settlement shows, without a reload; a run whose claim expires gets its stale mark; the run's
@@ -13,6 +13,11 @@
  * the URL (`#run=<id>`, back and forward work) and an unknown id says so. The first page is
  * read while the WebSocket is still held back, and a run reserved before the list's feed
  * reached the server appears once it does (the feed starts from the page's `changeCursor`).
+ * Across a server restart (its own server, no host): the server stops under the open page and
+ * starts again on the same port and database file; the page says "reconnecting…" while its
+ * attempts are refused, then resumes every feed from its cursors (a change written meanwhile
+ * comes once, the record is read again, a list read made meanwhile goes through), shows a change
+ * made after, and leaves no banner; an unknown `#run=` id clears the chain pane.
  * Writes test-artifacts/live-page.png.
  *
  * Needs /usr/bin/chromium (`apt-get install -y chromium`); without it the test is skipped.
@@ -85,6 +90,25 @@ async function waitShowing(page: Page, selector: string): Promise<void> {
   }
 }
 
+/** Debian's Chromium, headless, with a fresh profile in `profileDir`. */
+function launchChromium(profileDir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1500, height: 950 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
 const dataset = (page: Page, selector: string) => page.locator(selector).evaluate((node) => ({ ...(node as HTMLElement).dataset }) as Record<string, string>);
 
 describe('live lineage page (browser)', () => {
@@ -111,21 +135,7 @@ describe('live lineage page (browser)', () => {
     // The store creates the schema on open; the host opens the same file once the server has.
     host = spawnHost({ dbPath, chains: 2, intervalMs: 40, seed: 11, projectPath: dir, stdio: ['ignore', 'ignore', 'inherit'] });
     hostExit = new Promise((resolve) => host.once('exit', resolve));
-    context = await chromium.launchPersistentContext(join(dir, 'chromium-profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1500, height: 950 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    context = await launchChromium(join(dir, 'chromium-profile'));
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(30_000);
     page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -148,7 +158,7 @@ describe('live lineage page (browser)', () => {
     async () => {
       const base = server.url.replace(/\/graphql$/, '');
       await page.goto(`${base}/`);
-      await page.waitForSelector('#conn[data-state="live"]');
+      await page.waitForSelector('#conn[data-state="connected"]');
       // The WebSocket client is the graphql-ws package's own, served from node_modules.
       expect(scripts.get('/app/app.js')).toBe(200);
       expect(scripts.get('/app/vendor/graphql-ws/client.js')).toBe(200);
@@ -171,9 +181,9 @@ describe('live lineage page (browser)', () => {
       for (const socket of upgraded) socket.destroy();
       await page.waitForFunction(() => {
         const conn = document.querySelector('#conn') as HTMLElement;
-        return conn.dataset.state === 'disconnected' && /disconnected/.test(conn.textContent ?? '');
+        return conn.dataset.state === 'reconnecting' && /reconnecting…/.test(conn.textContent ?? '');
       });
-      await page.waitForSelector('#conn[data-state="live"][data-reconnects="1"]');
+      await page.waitForSelector('#conn[data-state="connected"][data-reconnects="1"]');
       const { workflowRun } = await gql<{ workflowRun: { presentationRevision: number } }>(
         server,
         'query ($runId: String!) { workflowRun(runId: $runId) { presentationRevision } }',
@@ -239,7 +249,7 @@ describe('live lineage page (browser)', () => {
     async () => {
       const base = server.url.replace(/\/graphql$/, '');
       await page.goto(`${base}/`);
-      await page.waitForSelector('#conn[data-state="live"]');
+      await page.waitForSelector('#conn[data-state="connected"]');
       await page.waitForSelector('#chains .chain');
       const navigations: string[] = [];
       page.on('framenavigated', (frame) => {
@@ -460,7 +470,7 @@ describe('live lineage page (browser)', () => {
         await reserveRun(server, 'e2e-gap-run', 'gap-check');
         expect(await fresh.locator('#chains .chain[data-root="e2e-gap-run"]').count()).toBe(0);
         release();
-        await fresh.waitForSelector('#conn[data-state="live"]');
+        await fresh.waitForSelector('#conn[data-state="connected"]');
         await fresh.locator('#chains .chain[data-root="e2e-gap-run"]').waitFor();
         expect(pageErrors).toEqual([]);
       } finally {
@@ -470,4 +480,148 @@ describe('live lineage page (browser)', () => {
     },
     60_000,
   );
+});
+
+describe('live lineage page across a server restart (browser)', () => {
+  let dir: string;
+  let dbPath: string;
+  let port: number;
+  let server: RunningServer;
+  let context: BrowserContext;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  /** The server on the database file; on `port` once the first one has chosen it. */
+  const start = (onPort: number): Promise<RunningServer> => startServer(testServerConfig(dbPath, dir, { port: onPort }), { logger: pino({ level: 'silent' }) });
+  const revisionOf = async (on: RunningServer, runId: string): Promise<number> =>
+    (
+      await gql<{ workflowRun: { presentationRevision: number } }>(on, 'query ($runId: String!) { workflowRun(runId: $runId) { presentationRevision } }', {
+        runId,
+      })
+    ).workflowRun.presentationRevision;
+  const cursor = async (): Promise<number> => Number((await dataset(page, '#feed-stats')).cursor);
+
+  beforeAll(async () => {
+    if (!HAS_CHROMIUM) return;
+    dir = mkdtempSync(join(tmpdir(), 'live-page-restart-'));
+    dbPath = join(dir, 'state.db');
+    server = await start(0);
+    port = Number(new URL(server.url).port);
+    context = await launchChromium(join(dir, 'chromium-profile'));
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(30_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  }, 60_000);
+
+  afterAll(async () => {
+    if (!HAS_CHROMIUM) return;
+    await context?.close();
+    await server?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it.skipIf(!HAS_CHROMIUM)(
+    'the server stops and starts again on the same port and file: the page retries, resumes every feed from its cursor, shows what changed meanwhile and after, without an error banner',
+    async () => {
+      await reserveRun(server, 'e2e-restart', 'e2e-restarting', 120_000);
+      await reserveRun(server, 'e2e-restart-other', 'e2e-other');
+      await page.goto(`${server.url.replace(/\/graphql$/, '')}/#run=e2e-restart`);
+      await page.waitForSelector('#conn[data-state="connected"][data-reconnects="0"]');
+      await page.waitForFunction(() => document.querySelector('#run-id')?.textContent === 'e2e-restart');
+      const opened = await revisionOf(server, 'e2e-restart');
+      await page.waitForFunction((revision) => Number((document.querySelector('#feed-stats') as HTMLElement).dataset.cursor) === revision, opened);
+      await page.waitForSelector('#chains .chain[data-root="e2e-restart"]');
+
+      // The server stops: the page says it is reconnecting, and keeps trying while nothing
+      // listens on the port (each refused attempt counts a failure).
+      const stopped = server.close();
+      await page.waitForSelector('#conn[data-state="reconnecting"]');
+      await stopped;
+      await page.waitForFunction(() => Number((document.querySelector('#conn') as HTMLElement).dataset.failures) >= 2);
+      await page.waitForFunction(() => /^◌ reconnecting… — server unreachable(;|$)/.test(document.querySelector('#conn')?.textContent ?? ''));
+
+      // Meanwhile: the run changes (another server on the same file writes it), and the list is
+      // asked for a filter (its read finds no server and waits).
+      const writer = await start(0);
+      const running = await gql<{ markWorkflowRunRunning: { __typename: string } }>(
+        writer,
+        'mutation { markWorkflowRunRunning(input: { runId: "e2e-restart", claimToken: "token-e2e-restart" }) { __typename } }',
+      );
+      expect(running.markWorkflowRunRunning.__typename).toBe('MarkWorkflowRunRunningSuccess');
+      const reported = await gql<{ reportWorkflowRunState: { __typename: string } }>(
+        writer,
+        'mutation { reportWorkflowRunState(input: { runId: "e2e-restart", claimToken: "token-e2e-restart", state: RUNNING, detail: "written while the page was away" }) { __typename } }',
+      );
+      expect(reported.reportWorkflowRunState.__typename).toBe('ReportWorkflowRunStateSuccess');
+      const missed = await revisionOf(writer, 'e2e-restart');
+      expect(missed).toBeGreaterThan(opened);
+      await writer.close();
+      await page.locator('#filter-search').fill('e2e-restart-oth');
+      await page.waitForFunction(() => Number((document.querySelector('#conn') as HTMLElement).dataset.httpRetries) >= 1);
+
+      // The server starts again where the page expects it.
+      server = await start(port);
+      await page.waitForSelector('#conn[data-state="connected"][data-reconnects="1"]');
+      expect(await page.locator('#conn').textContent()).toBe('● connected (reconnected ×1)');
+      // The delta feed resumed after its cursor: the missed revision came, the record was read again.
+      await page.waitForFunction((revision) => Number((document.querySelector('#feed-stats') as HTMLElement).dataset.cursor) >= revision, missed);
+      await page.waitForFunction(() => (document.querySelector('#run-summary') as HTMLElement).innerText.includes('written while the page was away'));
+      expect(await page.locator('#run-summary dd .badge').allTextContents()).toEqual(['RUNNING', 'queue RUNNING']);
+      // The list's read went through once the server was back.
+      await page.waitForFunction(
+        () => [...document.querySelectorAll<HTMLElement>('#chains .chain')].map((node) => node.dataset.root).join() === 'e2e-restart-other',
+      );
+      await page.locator('#filters button[type="reset"]').click();
+      await page.waitForSelector('#chains .chain[data-root="e2e-restart"][data-status="RUNNING"]');
+
+      // A change on the restarted server shows live: in the list, the summary and the feed.
+      const settled = await gql<{ settleWorkflowRun: { __typename: string } }>(
+        server,
+        'mutation { settleWorkflowRun(input: { runId: "e2e-restart", claimToken: "token-e2e-restart", status: COMPLETED }) { __typename } }',
+      );
+      expect(settled.settleWorkflowRun.__typename).toBe('SettleWorkflowRunSuccess');
+      const final = await revisionOf(server, 'e2e-restart');
+      await page.waitForSelector('#chains .chain[data-root="e2e-restart"][data-status="COMPLETED"]');
+      await page.waitForFunction(() => document.querySelector('#run-summary dd .badge')?.textContent === 'COMPLETED');
+      expect(await page.locator('#run-summary dd .badge').allTextContents()).toEqual(['COMPLETED', 'queue DONE']);
+      await page.waitForFunction((revision) => Number((document.querySelector('#feed-stats') as HTMLElement).dataset.cursor) === revision, final);
+      expect(await cursor()).toBe(final);
+
+      // Every revision once, in order: nothing missed, nothing applied twice.
+      const stats = await dataset(page, '#feed-stats');
+      expect(stats.gaps).toBe('0');
+      expect(stats.duplicates).toBe('0');
+      const revisions = await page
+        .locator('#feed li[data-revision]')
+        .evaluateAll((nodes) => nodes.map((node) => Number((node as HTMLElement).dataset.revision)));
+      // (The page opened the run at revision `opened` and replayed the revisions after the first.)
+      expect(revisions).toEqual(Array.from({ length: final - 1 }, (_, index) => final - index));
+      // No banner left, and nothing says "[object …]".
+      expect(await page.locator('#error').isHidden()).toBe(true);
+      expect(await page.evaluate(() => document.body.innerText)).not.toContain('[object');
+      expect(pageErrors).toEqual([]);
+    },
+    120_000,
+  );
+
+  it.skipIf(!HAS_CHROMIUM)('an unknown #run= id clears the chain pane and says the run was not found', async () => {
+    await page.waitForSelector('#conn[data-state="connected"]');
+    await page.evaluate(() => {
+      location.hash = 'run=e2e-restart';
+    });
+    await page.waitForSelector('#tree .run-node[data-run-id="e2e-restart"]');
+    expect(await page.locator('#tree-root').textContent()).toBe('e2e-restart');
+    await page.evaluate(() => {
+      location.hash = 'run=no-such-run';
+    });
+    await page.waitForSelector('#run-missing:not([hidden])');
+    expect(await page.locator('#run-missing').textContent()).toBe('Workflow run not found: no-such-run');
+    expect(await page.locator('#tree').textContent()).toBe('Workflow run not found: no-such-run');
+    expect(await page.locator('#tree .run-node').count()).toBe(0);
+    expect(await page.locator('#tree-root').textContent()).toBe('');
+    expect(await page.locator('#chains .chain[aria-current="true"]').count()).toBe(0);
+    expect(await page.locator('#run-summary dd').count()).toBe(0);
+    expect(await page.locator('#error').isHidden()).toBe(true);
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -29,6 +29,7 @@ import { follow, loadPage, onReconnected, reloadList, renderChains } from '/app/
 import { renderTree } from '/app/chain-tree.js';
 import { onReconnected as whenReconnected } from '/app/connection.js';
 import { $ } from '/app/dom.js';
+import { refreshRecord } from '/app/run-panel.js';
 import { renderStats, renderSummary } from '/app/run-view.js';
 import { redraw, state } from '/app/state.js';
 import { parseHash } from '/app/url-hash.js';
@@ -41,6 +42,7 @@ redraw.staleMarks = () => {
   if (state.run) renderSummary(state.run);
 };
 whenReconnected(onReconnected);
+whenReconnected(() => void refreshRecord());
 watchHash();
 
 // ---- controls ------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 import { subscribe } from '/app/connection.js';
 import { $, $input, badge, el, showError, staleBadge } from '/app/dom.js';
 import { gql } from '/app/graphql-http.js';
+import { failureText, Superseded } from '/app/reconnect.js';
 import { refreshTree, selectChain } from '/app/chain-tree.js';
 import { selectRun } from '/app/run-panel.js';
 import { chainsOf, graphqlFilter, mergeChange, mergePage } from '/app/run-list.js';
@@ -83,8 +84,9 @@ export async function loadPage(generation, after, { merge = after !== null } = {
   const more = /** @type {HTMLButtonElement} */ ($('chains-more'));
   more.disabled = true;
   try {
+    const variables = { first: PAGE_SIZE, after, filter: graphqlFilter(list.filter), orderBy: list.order };
     /** @type {LivePageRunsQuery} */
-    const data = await gql('LivePageRuns', { first: PAGE_SIZE, after, filter: graphqlFilter(list.filter), orderBy: list.order });
+    const data = await gql('LivePageRuns', variables, { isCurrent: () => generation === list.generation });
     if (generation !== list.generation) return;
     const page = data.workflowRuns;
     const nodes = page.edges.map((edge) => edge.node);
@@ -111,8 +113,9 @@ export async function loadPage(generation, after, { merge = after !== null } = {
     showError('');
     if (state.follow) follow();
   } catch (error) {
+    if (error instanceof Superseded) return;
     if (generation === list.generation && after === null) list.failed = true;
-    showError(`Could not load runs: ${/** @type {Error} */ (error).message}`);
+    showError(`Could not load runs: ${failureText(error)}`);
   } finally {
     more.disabled = false;
   }
@@ -122,7 +125,7 @@ export async function loadPage(generation, after, { merge = after !== null } = {
  * After a reconnect graphql-ws subscribes again with the feed's variables, whose `after` is the
  * last cursor the page has (the first page's changeCursor, or the last event's): the server
  * replays what changed meanwhile, so nothing is read again. Only a first page that could not be
- * read at all is read now.
+ * read at all is read now (a read that found no server is still being retried: it goes now).
  */
 export function onReconnected() {
   if (state.list.failed) void loadPage(state.list.generation, null);
@@ -158,7 +161,7 @@ function startListFeed(after) {
 function onRunChange(feed, result) {
   if (state.list.feed !== feed) return;
   if (result.errors) {
-    showError(result.errors.map((error) => error.message).join('; '));
+    showError(failureText(result.errors));
     return;
   }
   const event = /** @type {LivePageRunChangesSubscription} */ (result.data).workflowRunChanges;

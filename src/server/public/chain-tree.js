@@ -6,6 +6,7 @@
 import { subscribe } from '/app/connection.js';
 import { $, badge, el, kindBadge, showError, staleBadge } from '/app/dom.js';
 import { gql } from '/app/graphql-http.js';
+import { failureText, Superseded } from '/app/reconnect.js';
 import { selectRun } from '/app/run-panel.js';
 import { scheduleStaleRender } from '/app/stale-timer.js';
 import { redraw, setFollow, state } from '/app/state.js';
@@ -44,6 +45,23 @@ export function selectChain(rootRunId, { byUser = false, runId = null, history: 
   return refreshTree({ selectRunId: runId, selectLatest: runId === null, historyMode });
 }
 
+/**
+ * No chain selected: the tree pane empties and says why; the chain list marks none.
+ *
+ * @param {string} message what the tree pane says instead
+ */
+export function clearChain(message) {
+  const chain = state.chain;
+  if (chain !== null) {
+    chain.unsubscribe?.();
+    if (chain.refreshTimer !== null) clearTimeout(chain.refreshTimer);
+  }
+  state.chain = null;
+  $('tree-root').textContent = '';
+  $('tree').replaceChildren(el('p', { class: 'empty' }, message));
+  redraw.chains();
+}
+
 function scheduleTreeRefresh() {
   const chain = state.chain;
   if (chain === null || chain.refreshTimer !== null) return;
@@ -57,10 +75,12 @@ function scheduleTreeRefresh() {
  * Every run of the chain, root first (all pages of `lineage`), and the first page's
  * changeCursor (null for an unknown root).
  *
- * @param {string} rootRunId
+ * @param {Chain} chain
  * @returns {Promise<{ nodes: TreeRun[], changeCursor: string | null }>}
+ * @throws Superseded (/app/reconnect.js) when another chain was selected while a read waited for the server
  */
-async function loadChain(rootRunId) {
+async function loadChain(chain) {
+  const { rootRunId } = chain;
   /** @type {TreeRun[]} */
   const nodes = [];
   /** @type {string | null} */
@@ -69,7 +89,7 @@ async function loadChain(rootRunId) {
   let changeCursor = null;
   for (;;) {
     /** @type {LivePageChainQuery} */
-    const data = await gql('LivePageChain', { rootRunId, first: 100, after });
+    const data = await gql('LivePageChain', { rootRunId, first: 100, after }, { isCurrent: () => state.chain === chain });
     const lineage = data.workflowRun?.lineage;
     if (!lineage) return { nodes, changeCursor };
     changeCursor ??= lineage.changeCursor;
@@ -92,7 +112,7 @@ function subscribeChain(chain, after) {
   chain.unsubscribe = subscribe('LivePageRunChanges', variables, {
     next: (/** @type {import('/app/connection.js').SubscriptionResult<LivePageRunChangesSubscription>} */ result) => {
       if (result.errors) {
-        showError(result.errors.map((error) => error.message).join('; '));
+        showError(failureText(result.errors));
         return;
       }
       variables.after = /** @type {LivePageRunChangesSubscription} */ (result.data).workflowRunChanges.cursor;
@@ -111,7 +131,7 @@ export async function refreshTree({ selectRunId, selectLatest, historyMode }) {
   const chain = state.chain;
   if (chain === null) return;
   try {
-    const { nodes, changeCursor } = await loadChain(chain.rootRunId);
+    const { nodes, changeCursor } = await loadChain(chain);
     if (state.chain !== chain) return;
     if (chain.unsubscribe === null) subscribeChain(chain, changeCursor);
     chain.nodes = nodes;
@@ -125,7 +145,8 @@ export async function refreshTree({ selectRunId, selectLatest, historyMode }) {
       selectRun(latest.runId, { history: historyMode });
     }
   } catch (error) {
-    showError(`Could not load the chain: ${/** @type {Error} */ (error).message}`);
+    if (error instanceof Superseded) return;
+    showError(`Could not load the chain: ${failureText(error)}`);
   }
 }
 

@@ -9,6 +9,7 @@ import { subscribe } from '/app/connection.js';
 import { $, el, prependTo, showError, time } from '/app/dom.js';
 import { applyGraphBatch, emptyGraph } from '/app/graph-view.js';
 import { gql } from '/app/graphql-http.js';
+import { failureText, Superseded } from '/app/reconnect.js';
 import { feedEntry, prependFeed, renderGraph, renderStats, renderSummary } from '/app/run-view.js';
 import { state } from '/app/state.js';
 import { hashWithRun } from '/app/url-hash.js';
@@ -114,7 +115,7 @@ export function selectRun(runId, { history: historyMode = 'replace' } = {}) {
 async function startRun(run) {
   try {
     /** @type {LivePageRunQuery} */
-    const data = await gql('LivePageRun', { runId: run.runId });
+    const data = await gql('LivePageRun', { runId: run.runId }, { isCurrent: () => state.run === run });
     if (state.run !== run) return;
     if (data.workflowRun === null) {
       showMissing(run.runId);
@@ -144,7 +145,30 @@ async function startRun(run) {
       ),
     );
   } catch (error) {
-    showError(`Could not load the run: ${/** @type {Error} */ (error).message}`);
+    if (error instanceof Superseded) return;
+    showError(`Could not load the run: ${failureText(error)}`);
+  }
+}
+
+/**
+ * Reads the selected run's record again (after a reconnect: `workflowRunUpdated` does not
+ * replay what changed while the page was away; the delta feed does, by its cursor). A record
+ * older than the one shown (the subscription was quicker) is dropped.
+ */
+export async function refreshRecord() {
+  const run = state.run;
+  if (run === null || run.record === null) return; // not loaded yet: its first read is on its way
+  try {
+    /** @type {LivePageRunQuery} */
+    const data = await gql('LivePageRun', { runId: run.runId }, { isCurrent: () => state.run === run });
+    const record = data.workflowRun;
+    if (state.run !== run || record === null || run.record === null) return;
+    if (record.presentationRevision < run.record.presentationRevision) return;
+    run.record = record;
+    renderSummary(run);
+  } catch (error) {
+    if (error instanceof Superseded) return;
+    showError(`Could not load the run: ${failureText(error)}`);
   }
 }
 
@@ -169,7 +193,7 @@ function setCursor(run, revision) {
 function onDeltaEvent(run, result) {
   if (state.run !== run) return;
   if (result.errors) {
-    showError(result.errors.map((error) => error.message).join('; '));
+    showError(failureText(result.errors));
     return;
   }
   const event = /** @type {DeltaEventData} */ (result.data).workflowRunDeltas;

@@ -8,6 +8,7 @@
  */
 import { showError } from '/app/dom.js';
 import { loadOperations } from '/app/operations.js';
+import { failureText } from '/app/reconnect.js';
 
 const params = new URLSearchParams(location.search);
 if (params.has('token')) {
@@ -30,7 +31,7 @@ export const OPS = await loadOperations(async (url) => {
   const response = await fetch(url, { headers: { accept: 'application/json' } });
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response.text();
-}, OPERATIONS_URL).catch((/** @type {Error} */ error) => {
-  showError(`Could not load the page's operations: ${error.message}`);
+}, OPERATIONS_URL).catch((error) => {
+  showError(`Could not load the page's operations: ${failureText(error)}`);
   return /** @type {Record<string, string>} */ ({});
 });

@@ -3,9 +3,10 @@
  * The selected run in the URL, `/#run=<runId>` (/app/url-hash.js): the first load, back,
  * forward and an edited hash open the run it names, with its chain.
  */
-import { selectChain } from '/app/chain-tree.js';
+import { clearChain, selectChain } from '/app/chain-tree.js';
 import { showError } from '/app/dom.js';
 import { gql } from '/app/graphql-http.js';
+import { failureText, Superseded } from '/app/reconnect.js';
 import { showMissing } from '/app/run-panel.js';
 import { setFollow, state } from '/app/state.js';
 import { parseHash } from '/app/url-hash.js';
@@ -17,15 +18,18 @@ export async function openFromHash() {
   setFollow(false);
   try {
     /** @type {import('../../../schema/generated/graphql.js').LivePageRunQuery} */
-    const data = await gql('LivePageRun', { runId });
+    const data = await gql('LivePageRun', { runId }, { isCurrent: () => parseHash(location.hash).run === runId });
     if (parseHash(location.hash).run !== runId) return;
     if (data.workflowRun === null) {
+      // Nothing of another chain stays on screen for a run that does not exist.
       showMissing(runId);
+      clearChain(`Workflow run not found: ${runId}`);
       return;
     }
     await selectChain(data.workflowRun.rootRunId, { runId, history: 'none' });
   } catch (error) {
-    showError(/** @type {Error} */ (error).message);
+    if (error instanceof Superseded) return;
+    showError(failureText(error));
   }
 }
 
