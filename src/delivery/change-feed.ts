@@ -51,8 +51,8 @@ interface LeaseWaiter extends AbortHook {
 interface RevisionWaiter extends AbortHook {
   runId: string;
   after: number;
-  /** See `ChangeFeed.waitForRevision`'s `take`. */
-  take: ((head: number) => number | undefined) | undefined;
+  /** See `ChangeFeed.waitForRevision`'s `handOver`. */
+  handOver: ((head: number) => number | undefined) | undefined;
   /** The wait's promise was resolved (a later wake-up or abort is a no-op). */
   settled: boolean;
   /** In a wake-up's list, not handled yet (it stays registered meanwhile; later wake-ups skip it). */
@@ -265,10 +265,10 @@ export class ChangeFeed {
     return source;
   }
 
-  /** `mark`: the wake-ups processed when the consumer asked; `taken`: reports the lag when one happened since. */
+  /** `mark`: the wake-ups processed when the consumer asked; `delivered`: reports the lag when one happened since. */
   private readonly deliveryObserver: PullObserver = {
     mark: () => this.ticks,
-    taken: (ticksBefore) => {
+    delivered: (ticksBefore) => {
       if (this.ticks > ticksBefore && this.deliveryListeners.size > 0) {
         const lagMs = performance.now() - this.noticedAt;
         for (const listener of this.deliveryListeners) listener(lagMs);
@@ -407,15 +407,15 @@ export class ChangeFeed {
    * registration happen in one synchronous step, so no commit can slip between them.
    *
    * @param after a presentation revision the caller has already seen
-   * @param take called synchronously by a wake-up in which the run's revision passed `after`,
-   *   instead of resolving (a fan-out delivers a revision to every follower in
-   *   one synchronous loop, no promise per follower): the caller may consume the revisions up
-   *   to `head` at once and return its new cursor, to go on waiting after it; or return
-   *   undefined (or throw) to have the promise resolve with `head` as without `take`. A cursor
+   * @param handOver called synchronously by a wake-up in which the run's revision passed
+   *   `after`, instead of resolving (the direct route: a fan-out delivers a revision to every
+   *   follower in one synchronous loop, no promise per follower): the caller may deliver the
+   *   revisions up to `head` at once and return its new cursor, to go on waiting after it; or
+   *   return undefined (or throw) to have the promise resolve with `head` as without it. A cursor
    *   below `head`, or one returned after a later wake-up already ran, resolves too, so no
    *   commit is missed.
    */
-  waitForRevision(runId: string, after: number, signal?: AbortSignal, take?: (head: number) => number | undefined): Promise<number | undefined> {
+  waitForRevision(runId: string, after: number, signal?: AbortSignal, handOver?: (head: number) => number | undefined): Promise<number | undefined> {
     if (this.closed || signal?.aborted === true) return Promise.resolve(undefined);
     // A head read since the last commit was noticed is as good as a fresh read: any commit
     // after that read schedules a wake-up (commit hook, or the data_version watcher, which
@@ -436,7 +436,7 @@ export class ChangeFeed {
       const waiter: RevisionWaiter = {
         runId,
         after,
-        take,
+        handOver,
         settled: false,
         queued: false,
         resolve: (value) => {
@@ -576,7 +576,7 @@ export class ChangeFeed {
         if (head === undefined) continue;
         this.knownHeads.set(runId, head);
         // Due waiters stay registered until their turn of the wake-up (most go on waiting:
-        // see `retake`); one aborted meanwhile leaves the set and is skipped.
+        // see `handOverTo`); one aborted meanwhile leaves the set and is skipped.
         for (const waiter of waiters) {
           if (!waiter.queued && head > waiter.after) {
             waiter.queued = true;
@@ -608,8 +608,8 @@ export class ChangeFeed {
    * the microtasks after it), so sockets, keep-alives and queries get turns in between.
    * The waiters stay registered until their turn (no set churn per subscriber and
    * revision): one that aborts meanwhile leaves and resolves with undefined at once, and is
-   * skipped here. A waiter with `take` consumes its revisions synchronously here and goes on
-   * waiting ({@link retake}); any other leaves the set and resolves with its head.
+   * skipped here. A waiter with a `handOver` gets its revisions synchronously here and goes on
+   * waiting ({@link handOverTo}); any other leaves the set and resolves with its head.
    *
    * @param tick the wake-up (`ticks`) whose heads `heads` are
    */
@@ -621,7 +621,7 @@ export class ChangeFeed {
       waiter.queued = false;
       if (waiter.settled) continue;
       const head = heads[index] as number;
-      if (!this.closed && waiter.take !== undefined && this.retake(waiter, head, tick)) continue;
+      if (!this.closed && waiter.handOver !== undefined && this.handOverTo(waiter, head, tick)) continue;
       this.removeWaiter(waiter.runId, waiter);
       waiter.resolve(this.closed ? undefined : head);
       resolved = true;
@@ -634,16 +634,16 @@ export class ChangeFeed {
   }
 
   /**
-   * Lets `waiter` consume the revisions up to `head` through its `take`; it goes on waiting
-   * (still registered) after the cursor `take` returns. False (the caller resolves the wait)
-   * when `take` declines or throws, when the cursor is below `head`, or when a later wake-up
+   * Hands the revisions up to `head` over to `waiter` (its `handOver`); it goes on waiting
+   * (still registered) after the cursor `handOver` returns. False (the caller resolves the wait)
+   * when `handOver` declines or throws, when the cursor is below `head`, or when a later wake-up
    * already ran: that one skipped this waiter, which then reads on by itself (its next wait
    * checks the head).
    */
-  private retake(waiter: RevisionWaiter, head: number, tick: number): boolean {
+  private handOverTo(waiter: RevisionWaiter, head: number, tick: number): boolean {
     let after: number | undefined;
     try {
-      after = waiter.take?.(head);
+      after = waiter.handOver?.(head);
     } catch {
       return false;
     }
@@ -749,7 +749,7 @@ export class ChangeFeed {
   }
 
   /**
-   * After this process's own commit (the commit hook, which wakes everyone anyway): take the
+   * After this process's own commit (the commit hook, which wakes everyone anyway): make the
    * watcher's `data_version` as the new baseline, so neither the file event of that very commit
    * nor the check when watching starts again wakes everyone a second time. Also while nobody
    * waits (the watcher connection stays open): a stale baseline made the next waiter's first

@@ -57,7 +57,7 @@ function notFound(runId: string): StoreError {
  */
 export function stream<T>(
   signal: AbortSignal | undefined,
-  loop: (push: (value: T) => Promise<unknown>, aborted: AbortSignal, offer: (value: T) => boolean) => Promise<void>,
+  loop: (push: (value: T) => Promise<unknown>, aborted: AbortSignal, handOver: (value: T) => boolean) => Promise<void>,
 ): AsyncIterableIterator<T> {
   return pullStream<T>(signal, loop);
 }
@@ -87,19 +87,20 @@ export function followRunDeltas(
   }
   const head = store.viewerHead(runId);
   if (head === undefined) throw notFound(runId);
-  return stream<RunDeltaEvent>(options.signal, async (push, aborted, offer) => {
+  return stream<RunDeltaEvent>(options.signal, async (push, aborted, handOver) => {
     let cursor = afterRevision ?? head.currentRevision;
     let readNow = afterRevision !== null;
-    // While waiting live: a wake-up hands this stream's new revisions to its consumer at once
-    // when the consumer takes them synchronously (pull-stream.ts `offer`),
-    // the same batches from the same read as below, in order; anything else (a snapshot, a
-    // full page, a consumer that is not ready) ends the wait and the loop below reads on.
-    const take = (knownHead: number): number | undefined => {
+    // While waiting live (the direct route, src/delivery/index.ts): a wake-up hands this
+    // stream's new revisions over to its consumer at once when the consumer accepts them
+    // synchronously (pull-stream.ts `handOver`), the same batches from the same read as below,
+    // in order; anything else (a snapshot, a full page, a consumer that is not ready) ends the
+    // wait and the loop below reads on.
+    const handOverUpTo = (knownHead: number): number | undefined => {
       const read = feed.readDeltas(runId, cursor, READ_PAGE, knownHead);
       if (read === undefined || read.kind === 'snapshot_required' || read.batches.length === READ_PAGE) return undefined;
-      // `offer` refuses once the stream ended (an aborted stream has).
+      // `handOver` refuses once the stream ended (an aborted stream has).
       for (const batch of read.batches) {
-        if (!offer(batch)) return undefined;
+        if (!handOver(batch)) return undefined;
         cursor = batch.presentationRevision;
       }
       return cursor;
@@ -107,7 +108,7 @@ export function followRunDeltas(
     while (!aborted.aborted) {
       let knownHead: number | undefined;
       if (!readNow) {
-        knownHead = await feed.waitForRevision(runId, cursor, aborted, take);
+        knownHead = await feed.waitForRevision(runId, cursor, aborted, handOverUpTo);
         if (knownHead === undefined) return;
       }
       readNow = false;

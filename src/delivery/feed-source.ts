@@ -19,8 +19,8 @@ export interface FeedSource {
   readonly leaseNow: number;
   /** True once the lease clock reached `at`; false on abort or close (`ChangeFeed.waitForLeaseTime`). */
   waitForLeaseTime(at: number, signal?: AbortSignal): Promise<boolean>;
-  /** The run's revision once above `after`; undefined on abort or close (`ChangeFeed.waitForRevision`). */
-  waitForRevision(runId: string, after: number, signal?: AbortSignal, take?: (head: number) => number | undefined): Promise<number | undefined>;
+  /** The run's revision once above `after`, or a hand-over instead; undefined on abort or close (`ChangeFeed.waitForRevision`). */
+  waitForRevision(runId: string, after: number, signal?: AbortSignal, handOver?: (head: number) => number | undefined): Promise<number | undefined>;
   /** True once a wake-up after `sinceTick` was processed; false on abort or close (`ChangeFeed.waitForChange`). */
   waitForChange(sinceTick: number, signal?: AbortSignal): Promise<boolean>;
 }

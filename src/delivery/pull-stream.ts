@@ -8,42 +8,45 @@
  * - Lazy: the loop starts at the first `next()`.
  * - Pull-based: a `push` resolves only when the consumer asks for the value after the pushed
  *   one (calls `next()` again, or already had), so the loop reads its next event only then and a slow consumer
- *   holds at most the one value it has not taken.
- * - In order, exactly once: values are handed out in push order, each to one `next()`.
+ *   holds at most the one value it has not received.
+ * - In order, exactly once: values are given out in push order, each to one `next()`.
  * - Ends: when the loop returns (pending and later `next()` calls get done), when it throws
  *   (the error goes to the pending or next `next()` call, then done), when the consumer calls
  *   `return()`/`throw()`, or when the caller's signal aborts. The loop's `aborted` signal fires
  *   in each case, so a loop waiting on the feed leaves at once; every pending `push` resolves.
- *   A value pushed but not taken when the stream ends is dropped.
- * - Offered, synchronously: a consumer may attach a sink ({@link attachSink});
- *   the loop's `offer(value)` hands a value to it at once, without a promise, and tells whether
- *   the sink took it. A value the sink refuses is not taken: the loop pushes it (or reads it
- *   again later). Offers are refused while a pushed value waits to be taken, so offered and
- *   pushed values keep one order, each value once. A fan-out delivers each revision to every
- *   subscriber through `offer` inside one synchronous loop of the feed's wake-up.
+ *   A value pushed but not received when the stream ends is dropped.
+ * - Handed over, synchronously: a consumer may attach a receiver ({@link attachReceiver});
+ *   the loop's `handOver(value)` gives a value to it at once, without a promise, and tells
+ *   whether the receiver accepted it. A value the receiver refuses is not delivered: the loop
+ *   pushes it (or reads it again later). A hand-over is refused while a pushed value waits to
+ *   be received, so handed-over and pushed values keep one order, each value once. A fan-out
+ *   delivers each revision to every subscriber through `handOver` inside one synchronous loop
+ *   of the feed's wake-up (the direct route, src/delivery/index.ts).
  */
 
 /**
- * The producer of a {@link pullStream}: must return once `aborted` fires. `offer` hands a
- * value to the consumer's sink synchronously: true when it was taken (as if pushed and taken),
- * false when not (no sink, the sink refused, a pushed value not yet taken, the stream ended).
+ * The producer of a {@link pullStream}: must return once `aborted` fires. `handOver` gives a
+ * value to the consumer's receiver synchronously: true when it was accepted (as if pushed and
+ * received), false when not (no receiver, the receiver refused, a pushed value not yet
+ * received, the stream ended).
  */
-export type PullLoop<T> = (push: (value: T) => Promise<void>, aborted: AbortSignal, offer: (value: T) => boolean) => Promise<void>;
+export type PullLoop<T> = (push: (value: T) => Promise<void>, aborted: AbortSignal, handOver: (value: T) => boolean) => Promise<void>;
 
 /**
- * A consumer's synchronous receiver of offered values ({@link attachSink}): returns true when
- * it took `value` (it must then have delivered it, in order), false to leave it to `push`.
- * Must not throw.
+ * A consumer's synchronous receiver of handed-over values ({@link attachReceiver}): returns
+ * true when it accepted `value` (it must then have delivered it, in order), false to leave it to
+ * `push`. Must not throw.
  */
-export type PullSink<T> = (value: T) => boolean;
+export type PullReceiver<T> = (value: T) => boolean;
 
 /**
  * Told when a value reaches its consumer (ChangeFeed's delivery lag):
- * `mark()` when the consumer asks (`next()`), `taken(mark)` when that call gets its value.
+ * `mark()` when the consumer asks (`next()`), `delivered(mark)` when that call gets its value
+ * (or the receiver accepted a hand-over).
  */
 export interface PullObserver {
   mark(): number;
-  taken(mark: number): void;
+  delivered(mark: number): void;
 }
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
@@ -73,10 +76,10 @@ class PullStream<T> implements AsyncIterableIterator<T> {
   /** Settles once the loop returned or threw (undefined before it starts). */
   private running: Promise<void> | undefined;
   observer: PullObserver | undefined;
-  sink: PullSink<T> | undefined;
+  receiver: PullReceiver<T> | undefined;
   private readonly onAbort = (): void => this.finish();
   private readonly pushValue = (value: T): Promise<void> => this.push(value);
-  private readonly offerValue = (value: T): boolean => this.offer(value);
+  private readonly handOverValue = (value: T): boolean => this.handOver(value);
 
   constructor(signal: AbortSignal | undefined, loop: PullLoop<T>) {
     this.signal = signal;
@@ -137,7 +140,7 @@ class PullStream<T> implements AsyncIterableIterator<T> {
     if (next === undefined) {
       this.held = { value };
     } else {
-      if (this.observer !== undefined) this.observer.taken(next.mark);
+      if (this.observer !== undefined) this.observer.delivered(next.mark);
       next.resolve({ done: false, value });
       // Overlapping next() calls: the consumer already asked for the value after this one.
       if (this.nexts.length > 0) return RESOLVED;
@@ -147,11 +150,11 @@ class PullStream<T> implements AsyncIterableIterator<T> {
     });
   }
 
-  private offer(value: T): boolean {
-    const sink = this.sink;
-    if (sink === undefined || this.finished || this.held !== undefined || this.resume !== undefined) return false;
-    if (!sink(value)) return false;
-    if (this.observer !== undefined) this.observer.taken(this.nexts[0]?.mark ?? this.observer.mark());
+  private handOver(value: T): boolean {
+    const receiver = this.receiver;
+    if (receiver === undefined || this.finished || this.held !== undefined || this.resume !== undefined) return false;
+    if (!receiver(value)) return false;
+    if (this.observer !== undefined) this.observer.delivered(this.nexts[0]?.mark ?? this.observer.mark());
     return true;
   }
 
@@ -159,7 +162,7 @@ class PullStream<T> implements AsyncIterableIterator<T> {
     this.started = true;
     let loopRun: Promise<void>;
     try {
-      loopRun = this.loop(this.pushValue, this.abort.signal, this.offerValue);
+      loopRun = this.loop(this.pushValue, this.abort.signal, this.handOverValue);
     } catch (error) {
       loopRun = Promise.reject(error);
     }
@@ -212,14 +215,15 @@ export function observe(stream: AsyncIterableIterator<unknown>, observer: PullOb
 }
 
 /**
- * Attaches `sink` to a stream made by {@link pullStream} (replacing any other; undefined
- * detaches): the stream's loop may then hand it values synchronously (see the module comment).
+ * Attaches `receiver` to a stream made by {@link pullStream} (replacing any other; undefined
+ * detaches): the stream's loop may then hand values over to it synchronously (see the module
+ * comment).
  *
  * @returns false when `stream` was not made by {@link pullStream} (nothing attached: every
  *   value comes through `next()`)
  */
-export function attachSink<T>(stream: AsyncIterator<T>, sink: PullSink<T> | undefined): boolean {
+export function attachReceiver<T>(stream: AsyncIterator<T>, receiver: PullReceiver<T> | undefined): boolean {
   if (!(stream instanceof PullStream)) return false;
-  (stream as PullStream<T>).sink = sink;
+  (stream as PullStream<T>).receiver = receiver;
   return true;
 }

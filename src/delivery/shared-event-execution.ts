@@ -1,6 +1,6 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult, type subscribe } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { attachSink } from './pull-stream.js';
+import { attachReceiver } from './pull-stream.js';
 import { eventResultKey } from './event-result-key.js';
 
 /**
@@ -17,35 +17,36 @@ import { eventResultKey } from './event-result-key.js';
  * caller's scope — not the cursor, not the run) share one execution.
  *
  * Memory: subscribers with equal keys form a group; a group keeps a result until every member
- * has taken it, or until it holds more than `maxResultsPerGroup` (the oldest goes first: a
- * member that will never take a result, e.g. one that started after that revision, cannot hold
+ * has received it, or until it holds more than `maxResultsPerGroup` (the oldest goes first: a
+ * member that will never receive a result, e.g. one that started after that revision, cannot hold
  * it forever), and disappears with its last member. Nothing outlives the subscriptions.
  *
  * Results depend on the event, the store's committed state and the key only, never on one
  * subscriber's context: the execution runs with the context of the subscriber that asked first.
  *
- * Direct delivery: a subscriber whose context carries a {@link DirectNext}
- * (graphql-ws, graphql-ws.ts) and whose source is a feed stream gets each event's result
- * inside the feed's wake-up, synchronously (pull-stream.ts `offer`): the shared result is
+ * The direct route (src/delivery/index.ts): a subscriber whose context carries a
+ * {@link DirectNext} (graphql-ws, src/server/graphql/graphql-ws.ts) and whose source is a feed
+ * stream gets each event's result inside the feed's wake-up, synchronously (the stream's
+ * `handOver` to this plugin's receiver, pull-stream.ts): the shared result is
  * executed once (synchronously) and written to the socket at once, with no async-iterator
  * step, promise or envelop wrapper per subscriber and event. Only when that subscriber's
  * consumer (graphql-ws) waits for its next result and its previous frame was flushed (the
  * bound graphql-ws keeps by awaiting each send), and only for results without `errors`: the
  * only per-result envelop hook of a subscription is error masking (`useMaskedErrors`), which
  * leaves such a result as it is; a result with errors, an execution that is not synchronous, a
- * consumer that is busy or a socket that has not flushed take the ordinary path (next() through
+ * consumer that is busy or a socket that has not flushed go the pulled route (next() through
  * envelop and graphql-ws), which then carries on from the same cursor, in order.
  */
 
 /**
- * A subscriber's direct `next` writer (see the module comment), on its context under
- * {@link DIRECT_NEXT_KEY}.
+ * A subscriber's direct `next` writer (the direct route's last hand-over, see the module
+ * comment), on its context under {@link DIRECT_NEXT_KEY}.
  */
 export interface DirectNext {
   /** True when a frame may be written now: socket open, operation active, previous frame flushed. */
   ready(): boolean;
-  /** Writes the `next` message of `result` (no `errors`) to the socket; only after {@link ready}, in the same turn. */
-  write(result: ExecutionResult): void;
+  /** Frames the `next` message of `result` (no `errors`) for the socket; only after {@link ready}, in the same turn. */
+  handOver(result: ExecutionResult): void;
 }
 
 /** The context property that carries a subscriber's {@link DirectNext}. */
@@ -77,13 +78,13 @@ export interface SharedEventExecutionStats {
   readonly executed: number;
   /** Events answered with a result another subscriber's execution produced. */
   readonly shared: number;
-  /** Results written straight to a subscriber's socket by the direct path (see the module comment). */
+  /** Results handed straight to a subscriber's socket by the direct route (see the module comment). */
   readonly direct: number;
   /** Subscriptions currently registered (streams not yet ended). */
   readonly subscribers: number;
   /** Groups (distinct keys) with at least one subscriber. */
   readonly groups: number;
-  /** Results currently held for members that have not taken them yet. */
+  /** Results currently held for members that have not received them yet. */
   readonly heldResults: number;
   /**
    * Calls `listener` with {@link subscribers} each time a subscription joins or leaves. A test
@@ -105,8 +106,8 @@ interface SharedResult {
   result: Promise<ExecutionResult>;
   /** The result, when the execution returned it synchronously. */
   value: ExecutionResult | undefined;
-  /** Members that took it. */
-  takers: Set<number>;
+  /** Members that received it. */
+  receivers: Set<number>;
   /** The member whose execution produced it (it does not count as sharing it). */
   executor: number;
 }
@@ -124,12 +125,12 @@ interface Membership {
   /**
    * The result of `event` when it is at hand synchronously: shared, or `run()` returned it
    * without a promise (then kept for the others). Undefined otherwise (an asynchronous
-   * execution is kept for {@link resultOf}). The member does not count as having taken it
-   * until {@link taken}.
+   * execution is kept for {@link resultOf}). The member does not count as having received it
+   * until {@link received}.
    */
   syncResultOf(event: object, run: () => ExecutionResult | Promise<ExecutionResult>): ExecutionResult | undefined;
-  /** The member took the result of `event` through {@link syncResultOf}. */
-  taken(event: object): void;
+  /** The member received the result of `event` through {@link syncResultOf}. */
+  received(event: object): void;
   /** Leaves the group. Idempotent. */
   leave(): void;
 }
@@ -191,9 +192,9 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
       joined.results.set(event, shared);
       if (joined.results.size > maxResults) joined.results.delete(joined.results.keys().next().value as object);
     };
-    /** A result still being executed by this member; once resolved, members still to take it may take it directly (syncResultOf). */
+    /** A result still being executed by this member; once resolved, members still to receive it get it synchronously (syncResultOf). */
     const pending = (result: Promise<ExecutionResult>): SharedResult => {
-      const created: SharedResult = { result, value: undefined, takers: new Set(), executor: member };
+      const created: SharedResult = { result, value: undefined, receivers: new Set(), executor: member };
       result.then(
         (value) => {
           created.value = value;
@@ -202,9 +203,9 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
       );
       return created;
     };
-    const take = (event: object, shared: SharedResult): void => {
-      shared.takers.add(member);
-      if (shared.takers.size >= joined.members.size) joined.results.delete(event);
+    const receive = (event: object, shared: SharedResult): void => {
+      shared.receivers.add(member);
+      if (shared.receivers.size >= joined.members.size) joined.results.delete(event);
     };
     return {
       resultOf(event, run) {
@@ -220,7 +221,7 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
         } else if (shared.executor !== member) {
           counters.shared += 1;
         }
-        take(event, shared);
+        receive(event, shared);
         return shared.result;
       },
       syncResultOf(event, run) {
@@ -239,14 +240,14 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
           keep(event, pending(Promise.resolve(value)));
           return undefined;
         }
-        keep(event, { result: Promise.resolve(value), value, takers: new Set(), executor: member });
+        keep(event, { result: Promise.resolve(value), value, receivers: new Set(), executor: member });
         return value;
       },
-      taken(event) {
+      received(event) {
         const shared = joined.results.get(event);
         if (shared === undefined) return;
         if (shared.executor !== member) counters.shared += 1;
-        take(event, shared);
+        receive(event, shared);
       },
       leave() {
         if (left) return;
@@ -256,8 +257,8 @@ export function createSharedEventExecution<TContext>(options: SharedEventExecuti
           groups.delete(key);
         } else {
           for (const [event, shared] of joined.results) {
-            shared.takers.delete(member);
-            if (shared.takers.size >= joined.members.size) joined.results.delete(event);
+            shared.receivers.delete(member);
+            if (shared.receivers.size >= joined.members.size) joined.results.delete(event);
           }
         }
         subscribersChanged();
@@ -326,18 +327,18 @@ function eventResults(
 ): AsyncIterableIterator<ExecutionResult> {
   const events = source[Symbol.asyncIterator]();
   let ended = false;
-  /** The consumer waits in next() for the source's next event: a direct write may stand in for it. */
+  /** The consumer waits in next() for the source's next event: a direct hand-over may stand in for it. */
   let consumerWaiting = false;
   const run = (event: unknown) => (): ExecutionResult | Promise<ExecutionResult> =>
     execute({ ...args, rootValue: event }) as ExecutionResult | Promise<ExecutionResult>;
   if (direct !== undefined) {
-    // The direct path (see the module comment): true = delivered, in order, as the next result.
-    attachSink(events, (event: unknown): boolean => {
+    // The direct route (see the module comment): true = delivered, in order, as the next result.
+    attachReceiver(events, (event: unknown): boolean => {
       if (ended || !consumerWaiting || typeof event !== 'object' || event === null || !direct.ready()) return false;
       const value = membership.syncResultOf(event, run(event));
       if (value === undefined || value.errors !== undefined) return false;
-      membership.taken(event);
-      direct.write(value);
+      membership.received(event);
+      direct.handOver(value);
       counters.direct += 1;
       return true;
     });

@@ -1,4 +1,6 @@
+import type { Socket } from 'node:net';
 import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
+import type { DirectNext } from './shared-event-execution.js';
 
 /**
  * graphql-ws `next` frames written from a payload serialised once per result ("the
@@ -197,5 +199,86 @@ export class DirectFrames {
     this.raw.write(data, (error) => {
       if (error == null) for (const callback of callbacks) callback();
     });
+  };
+}
+
+/** What {@link directNext} uses of one graphql-ws connection (graphql-ws.ts `GraphQLWsExtra`). */
+export interface DirectNextConnection {
+  /** The WebSocket: its state, and `send` for when {@link DirectFrames} is not usable. */
+  socket: { readonly readyState: number; readonly OPEN: number; send(data: string, callback: (error?: Error) => void): void };
+  /** The connection's {@link writeBatcher}. */
+  batch: () => void;
+  direct: DirectFrames;
+}
+
+/**
+ * The {@link DirectNext} of subscription `id` (shared-event-execution.ts), the direct route's
+ * framing: its `next` frames go straight to the socket, the same bytes graphql-ws writes
+ * (`{"id":…,"type":"next","payload":…}`, the payload from {@link payloadJsonOf}), the
+ * connection's frames of one fan-out in one write ({@link DirectFrames}; through `ws`'s `send`
+ * when an extension is negotiated). Ready only while the socket is open, graphql-ws still holds the
+ * operation (`complete` and close remove it) and the previous direct frame was flushed: at most
+ * one frame of the subscription waits in Node, as when graphql-ws awaits each send.
+ *
+ * @param active whether graphql-ws still holds the operation
+ */
+export function directNext(connection: DirectNextConnection, id: string, active: () => boolean): DirectNext {
+  const { socket, batch, direct } = connection;
+  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  const head = Buffer.from(prefix);
+  let unflushed = false;
+  // After a failed write the socket closes (graphql-ws ends the operation): stay not ready.
+  // DirectFrames calls it only after a write that succeeded; `ws`'s send passes the error.
+  const flushed = (error?: Error | null): void => {
+    if (error == null) unflushed = false;
+  };
+  return {
+    ready: () => !unflushed && socket.readyState === socket.OPEN && active(),
+    handOver(result) {
+      unflushed = true;
+      if (direct.usable) {
+        direct.add(head, payloadTailOf(result, formatError), flushed);
+      } else {
+        batch();
+        socket.send(`${prefix}${payloadJsonOf(result, formatError)}}`, flushed);
+      }
+    },
+  };
+}
+
+/**
+ * An error as yoga writes it on HTTP and SSE (the `formatError` of every graphql-ws payload): without the `http` and `unexpected` extensions it
+ * uses internally (status codes, the masking marker), and without `extensions` when nothing is
+ * left.
+ */
+export function formatError(error: GraphQLError): GraphQLFormattedError {
+  const formatted = error.toJSON();
+  if (formatted.extensions === undefined) return formatted;
+  const { http: _http, unexpected: _unexpected, ...extensions } = formatted.extensions;
+  const { extensions: _all, ...rest } = formatted;
+  return Object.keys(extensions).length > 0 ? { ...rest, extensions } : rest;
+}
+
+/**
+ * Groups the frames written to one connection within one turn of the event loop into one
+ * write: the first frame corks the connection's TCP socket, and it is uncorked on the next
+ * turn (`setImmediate`). A revision fanned out to the 100 subscriptions of one socket then
+ * costs one `writev` instead of 100 (the profile showed `writev` at ≈ 11 µs
+ * per frame). Order and content of the frames are unchanged.
+ *
+ * @param raw the upgrade request's TCP socket, the one the WebSocket writes to
+ * @returns call before each `send`
+ */
+export function writeBatcher(raw: Pick<Socket, 'cork' | 'uncork' | 'destroyed'>): () => void {
+  let corked = false;
+  const flush = (): void => {
+    corked = false;
+    raw.uncork();
+  };
+  return () => {
+    if (corked || raw.destroyed) return;
+    corked = true;
+    raw.cork();
+    setImmediate(flush);
   };
 }

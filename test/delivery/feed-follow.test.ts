@@ -7,7 +7,7 @@ import { afterEach, describe, expect } from 'vitest';
 import { WorkflowStore, type WorkflowRunRecord } from '../../src/store/index.js';
 import { ChangeFeed, type RunDeltaEvent } from '../../src/delivery/index.js';
 import { claim, expectStoreError, openTestStore, reserve, type TestStore, take } from '../helpers/store-fixtures.js';
-import { attachSink } from '../../src/delivery/pull-stream.js';
+import { attachReceiver } from '../../src/delivery/pull-stream.js';
 import { storeTest as it } from '../helpers/store-test.js';
 let feed: ChangeFeed;
 it.beforeEach(({ t }) => {
@@ -111,16 +111,16 @@ describe('ChangeFeed.followRunDeltas', () => {
     expect(feed.waiterCount).toBe(0);
   });
 
-  it('a consumer that takes offered revisions gets them inside the wake-up, in order, while the stream keeps waiting; a refused one comes through next()', async ({
+  it('a consumer that accepts handed-over revisions gets them inside the wake-up, in order, while the stream keeps waiting; a refused one comes through next()', async ({
     t,
   }) => {
     const stream = feed.followRunDeltas('run-1', 1);
-    const sunk: Array<number | string> = [];
+    const received: Array<number | string> = [];
     let budget = Number.POSITIVE_INFINITY;
-    attachSink(stream, (event) => {
+    attachReceiver(stream, (event) => {
       if (budget <= 0) return false;
       budget -= 1;
-      sunk.push(label(event));
+      received.push(label(event));
       return true;
     });
     let resolved = false;
@@ -132,11 +132,11 @@ describe('ChangeFeed.followRunDeltas', () => {
     expect(feed.waiterCount).toBe(1);
     timeline(t); // 2
     await settle();
-    expect(sunk).toEqual([2]);
+    expect(received).toEqual([2]);
     timeline(t); // 3
     timeline(t); // 4: one wake-up, two revisions
     await settle();
-    expect(sunk).toEqual([2, 3, 4]);
+    expect(received).toEqual([2, 3, 4]);
     // The stream never left its wait: no next() answered, the same single waiter.
     expect(resolved).toBe(false);
     expect(feed.waiterCount).toBe(1);
@@ -144,7 +144,7 @@ describe('ChangeFeed.followRunDeltas', () => {
     timeline(t); // 5: taken
     timeline(t); // 6: refused, so the wait ends and the loop pushes it
     expect(label((await next).value as RunDeltaEvent)).toBe(6);
-    expect(sunk).toEqual([2, 3, 4, 5]);
+    expect(received).toEqual([2, 3, 4, 5]);
     await stream.return?.();
     expect(feed.waiterCount).toBe(0);
   });

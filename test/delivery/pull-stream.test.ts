@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachSink, pullStream } from '../../src/delivery/pull-stream.js';
+import { attachReceiver, pullStream } from '../../src/delivery/pull-stream.js';
 
 /** Resolves once `aborted` fires. */
 function abortedPromise(aborted: AbortSignal): Promise<void> {
@@ -103,45 +103,45 @@ describe('pullStream (the iterator under every follow stream)', () => {
     expect(await laterError.next()).toEqual({ done: true, value: undefined });
   });
 
-  it('offer: an attached sink takes values synchronously, in one order with pushed values; a refused value is left to push', async () => {
-    const sunk: number[] = [];
+  it('handOver: an attached receiver accepts values synchronously, in one order with pushed values; a refused value is left to push', async () => {
+    const received: number[] = [];
     let budget = 0;
-    const offered: Array<[number, boolean]> = [];
-    let offerOutside: ((value: number) => boolean) | undefined;
-    const stream = pullStream<number>(undefined, async (push, _aborted, offer) => {
-      offerOutside = offer;
+    const handedOver: Array<[number, boolean]> = [];
+    let handOverOutside: ((value: number) => boolean) | undefined;
+    const stream = pullStream<number>(undefined, async (push, _aborted, handOver) => {
+      handOverOutside = handOver;
       const deliver = async (value: number): Promise<void> => {
-        const taken = offer(value);
-        offered.push([value, taken]);
-        if (!taken) await push(value);
+        const accepted = handOver(value);
+        handedOver.push([value, accepted]);
+        if (!accepted) await push(value);
       };
       for (let value = 1; value <= 5; value += 1) await deliver(value);
     });
-    expect(attachSink(stream, (value) => (budget > 0 ? (sunk.push(value), (budget -= 1), true) : false))).toBe(true);
+    expect(attachReceiver(stream, (value) => (budget > 0 ? (received.push(value), (budget -= 1), true) : false))).toBe(true);
     expect(await stream.next()).toEqual({ done: false, value: 1 }); // refused (no budget): pushed
-    // While value 1 is out and the loop waits for the next ask, offers are refused: one order.
+    // While value 1 is out and the loop waits for the next ask, hand-overs are refused: one order.
     budget = 2;
-    expect(offerOutside?.(99)).toBe(false);
-    expect(sunk).toEqual([]);
-    // The next ask resumes the loop: 2 and 3 go to the sink at once, 4 is refused and pushed.
+    expect(handOverOutside?.(99)).toBe(false);
+    expect(received).toEqual([]);
+    // The next ask resumes the loop: 2 and 3 go to the receiver at once, 4 is refused and pushed.
     expect(await stream.next()).toEqual({ done: false, value: 4 });
-    expect(sunk).toEqual([2, 3]);
+    expect(received).toEqual([2, 3]);
     budget = 1;
     expect(await stream.next()).toEqual({ done: true, value: undefined });
-    expect(sunk).toEqual([2, 3, 5]);
-    expect(offered).toEqual([
+    expect(received).toEqual([2, 3, 5]);
+    expect(handedOver).toEqual([
       [1, false],
       [2, true],
       [3, true],
       [4, false],
       [5, true],
     ]);
-    // Ended: nothing is offered any more.
-    expect(offerOutside?.(6)).toBe(false);
+    // Ended: nothing is handed over any more.
+    expect(handOverOutside?.(6)).toBe(false);
   });
 
-  it('attachSink refuses a stream that pullStream did not make', () => {
+  it('attachReceiver refuses a stream that pullStream did not make', () => {
     const other: AsyncIterator<number> = { next: () => Promise.resolve({ done: true, value: undefined }) };
-    expect(attachSink(other, () => true)).toBe(false);
+    expect(attachReceiver(other, () => true)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -9,8 +9,8 @@ import { isAuthorized } from '../http/auth.js';
 import type { ServerConfig } from '../config.js';
 import type { PersistedOperations } from '../ops/persisted-operations.js';
 import type { Tracing } from '../ops/tracing.js';
-import { DIRECT_NEXT_KEY, type DirectNext } from '../../delivery/shared-event-execution.js';
-import { DirectFrames, NextFrames, payloadJsonOf, payloadTailOf } from '../../delivery/ws-next-frames.js';
+import { DIRECT_NEXT_KEY } from '../../delivery/shared-event-execution.js';
+import { DirectFrames, directNext, formatError, NextFrames, payloadJsonOf, writeBatcher } from '../../delivery/ws-next-frames.js';
 import { OperationIdGate } from './ws-operation-ids.js';
 
 /** What graphql-ws hands to the hooks as `ctx.extra`: the socket and its upgrade request. */
@@ -165,7 +165,7 @@ export function attachGraphQLWs(
       () => socket.readyState === socket.OPEN,
     );
     const frames = new NextFrames();
-    const batch = writeBatcher(request);
+    const batch = writeBatcher(request.socket);
     const closed = graphqlWs.opened(
       {
         protocol: socket.protocol,
@@ -207,79 +207,6 @@ export function attachGraphQLWs(
       })();
       return closing;
     },
-  };
-}
-
-/**
- * The {@link DirectNext} of subscription `id` (shared-event-execution.ts):
- * writes its `next` frames straight to the socket, the same bytes graphql-ws writes
- * (`{"id":…,"type":"next","payload":…}`, the payload from {@link payloadJsonOf}), the
- * connection's frames of one fan-out in one write ({@link DirectFrames}; through `ws`'s `send`
- * when an extension is negotiated). Ready only while the socket is open, graphql-ws still holds the
- * operation (`complete` and close remove it) and the previous direct frame was flushed: at most
- * one frame of the subscription waits in Node, as when graphql-ws awaits each send.
- *
- * @param active whether graphql-ws still holds the operation
- */
-function directNext(extra: GraphQLWsExtra, id: string, active: () => boolean): DirectNext {
-  const { socket, batch, direct } = extra;
-  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-  const head = Buffer.from(prefix);
-  let unflushed = false;
-  // After a failed write the socket closes (graphql-ws ends the operation): stay not ready.
-  // DirectFrames calls it only after a write that succeeded; `ws`'s send passes the error.
-  const flushed = (error?: Error | null): void => {
-    if (error == null) unflushed = false;
-  };
-  return {
-    ready: () => !unflushed && socket.readyState === socket.OPEN && active(),
-    write(result) {
-      unflushed = true;
-      if (direct.usable) {
-        direct.add(head, payloadTailOf(result, formatError), flushed);
-      } else {
-        batch();
-        socket.send(`${prefix}${payloadJsonOf(result, formatError)}}`, flushed);
-      }
-    },
-  };
-}
-
-/**
- * An error as yoga writes it on HTTP and SSE: without the `http` and `unexpected` extensions it
- * uses internally (status codes, the masking marker), and without `extensions` when nothing is
- * left.
- */
-function formatError(error: GraphQLError): GraphQLFormattedError {
-  const formatted = error.toJSON();
-  if (formatted.extensions === undefined) return formatted;
-  const { http: _http, unexpected: _unexpected, ...extensions } = formatted.extensions;
-  const { extensions: _all, ...rest } = formatted;
-  return Object.keys(extensions).length > 0 ? { ...rest, extensions } : rest;
-}
-
-/**
- * Groups the frames written to one connection within one turn of the event loop into one
- * write: the first frame corks the connection's TCP socket, and it is uncorked on the next
- * turn (`setImmediate`). A revision fanned out to the 100 subscriptions of one socket then
- * costs one `writev` instead of 100 (the profile showed `writev` at ≈ 11 µs
- * per frame). Order and content of the frames are unchanged.
- *
- * @param request the upgrade request; its socket is the one the WebSocket writes to
- * @returns call before each `send`
- */
-function writeBatcher(request: IncomingMessage): () => void {
-  const raw = request.socket;
-  let corked = false;
-  const flush = (): void => {
-    corked = false;
-    raw.uncork();
-  };
-  return () => {
-    if (corked || raw.destroyed) return;
-    corked = true;
-    raw.cork();
-    setImmediate(flush);
   };
 }
 

@@ -84,7 +84,7 @@ export interface Tracing {
    * the request carries a valid one; ends it when the response finishes or the connection closes.
    */
   httpRequest(request: IncomingMessage, response: ServerResponse): void;
-  /** Wraps a graphql-ws subscriber's direct writer so that its writes count in the delivery batch spans. */
+  /** Wraps a graphql-ws subscriber's direct writer so that its hand-overs count in the delivery batch spans. */
   countDirect(direct: DirectNext): DirectNext;
   /** Exports the spans still buffered and stops the exporter (on server close). */
   shutdown(): Promise<void>;
@@ -253,9 +253,9 @@ export function createTracing(settings: TracingSettings, options: TracingOptions
     countDirect(direct) {
       return {
         ready: () => direct.ready(),
-        write: (result) => {
+        handOver: (result) => {
           deliveries.delivered('direct');
-          direct.write(result);
+          direct.handOver(result);
         },
       };
     },
