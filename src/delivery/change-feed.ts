@@ -61,7 +61,8 @@ interface RevisionWaiter extends AbortHook {
 }
 
 /**
- * The store's change feed (docs/ARCHITECTURE.md "The change feed"). Its follow streams
+ * The change feed (docs/ARCHITECTURE.md "The change feed"), the wake-up step of delivery
+ * (src/delivery/index.ts). Its follow streams
  * ({@link followRunDeltas}, {@link followRunUpdates}, {@link followChainUpdates}) are what
  * subscriptions call; their delivery rules live in `feed-follow.ts`. The run-list change feed
  * ({@link followRunChanges}) sits beside them, its rules in `feed-run-changes.ts`.
@@ -69,8 +70,8 @@ interface RevisionWaiter extends AbortHook {
  * Underneath, the feed wakes readers of the durable viewer-delta log when it may have changed.
  * Two sources: this process's own commits (the store's commit hook) and commits by other
  * processes (a change event of the `-wal` file, then `PRAGMA data_version` checks on a
- * dedicated read connection; a slow safety poll besides, or plain polling where the file
- * cannot be watched). Either way, waiters
+ * dedicated read connection, the store's `openDataVersionProbe`; a slow safety poll besides, or
+ * plain polling where the file cannot be watched). Either way, waiters
  * learn only *that* a run's revision moved; they then read the log after their own cursor.
  * Nothing is ever delivered from memory.
  */

@@ -1,5 +1,54 @@
 /**
- * Subscription delivery (map written below, after the renames).
+ * Subscription delivery: from a commit to a subscriber's socket. The rules a client sees are in
+ * docs/PROTOCOL.md; this is where each step is done. One word per step:
+ *
+ * | step | what happens | file |
+ * | --- | --- | --- |
+ * | wake-up | a commit is noticed (this process's commit hook; another process's through the `-wal` watch and the store's `data_version` probe, src/store/data-version.ts); the run heads are read once and the due waiters woken, {@link WAKE_CHUNK} per turn | `change-feed.ts` |
+ * | read | a woken stream reads the durable log after its own cursor, through the feed's shared reads (the SQL is the store's: viewer-deltas.ts, run-change-log.ts) | `feed-follow.ts`, `feed-run-changes.ts`; `delta-read-cache.ts`, `run-change-read-cache.ts` |
+ * | push | the stream gives each event to its consumer's `next()`, one at a time (a slow consumer holds one event and its cursor) | `pull-stream.ts` |
+ * | hand-over | the direct route's synchronous push: feed → stream → consumer → socket, inside the wake-up, no promise per subscriber (`handOver` at every leg) | `change-feed.ts` `handOverTo`, `feed-follow.ts` `handOverUpTo`, `pull-stream.ts` `handOver`, `shared-event-execution.ts` (the receiver) |
+ * | execution | one GraphQL execution per event object and sharing key (document, operation, the variables the selection reads, scope), inside yoga's envelop | `shared-event-execution.ts`, `event-result-key.ts` |
+ * | framing | the graphql-ws `next` message of a result, its payload serialised once per result | `ws-next-frames.ts` |
+ *
+ * The pulled route (every subscription, graphql-ws and SSE; replay, snapshots, results with
+ * errors, a busy consumer): wake-up → read → push → the subscriber's `next()` through
+ * shared execution (`resultOf`) and yoga's envelop → graphql-ws `onNext` returns a marker
+ * (`NextFrames.marker`) and the socket's `send` splices the payload text into the message
+ * graphql-ws stringified (`NextFrames.frame`), writes corked per turn (`writeBatcher`); SSE
+ * writes the result itself (yoga, graphql-sse).
+ *
+ * The direct route (graphql-ws `workflowRunDeltas` waiting live, consumer waiting in `next()`,
+ * previous frame flushed): wake-up → the waiter's hand-over instead of a resolve
+ * (`ChangeFeed.handOverTo`) → the stream reads and hands each batch over (`handOverUpTo`) →
+ * shared execution's receiver takes the group's result synchronously (`syncResultOf`) →
+ * `DirectNext.handOver` (`directNext`) → `DirectFrames`: the subscription's head bytes and the
+ * result's tail bytes, a connection's frames of one turn in one TCP write. Any leg may refuse
+ * (a full page, a snapshot, an asynchronous execution, a result with `errors`, a socket not
+ * ready): the wait then resolves and the pulled route reads on from the same cursor, so each
+ * revision goes one route or the other, once, in order.
+ *
+ * One event object per revision: every reader of a revision gets the same immutable batch
+ * object (`delta-read-cache.ts`), and followers at one run-change position in one wake-up the
+ * same change object (`run-change-read-cache.ts`). Shared execution keys results by that
+ * object and framing caches the payload per result object, so a revision is read once,
+ * executed once per sharing key and serialised once. A second object for the same revision
+ * costs a second execution, never a second delivery: what is delivered is decided by each
+ * stream's cursor alone.
+ *
+ * A duplicate or missing delivery is decided in: the stream's cursor (`feed-follow.ts`,
+ * `feed-run-changes.ts`), the wake-up's hand-over rules (`change-feed.ts` `handOverTo`: a
+ * cursor below the head or a later wake-up resolves instead), the one order of pushed and
+ * handed-over values (`pull-stream.ts`), the receiver versus `next()` (`shared-event-execution.ts`
+ * `eventResults`), and graphql-ws's operation ids (src/server/graphql/ws-operation-ids.ts).
+ *
+ * Why two framings: the pulled route must go through graphql-ws's own `send` (it builds and
+ * stringifies the message), so its frames are spliced from a marker; the direct route skips
+ * graphql-ws and `ws` and writes whole frames to the TCP socket. Both write the bytes graphql-ws
+ * would write. Measured with the fan-out benchmark: see docs/ARCHITECTURE.md "Delivery".
+ *
+ * Layering: store → delivery → schema → server. This folder imports only src/store/ (its
+ * public index) and graphql libraries; no SQL here (src/store/ holds it).
  */
 export { ChangeFeed, WAKE_CHUNK, type ChangeFeedOptions } from './change-feed.js';
 export type { FollowOptions, RunDeltaEvent, ViewerSnapshotEvent } from './feed-follow.js';
@@ -15,3 +64,4 @@ export {
   type SharedEventExecutionStats,
 } from './shared-event-execution.js';
 export { eventResultKey, variablesReadPerEvent } from './event-result-key.js';
+export { DirectFrames, directNext, formatError, NextFrames, payloadJsonOf, payloadTailOf, writeBatcher, type DirectNextConnection } from './ws-next-frames.js';

@@ -4,8 +4,8 @@ import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
 import type { GraphQLContext } from './context.js';
 
 /**
- * Starts a follow stream of the store's change feed (src/delivery/feed-follow.ts holds every
- * delivery rule), turning its refusals into GraphQL errors: an unknown run is `NOT_FOUND`, a
+ * Starts a follow stream of the change feed (src/delivery/: its index maps every step of
+ * delivery), turning its refusals into GraphQL errors: an unknown run is `NOT_FOUND`, a
  * bad argument `BAD_USER_INPUT`, with the store's message. Every subscription's `subscribe`
  * is a call to it.
  *

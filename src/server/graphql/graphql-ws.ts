@@ -9,8 +9,7 @@ import { isAuthorized } from '../http/auth.js';
 import type { ServerConfig } from '../config.js';
 import type { PersistedOperations } from '../ops/persisted-operations.js';
 import type { Tracing } from '../ops/tracing.js';
-import { DIRECT_NEXT_KEY } from '../../delivery/shared-event-execution.js';
-import { DirectFrames, directNext, formatError, NextFrames, payloadJsonOf, writeBatcher } from '../../delivery/ws-next-frames.js';
+import { DIRECT_NEXT_KEY, DirectFrames, directNext, formatError, NextFrames, payloadJsonOf, writeBatcher } from '../../delivery/index.js';
 import { OperationIdGate } from './ws-operation-ids.js';
 
 /** What graphql-ws hands to the hooks as `ctx.extra`: the socket and its upgrade request. */

@@ -26,10 +26,12 @@ import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, t
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
-import type { GraphQLContext } from '../../schema/index.js';
+import type { ChangeFeed } from '../../delivery/index.js';
+import { schema, type GraphQLContext } from '../../schema/index.js';
+import { DEFAULT_LIVE_THROTTLE_MS, DEFAULT_MAX_LIVE_QUERIES, type ServerConfig } from '../config.js';
 import { LIVE_QUERY_INDEXES } from '../../schema/live-resources.js';
 import { isSingleConnectionRequest, SSE_TOKEN_HEADER } from '../graphql/graphql-sse.js';
-import { startLiveInvalidation, type RunChangeSource } from './live-invalidation.js';
+import { feedRunChanges, startLiveInvalidation, type RunChangeSource } from './live-invalidation.js';
 import { applyLiveQueryJSONPatches } from './live-json-patch.js';
 
 /** The request extension that asks for JSON-patch results, and its one accepted value. */
@@ -488,4 +490,20 @@ function counted(source: AsyncIterable<LiveResult>, release: () => void, onPush:
       return { done: true, value: undefined };
     },
   };
+}
+
+/**
+ * The server's `@live` queries: throttle and per-connection limit from the config (defaults
+ * {@link DEFAULT_LIVE_THROTTLE_MS}, {@link DEFAULT_MAX_LIVE_QUERIES}), invalidated by the change
+ * feed's run changes (live-invalidation.ts); a change the feed cannot name invalidates every
+ * root field of `Query`.
+ */
+export function liveQueriesFor(config: Pick<ServerConfig, 'liveThrottleMs' | 'maxLiveQueriesPerConnection'>, feed: ChangeFeed, logger: Logger): LiveQueries {
+  return createLiveQueries({
+    throttleMs: config.liveThrottleMs ?? DEFAULT_LIVE_THROTTLE_MS,
+    maxPerConnection: config.maxLiveQueriesPerConnection ?? DEFAULT_MAX_LIVE_QUERIES,
+    changes: feedRunChanges(feed),
+    queryFields: Object.keys(schema.getQueryType()?.getFields() ?? {}),
+    logger,
+  });
 }

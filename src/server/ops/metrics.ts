@@ -24,14 +24,14 @@
  *   each NaN while unknown; `replica_reopens_total` (the file replaced and reopened).
  * - prom-client's default process metrics (CPU, memory, event-loop lag, handles), unprefixed.
  */
+import type { ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { WorkflowStore } from '../../store/index.js';
-import type { ChangeFeed } from '../../delivery/index.js';
 import type { ReplicaStatus } from '../database/replica.js';
 import { SSE_TOKEN_HEADER } from '../graphql/graphql-sse.js';
-import { onResultsEnd } from '../../delivery/shared-event-execution.js';
+import { onResultsEnd, type ChangeFeed } from '../../delivery/index.js';
 
 /** Distinct operation names given their own label value; later names count as `(other)`. */
 export const MAX_OPERATION_NAMES = 200;
@@ -267,5 +267,13 @@ function addReplicaMetrics(registry: Registry, replica: ReplicaStatus): void {
       this.reset();
       this.inc(replica.health().reopens);
     },
+  });
+}
+
+/** Answers `GET /metrics` (the gate has checked the token): the registry in Prometheus text, not cached. */
+export function serveMetrics(metrics: ServerMetrics, response: ServerResponse): void {
+  void metrics.render().then(({ body, contentType }) => {
+    response.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
+    response.end(body);
   });
 }

@@ -144,3 +144,18 @@ export function loadPersistedOperations(path: string, schema: GraphQLSchema, opt
     },
   };
 }
+
+/**
+ * The persisted operations of `--persisted-operations <manifest>` (and `--only-persisted`),
+ * read before the database opens: a bad manifest stops the start with nothing to clean up.
+ *
+ * @returns undefined when no manifest is configured
+ * @throws Error for a manifest that cannot be used (see {@link loadPersistedOperations})
+ */
+export function persistedOperationsFor(
+  config: { persistedOperations?: string | null; onlyPersisted?: boolean },
+  schema: GraphQLSchema,
+): PersistedOperations | undefined {
+  if (config.persistedOperations == null) return undefined;
+  return loadPersistedOperations(config.persistedOperations, schema, { onlyPersisted: config.onlyPersisted === true });
+}

@@ -8,7 +8,7 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@op
 import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { traceStoreWrites } from '../../schema/tracing.js';
-import type { DirectNext } from '../../delivery/shared-event-execution.js';
+import type { DirectNext } from '../../delivery/index.js';
 
 /**
  * Opt-in OpenTelemetry tracing (docs/TRACING.md): spans for HTTP requests, GraphQL operations
@@ -349,4 +349,15 @@ class DeliveryBatches {
     this.direct = 0;
     this.envelop = 0;
   };
+}
+
+/**
+ * The server's tracing for its settings (`config.tracing`): undefined when off, so no span, no
+ * hook and no per-event work (docs/TRACING.md).
+ *
+ * @param spanProcessor instead of the OTLP exporter's batch processor (tests)
+ */
+export function tracingFor(settings: TracingSettings | null | undefined, spanProcessor?: SpanProcessor): Tracing | undefined {
+  if (settings == null) return undefined;
+  return createTracing(settings, spanProcessor === undefined ? {} : { spanProcessor });
 }
