@@ -390,6 +390,27 @@ describe('/mcp', () => {
       await feedWaiters(fx.server, waiters, 'the timed-out wait unsubscribed');
     });
 
+    it('a client that goes away mid-wait leaves no subscription behind', async () => {
+      await reserve(fx, reserveInput('wait-4', { originSessionId: 's-wait-4' }));
+      const waiters = fx.server.feed.waiterCount;
+      const controller = new AbortController();
+      const request = fetch(mcpUrl(fx), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${READ}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'wait_for_run_change', arguments: { runId: 'wait-4', afterRevision: 1 } },
+        }),
+        signal: controller.signal,
+      });
+      await feedWaiters(fx.server, waiters + 1, 'the wait subscribed');
+      controller.abort();
+      await expect(request).rejects.toThrow('This operation was aborted');
+      await feedWaiters(fx.server, waiters, 'the abandoned wait unsubscribed');
+    });
+
     it('refuses a timeout over 30 s and an unknown run', async () => {
       expect(refused(await call(read, 'wait_for_run_change', { runId: 'wait-3', afterRevision: 1, timeoutMs: 30_001 }))).toBe(
         'Invalid arguments for wait_for_run_change: timeoutMs: Too big: expected number to be <=30000. Nothing was run.',
