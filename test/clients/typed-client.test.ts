@@ -19,13 +19,14 @@ import {
   type ConnectionStatus,
   type RunDeltaEvent,
   type RunListEvent,
+  type Run,
   type WorkflowClient,
   type WorkflowClientOptions,
 } from '../../src/client/index.js';
 import { WorkflowStore } from '../../src/store/index.js';
 import { commitMarker, range, reserveRun } from '../helpers/live-fixtures.js';
-import { Signal } from '../helpers/server-signals.js';
-import { failedRoot, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
+import { feedWaiters, Signal } from '../helpers/server-signals.js';
+import { claim, failedRoot, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { reserve as storeReserve } from '../helpers/store-fixtures.js';
 
 /** Every event a callback received, and a signal to await conditions on them. */
@@ -127,6 +128,35 @@ describe('the typed client', () => {
     const waits = statuses.events.flatMap((status) => (status.state === 'reconnecting' ? [status.delayMs] : []));
     expect(waits.slice(0, 4)).toEqual([20, 40, 80, 100].slice(0, Math.min(4, waits.length)));
     expect(Math.max(...waits)).toBeLessThanOrEqual(100);
+  });
+
+  it("run-updates watch: the run's record after each change; a change made while the server was down comes once after the restart", async () => {
+    const first = await startTestServer();
+    servers.push(first);
+    await reserveRun(first, 'run-u');
+    const { client: typed, statuses } = client(first);
+    const updates = new Seen<Run>();
+    const watch = typed.watchRunUpdates('run-u', { onEvent: updates.push });
+    await feedWaiters(first.server, 1, 'the run-updates subscription waits');
+    await claim(first, 'run-u', 'token-u');
+    await updates.until((events) => events.length === 1, 'the claim');
+
+    await first.server.close();
+    await statuses.until((seen) => seen.some((status) => status.state === 'reconnecting' && status.reason.refused), 'a refused reconnect');
+    // The test server's clock: the claim's lease is still live at its time.
+    const offline = WorkflowStore.open({ path: first.dbPath, projectPath: first.dir, clock: first.clock.now });
+    offline.settleWorkflowRun({ runId: 'run-u', claimToken: 'token-u', status: 'completed' });
+    offline.close();
+    servers.push(await startTestServer({ dbPath: first.dbPath, port: first.port }));
+    await updates.until((events) => events.length === 2, 'the settlement, read again after the reconnect');
+    await statuses.until((seen) => seen.at(-1)?.state === 'connected', 'reconnected');
+
+    expect(updates.events.map((run) => [run.status, run.queueStatus, run.claim === null])).toEqual([
+      ['QUEUED', 'STARTING', false],
+      ['COMPLETED', 'DONE', true],
+    ]);
+    expect(watch.last?.status).toBe('COMPLETED');
+    expect(watch.stats).toMatchObject({ delivered: 2, subscriptions: 2 });
   });
 
   it('for await: a watch is an async iterator; break closes it and the socket when it was the last', async () => {
