@@ -2,8 +2,8 @@
  * Cross-origin pages and DNS rebinding:
  *
  * - A request whose `Origin` is present and not allowed is refused (403) before any GraphQL
- *   runs — JSON, `text/plain` and form-encoded POSTs, GET, preflights, /health, the page — and
- *   writes nothing; a WebSocket upgrade from such an origin gets 403 before the upgrade.
+ *   runs — JSON, `text/plain` and form-encoded POSTs, GET, preflights, /health, the page, an MCP
+ *   tool call — and writes nothing; a WebSocket upgrade from such an origin gets 403 before the upgrade.
  * - The server's own origin, and origins given with `--cors-origin`, get CORS headers (no
  *   credentials); clients without `Origin` keep working.
  * - A `Host` other than the bound address, `localhost`, `127.0.0.1`, `[::1]` and
@@ -45,6 +45,15 @@ function browserRequests(runId: string): Array<[string, string, { method: string
     ['preflight', '/graphql', { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } }],
     ['health', '/health', { method: 'GET', headers: {} }],
     ['live page', '/', { method: 'GET', headers: { accept: 'text/html' } }],
+    [
+      'MCP tool call',
+      '/mcp',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'cancel_run', arguments: { runId: 'xo-run' } } }),
+      },
+    ],
   ];
 }
 
@@ -81,7 +90,7 @@ describe('a default server (no token, no --cors-origin)', () => {
         refused += 1;
       }
     }
-    expect(refused).toBe(FOREIGN_ORIGINS.length * 7);
+    expect(refused).toBe(FOREIGN_ORIGINS.length * 8);
     expect(contentDigest(connectionOf(fx.store))).toBe(before);
     expect(fx.store.getWorkflowRun('xo-sneaked')).toBeUndefined();
   });
