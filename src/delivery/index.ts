@@ -4,19 +4,18 @@
  *
  * | step | what happens | file |
  * | --- | --- | --- |
- * | wake-up | a commit is noticed (this process's commit hook; another process's through the `-wal` watch and the store's `data_version` probe, src/store/data-version.ts); the run heads are read once and the due waiters woken, {@link WAKE_CHUNK} per turn | `change-feed.ts` |
+ * | wake-up | a commit is noticed (this process's commit hook; another process's through the `-wal` watch and the store's `data_version` probe, src/store/data-version.ts), or the lease clock's one timer reaches an expiry; the run heads are read once and the due waiters woken, {@link WAKE_CHUNK} per turn | `change-feed.ts` |
  * | read | a woken stream reads the durable log after its own cursor, through the feed's shared reads (the SQL is the store's: viewer-deltas.ts, run-change-log.ts) | `feed-follow.ts`, `feed-run-changes.ts`; `delta-read-cache.ts`, `run-change-read-cache.ts` |
  * | push | the stream gives each event to its consumer's `next()`, one at a time (a slow consumer holds one event and its cursor) | `pull-stream.ts` |
  * | hand-over | the direct route's synchronous push: feed → stream → consumer → socket, inside the wake-up, no promise per subscriber (`handOver` at every leg) | `change-feed.ts` `handOverTo`, `feed-follow.ts` `handOverUpTo`, `pull-stream.ts` `handOver`, `shared-event-execution.ts` (the receiver) |
  * | execution | one GraphQL execution per event object and sharing key (document, operation, the variables the selection reads, scope), inside yoga's envelop | `shared-event-execution.ts`, `event-result-key.ts` |
- * | framing | the graphql-ws `next` message of a result, its payload serialised once per result | `ws-next-frames.ts` |
+ * | framing | the graphql-ws `next` message of a result: graphql-ws's own on the pulled route, ours on the direct route (the payload serialised once per result) | `ws-next-frames.ts` |
  *
  * The pulled route (every subscription, graphql-ws and SSE; replay, snapshots, results with
- * errors, a busy consumer): wake-up → read → push → the subscriber's `next()` through
- * shared execution (`resultOf`) and yoga's envelop → graphql-ws `onNext` returns a marker
- * (`NextFrames.marker`) and the socket's `send` splices the payload text into the message
- * graphql-ws stringified (`NextFrames.frame`), writes corked per turn (`writeBatcher`); SSE
- * writes the result itself (yoga, graphql-sse).
+ * errors, a busy consumer): wake-up → read → push → the subscriber's `next()` through shared
+ * execution (`resultOf`) and yoga's envelop → graphql-ws `onNext` returns the payload
+ * (`nextPayload`) and graphql-ws frames the message itself, writes corked per turn
+ * (`writeBatcher`); SSE writes the result itself (yoga, graphql-sse).
  *
  * The direct route (graphql-ws `workflowRunDeltas` waiting live, consumer waiting in `next()`,
  * previous frame flushed): wake-up → the waiter's hand-over instead of a resolve
@@ -42,10 +41,14 @@
  * handed-over values (`pull-stream.ts`), the receiver versus `next()` (`shared-event-execution.ts`
  * `eventResults`), and graphql-ws's operation ids (src/server/graphql/ws-operation-ids.ts).
  *
- * Why two framings: the pulled route must go through graphql-ws's own `send` (it builds and
- * stringifies the message), so its frames are spliced from a marker; the direct route skips
- * graphql-ws and `ws` and writes whole frames to the TCP socket. Both write the bytes graphql-ws
- * would write. Measured with the fan-out benchmark: see docs/ARCHITECTURE.md "Delivery".
+ * One framing of our own: the direct route's (`directNext`, `DirectFrames`); the pulled route
+ * leaves framing to graphql-ws. Measured with the fan-out benchmark (`npm run bench -- --quick
+ * --only=fanout`, 1,000 and 5,000 subscribers, server CPU per delivery, two runs each on 2
+ * shared cores, load ≈ 10): the direct route 6.0–8.5 µs (two runs); with `ws`'s `send`
+ * instead of `DirectFrames` 8.3–11.8 µs (one run: direct frames pay ≈ 30 %); the pulled route
+ * alone (direct route off) 27.4–32.8 µs with the former marker splicing (the payload serialised
+ * once per result, spliced into the text graphql-ws stringified) and 28.6–33.4 µs without it:
+ * within the runs' noise at this payload (one timeline delta), so it was removed.
  *
  * Layering: store → delivery → schema → server. This folder imports only src/store/ (its
  * public index) and graphql libraries; no SQL here (src/store/ holds it).
@@ -64,4 +67,4 @@ export {
   type SharedEventExecutionStats,
 } from './shared-event-execution.js';
 export { eventResultKey, variablesReadPerEvent } from './event-result-key.js';
-export { DirectFrames, directNext, formatError, NextFrames, payloadJsonOf, payloadTailOf, writeBatcher, type DirectNextConnection } from './ws-next-frames.js';
+export { DirectFrames, directNext, formatError, nextPayload, payloadJsonOf, payloadTailOf, writeBatcher, type DirectNextConnection } from './ws-next-frames.js';

@@ -1,30 +1,18 @@
 import type { Socket } from 'node:net';
-import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
+import type { ExecutionResult, FormattedExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { DirectNext } from './shared-event-execution.js';
 
 /**
- * graphql-ws `next` frames written from a payload serialised once per result ("the
- * frames of one revision differ only by subscription id").
+ * The framing step of delivery (src/delivery/index.ts): the graphql-ws `next` message of a result,
+ * `{"id":…,"type":"next","payload":…}`, byte for byte what graphql-ws writes.
  *
- * Subscribers that share an event's result (shared-event-execution.ts) receive the same
- * result object from yoga's envelop — masked and redacted there, once, like on HTTP and SSE.
- * Its payload JSON is built once ({@link payloadJsonOf}, cached per result object) and every
- * subscriber's frame is that text with its `id` spliced in front, instead of one
- * `JSON.stringify` of the whole result per subscriber.
- *
- * graphql-ws builds and stringifies the `next` message itself (`{"id":…,"type":"next",
- * "payload":…}`), so the hand-over is in two steps, both per connection:
- * - `onNext` returns {@link NextFrames.marker}: an object graphql-ws accepts as payload, whose
- *   `toJSON` is a short token (a JSON string, where a real payload is always an object);
- * - the socket's `send` passes every outgoing text through {@link NextFrames.frame}, which
- *   replaces a marker's token with the payload text it stands for. Any other message passes
- *   unchanged.
- * The bytes are those graphql-ws would have written for the same payload.
+ * - The pulled route: graphql-ws builds and stringifies the message itself, from the payload
+ *   `onNext` returns ({@link nextPayload}: errors formatted as yoga writes them on HTTP and SSE).
+ * - The direct route: {@link directNext} frames the message without graphql-ws and `ws`: the
+ *   subscription's head bytes and the result's tail bytes ({@link payloadTailOf}, its payload
+ *   serialised once per result object, however many subscribers share the result), a
+ *   connection's frames of one turn in one write to its TCP socket ({@link DirectFrames}).
  */
-
-/** The text a marker's token is written as ends the message: `…"payload":"<token>"}`. */
-const MARKER_TAIL = '"}';
-const PAYLOAD_KEY = '"payload":"';
 
 /** Payload JSON per result object (a shared result is serialised once for all its subscribers). */
 const payloadJson = new WeakMap<object, string>();
@@ -39,44 +27,19 @@ const payloadJson = new WeakMap<object, string>();
 export function payloadJsonOf(result: ExecutionResult, formatError: (error: GraphQLError) => GraphQLFormattedError): string {
   let json = payloadJson.get(result);
   if (json === undefined) {
-    json = JSON.stringify(result.errors === undefined ? result : { ...result, errors: result.errors.map(formatError) });
+    json = JSON.stringify(nextPayload(result, formatError));
     payloadJson.set(result, json);
   }
   return json;
 }
 
-/** One connection's pending `next` payloads (see the module comment). */
-export class NextFrames {
-  private readonly pending = new Map<string, string>();
-  private sequence = 0;
-
-  /**
-   * The payload to hand graphql-ws for one `next` message: a marker standing for `json`,
-   * replaced by it when the message passes {@link frame}.
-   *
-   * @param json the payload text (from {@link payloadJsonOf})
-   */
-  marker(json: string): Record<string, unknown> {
-    this.sequence += 1;
-    const token = `#${String(this.sequence)}`;
-    this.pending.set(token, json);
-    return { toJSON: () => token };
-  }
-
-  /**
-   * The text to write for a message graphql-ws stringified: a `next` message with a marker
-   * gets its payload text spliced in; anything else is returned as is.
-   */
-  frame(data: string): string {
-    if (!data.endsWith(MARKER_TAIL)) return data;
-    const at = data.lastIndexOf(PAYLOAD_KEY);
-    if (at < 0) return data;
-    const token = data.slice(at + PAYLOAD_KEY.length, data.length - MARKER_TAIL.length);
-    const json = this.pending.get(token);
-    if (json === undefined) return data;
-    this.pending.delete(token);
-    return `${data.slice(0, at + PAYLOAD_KEY.length - 1)}${json}}`;
-  }
+/**
+ * The payload of the `next` message of `result`, as graphql-ws's `onNext` returns it (the pulled
+ * route): `result` itself without `errors`, else a copy with each error formatted by
+ * `formatError`, in the result's own key order. Its JSON is {@link payloadJsonOf}'s text.
+ */
+export function nextPayload(result: ExecutionResult, formatError: (error: GraphQLError) => GraphQLFormattedError): FormattedExecutionResult {
+  return result.errors === undefined ? (result as FormattedExecutionResult) : { ...result, errors: result.errors.map(formatError) };
 }
 
 /** The message bytes after the id of a `next` message, per result object: `<payload JSON>}`. */
@@ -85,7 +48,7 @@ const payloadTails = new WeakMap<object, Buffer>();
 /**
  * The UTF-8 bytes that follow `"payload":` in the `next` message of `result` — its
  * {@link payloadJsonOf} text and the message's closing brace — encoded once per result object
- * (the direct path copies them into every subscriber's frame).
+ * (the direct route copies them into every subscriber's frame).
  */
 export function payloadTailOf(result: ExecutionResult, formatError: (error: GraphQLError) => GraphQLFormattedError): Buffer {
   let tail = payloadTails.get(result);

@@ -1,7 +1,7 @@
-/** ws-next-frames.ts: a shared result is serialised once; each frame is graphql-ws's message with its id. */
+/** ws-next-frames.ts: a shared result is serialised once; both routes write graphql-ws's message with its id. */
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { DirectFrames, NextFrames, payloadJsonOf } from '../../src/delivery/ws-next-frames.js';
+import { DirectFrames, nextPayload, payloadJsonOf } from '../../src/delivery/ws-next-frames.js';
 
 /** What graphql-ws writes for a `next` message whose payload is `payload`. */
 function graphqlWsText(id: string, payload: unknown): string {
@@ -32,21 +32,15 @@ describe('ws next frames', () => {
     expect(json).toBe('{"errors":[{"message":"Unexpected error.","extensions":{"code":"INTERNAL_SERVER_ERROR"}}],"data":null}');
   });
 
-  it("each frame is graphql-ws's own text for the message, the id spliced in; other messages pass unchanged", () => {
-    const frames = new NextFrames();
-    const payload = { data: { value: 'a "quoted" \\ text ✓', list: [1, 2] } };
-    const json = JSON.stringify(payload);
-    for (const id of ['1', 'quote"and\\backslash', 'ünïcödé']) {
-      const text = graphqlWsText(id, frames.marker(json));
-      expect(frames.frame(text)).toBe(graphqlWsText(id, payload));
-    }
-    for (const other of [
-      '{"id":"1","type":"complete"}',
-      '{"type":"pong"}',
-      graphqlWsText('2', payload),
-      '{"id":"3","type":"error","payload":[{"message":"x"}]}',
-    ]) {
-      expect(frames.frame(other)).toBe(other);
+  it("the pulled route's payload is the direct route's text: graphql-ws writes the same bytes for every id", () => {
+    const format = (error: GraphQLError) => ({ message: error.message });
+    for (const result of [
+      { data: { value: 'a "quoted" \\ text ✓', list: [1, 2] } },
+      { errors: [new GraphQLError('Unexpected error.', { extensions: { http: { status: 500 } } })], data: null },
+    ] as ExecutionResult[]) {
+      for (const id of ['1', 'quote"and\\backslash', 'ünïcödé']) {
+        expect(graphqlWsText(id, nextPayload(result, format))).toBe(`{"id":${JSON.stringify(id)},"type":"next","payload":${payloadJsonOf(result, format)}}`);
+      }
     }
   });
 

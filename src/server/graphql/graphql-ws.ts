@@ -9,15 +9,13 @@ import { isAuthorized } from '../http/auth.js';
 import type { ServerConfig } from '../config.js';
 import type { PersistedOperations } from '../ops/persisted-operations.js';
 import type { Tracing } from '../ops/tracing.js';
-import { DIRECT_NEXT_KEY, DirectFrames, directNext, formatError, NextFrames, payloadJsonOf, writeBatcher } from '../../delivery/index.js';
+import { DIRECT_NEXT_KEY, DirectFrames, directNext, formatError, nextPayload, writeBatcher } from '../../delivery/index.js';
 import { OperationIdGate } from './ws-operation-ids.js';
 
 /** What graphql-ws hands to the hooks as `ctx.extra`: the socket and its upgrade request. */
 export interface GraphQLWsExtra {
   socket: WebSocket;
   request: IncomingMessage;
-  /** The connection's pending pre-serialised `next` payloads (ws-next-frames.ts). */
-  frames: NextFrames;
   /** Call before each write to the socket: groups the writes of one turn (see `writeBatcher`). */
   batch: () => void;
   /** The fan-out's direct frames, one write per turn (ws-next-frames.ts). */
@@ -103,9 +101,9 @@ export function attachGraphQLWs(
       return options.authorize === undefined ? isAuthorized(config.token, authorization) : options.authorize(ctx.extra.request, authorization);
     },
     execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
-    // The payload is serialised once per (shared) result and spliced into each subscriber's
-    // frame (ws-next-frames.ts); errors leave as yoga serialises them on HTTP and SSE.
-    onNext: (ctx, _id, _payload, _args, result) => ctx.extra.frames.marker(payloadJsonOf(result, formatError)),
+    // The pulled route's payload (src/delivery/ws-next-frames.ts): errors leave as yoga
+    // serialises them on HTTP and SSE, the same bytes as the direct route's frames.
+    onNext: (_ctx, _id, _payload, _args, result) => nextPayload(result, formatError),
     onError: (_ctx, _id, _payload, errors) => errors.map(formatError),
     subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
     onSubscribe: async (ctx, id, params) => {
@@ -163,17 +161,15 @@ export function attachGraphQLWs(
       (data) => (receive === undefined ? Promise.resolve() : receive(data).catch((error: unknown) => fail(error, 'message handling failed'))),
       () => socket.readyState === socket.OPEN,
     );
-    const frames = new NextFrames();
     const batch = writeBatcher(request.socket);
     const closed = graphqlWs.opened(
       {
         protocol: socket.protocol,
         send: (data) =>
           new Promise<void>((resolve, reject) => {
-            const frame = frames.frame(data);
             if (socket.readyState !== socket.OPEN) return resolve();
             batch();
-            socket.send(frame, (error) => (error ? reject(error) : resolve()));
+            socket.send(data, (error) => (error ? reject(error) : resolve()));
           }),
         close: (code, reason) => socket.close(code, reason),
         onMessage: (callback) => {
@@ -181,7 +177,7 @@ export function attachGraphQLWs(
           socket.on('message', (data: Buffer) => gate.receive(String(data)));
         },
       },
-      { socket, request, frames, batch, direct: new DirectFrames(socket, request.socket) },
+      { socket, request, batch, direct: new DirectFrames(socket, request.socket) },
     );
     socket.once('close', (code, reason) => {
       stopKeepAlive();
