@@ -135,6 +135,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         return;
       }
       serve(request, response, scope).catch((error: unknown) => {
+        // A client that went away mid-body (or mid-answer) is not a fault of the server.
+        if (request.destroyed || response.destroyed) return;
         options.logger.error({ err: error }, 'mcp request failed');
         if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
