@@ -81,7 +81,8 @@ export default tseslint.config(
       ...graphqlPlugin.configs['flat/schema-recommended'].rules,
       // Only entities carry an identity: results, typed errors, connections, edges and the
       // viewer's value types and the run-list change feed's events (WorkflowRunChange: a cursor
-      // and a run, which has its own id) are values (clients cache them under their parent;
+      // and a run, which has its own id) and the run counts (WorkflowRunCounts, *StatusCount) are
+      // values (clients cache them under their parent;
       // README "Client caches"). A new entity type without `id: ID!` still fails.
       '@graphql-eslint/strict-id-in-types': [
         'error',
@@ -89,8 +90,8 @@ export default tseslint.config(
           acceptedIdNames: ['id'],
           acceptedIdTypes: ['ID'],
           exceptions: {
-            types: ['PageInfo', 'RunClaim', 'ViewerDelta', 'ViewerPatchOperation', 'WorkflowRunChange'],
-            suffixes: ['Error', 'Success', 'Connection', 'Edge', 'Page', 'Batch', 'Required'],
+            types: ['PageInfo', 'RunClaim', 'ViewerDelta', 'ViewerPatchOperation', 'WorkflowRunChange', 'WorkflowRunCounts'],
+            suffixes: ['Error', 'Success', 'Connection', 'Edge', 'Page', 'Batch', 'Required', 'StatusCount'],
           },
         },
       ],

@@ -30,6 +30,7 @@ import './types/order-direction.js';
 import './types/workflow-run-order-field.js';
 import './types/workflow-run-order.js';
 import './types/workflow-run-connection.js';
+import './types/workflow-run-counts.js';
 import './types/viewer-patch-operation.js';
 import './types/viewer-delta.js';
 import './types/viewer-delta-batch.js';

@@ -37,6 +37,9 @@ export function nodeFieldIdentifier(runId: string): string {
 /** Identifier of the run list, `Query.workflowRuns` (any argument). */
 export const RUN_LIST_IDENTIFIER = 'Query.workflowRuns';
 
+/** Identifier of the run-list counts, `Query.workflowRunCounts` (any filter). */
+export const RUN_COUNTS_IDENTIFIER = 'Query.workflowRunCounts';
+
 /** The store's `indexBy`: `Query.workflowRun` is recorded with its `runId`. */
 export const LIVE_QUERY_INDEXES = [{ field: 'Query.workflowRun', args: ['runId'] }];
 

@@ -68,6 +68,7 @@ export { MAX_LEASE_MS, systemClock, type Clock } from './values.js';
 export { openDataVersionProbe, type DataVersionProbe } from './data-version.js';
 export { decodeRunChangeCursor, encodeRunChangeCursor, MALFORMED_RUN_CHANGE_CURSOR } from './run-change-cursor.js';
 export type { RunChangeHead, RunChangeRow } from './run-change-log.js';
+export { QUEUE_STATUSES, RUN_STATUSES, type WorkflowRunCounts } from './run-counts.js';
 export type { LeaseExpiryMark, LeaseExpiryRequest, LeaseExpiryRow } from './lease-expiries.js';
 export {
   PI_WORKFLOWS_APPLICATION_ID,

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { BlobStore } from './blobs.js';
 import { StateDatabase, type WriteGroupStats } from './database.js';
 import { StoreError } from './errors.js';
+import { countWorkflowRunsByStatus, type WorkflowRunCounts } from './run-counts.js';
 import { liveLeaseExpiry, nextLeaseExpiry, readLeaseExpiries, type LeaseExpiryRequest, type LeaseExpiryRow } from './lease-expiries.js';
 import {
   claimNextWorkflowRun,
@@ -504,6 +505,11 @@ export class WorkflowStore {
   /** {@link listWorkflowRunSlice} reading run ids only: the same runs, keys and order, as `{ run: { runId }, key }`. See {@link listWorkflowRunIdSlice}. */
   listWorkflowRunIdSlice(filter: WorkflowRunFilter | undefined, request: RunSliceRequest): RunIdSlice {
     return listWorkflowRunIdSlice(this.context, filter, request);
+  }
+
+  /** Number of runs matching a filter per status and per queue status. See {@link countWorkflowRunsByStatus}. */
+  countWorkflowRunsByStatus(filter?: WorkflowRunFilter): WorkflowRunCounts {
+    return countWorkflowRunsByStatus(this.context, filter);
   }
 
   /** Number of runs matching a filter. See {@link countWorkflowRuns}. */

@@ -7,13 +7,14 @@
  * For each changed run (created, claimed, parked, settled, restarted, a viewer revision, in this
  * process or another one): `WorkflowRun:<global id>`, `Query.workflowRun(runId:"<runId>")`,
  * `Query.node(id:"<global id>")`, `WorkflowRunChain:<rootRunId>` (the lineage fields of every run
- * of its chain), and the run list `Query.workflowRuns`. A change the source cannot name
+ * of its chain), the run list `Query.workflowRuns` and its counts `Query.workflowRunCounts`. A change the source cannot name
  * (`'unknown'`) invalidates every root field of `Query`, i.e. every live query.
  */
 import type { ChangeFeed } from '../../delivery/index.js';
 import {
   chainResourceIdentifier,
   nodeFieldIdentifier,
+  RUN_COUNTS_IDENTIFIER,
   RUN_LIST_IDENTIFIER,
   runResourceIdentifier,
   workflowRunFieldIdentifier,
@@ -64,7 +65,7 @@ export function feedRunChanges(feed: ChangeFeed): RunChangeSource {
  */
 export function identifiersOf(batch: RunChangeBatch, queryFields: readonly string[]): string[] {
   if (batch === 'unknown') return queryFields.map((field) => `Query.${field}`);
-  const identifiers = new Set<string>([RUN_LIST_IDENTIFIER]);
+  const identifiers = new Set<string>([RUN_LIST_IDENTIFIER, RUN_COUNTS_IDENTIFIER]);
   for (const change of batch) {
     identifiers.add(runResourceIdentifier(change.runId));
     identifiers.add(workflowRunFieldIdentifier(change.runId));
