@@ -26,6 +26,11 @@ export interface DisconnectReason {
   message?: string;
   /** True when the message says the connection was refused (the server is down). */
   refused: boolean;
+  /**
+   * Whether the socket had opened before it failed. False for a server that is not there: a
+   * browser's refused connection is a bare error `Event` with no message, this tells it apart.
+   */
+  opened: boolean;
 }
 
 /**
@@ -75,6 +80,7 @@ export interface ResumableSink<TData> {
 export function describeDisconnect(reason: DisconnectReason, url: string): string {
   if (reason.code === 1001) return 'the server is shutting down (1001 Going away)';
   if (reason.refused) return `the server is down (connection refused at ${url})`;
+  if (!reason.opened) return `the server cannot be reached at ${url}`;
   if (reason.code === undefined || reason.code === 1006) {
     return `the connection was lost${reason.message === undefined || reason.message === '' ? '' : ` (${reason.message})`}`;
   }
@@ -101,7 +107,8 @@ export class Connection {
   private active = 0;
   private everConnected = false;
   private announcedRetry = false;
-  private lastReason: DisconnectReason = { refused: false };
+  private lastReason: DisconnectReason = { refused: false, opened: false };
+  private socketOpened = false;
   private lastStatus: ConnectionStatus = { state: 'closed' };
   private disposed = false;
   private readonly wakeRetry = new Set<() => void>();
@@ -133,7 +140,8 @@ export class Connection {
         connecting: () => {
           const reason = this.lastReason;
           // A new socket: what it says (error, close) is its own.
-          this.lastReason = { refused: false };
+          this.lastReason = { refused: false, opened: false };
+          this.socketOpened = false;
           if (this.announcedRetry) {
             this.announcedRetry = false;
             return;
@@ -141,10 +149,13 @@ export class Connection {
           if (this.everConnected) this.emit({ state: 'reconnecting', attempt: 1, delayMs: 0, reason });
           else this.emit({ state: 'connecting' });
         },
+        opened: () => {
+          this.socketOpened = true;
+        },
         connected: () => {
           const reconnected = this.everConnected;
           this.everConnected = true;
-          this.lastReason = { refused: false };
+          this.lastReason = { refused: false, opened: true };
           this.emit({ state: 'connected', reconnected });
           for (const listener of [...this.connectedListeners]) listener(reconnected);
         },
@@ -153,11 +164,12 @@ export class Connection {
           this.lastReason = {
             ...(message === undefined ? {} : { message }),
             refused: message !== undefined && /ECONNREFUSED/.test(message),
+            opened: this.socketOpened,
           };
         },
         closed: (event) => {
           if (isCloseEventLike(event)) {
-            this.lastReason = { ...this.lastReason, code: event.code, ...(event.reason ? { reason: event.reason } : {}) };
+            this.lastReason = { ...this.lastReason, code: event.code, ...(event.reason ? { reason: event.reason } : {}), opened: this.socketOpened };
           }
           if (this.active === 0 || this.disposed) {
             this.everConnected = false;
