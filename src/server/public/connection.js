@@ -25,10 +25,20 @@ import { OPS, TOKEN, WS_URL } from '/app/session.js';
 const KEEP_ALIVE_MS = 15_000;
 
 /**
- * @type {{ reconnects: number, everConnected: boolean, opened: boolean, failures: number, httpRetries: number, socket: WebSocket | null,
+ * @type {{ reconnects: number, everConnected: boolean, opened: boolean, retryPending: boolean, failures: number, httpRetries: number, socket: WebSocket | null,
  *   pongTimer: ReturnType<typeof setTimeout> | undefined, lastFailure: string }}
  */
-const connection = { reconnects: 0, everConnected: false, opened: false, failures: 0, httpRetries: 0, socket: null, pongTimer: undefined, lastFailure: '' };
+const connection = {
+  reconnects: 0,
+  everConnected: false,
+  opened: false,
+  retryPending: false,
+  failures: 0,
+  httpRetries: 0,
+  socket: null,
+  pongTimer: undefined,
+  lastFailure: '',
+};
 
 /** @type {Array<() => void>} */
 const reconnectListeners = [];
@@ -92,7 +102,9 @@ const client = createClient({
   retryWait: async (retries) => {
     const delayMs = retryDelayMs(retries);
     showConnection('reconnecting', `${connection.lastFailure}; next try in ${(delayMs / 1000).toFixed(1)} s`);
+    connection.retryPending = true;
     await new Promise((resolve) => setTimeout(resolve, delayMs));
+    connection.retryPending = false;
   },
   // A server that stops answering pings is treated as gone (graphql-ws's pong-timeout recipe).
   keepAlive: KEEP_ALIVE_MS,
@@ -105,6 +117,11 @@ const client = createClient({
     },
     opened: () => {
       connection.opened = true;
+    },
+    // A refused socket reports its error before its close, and graphql-ws schedules the next
+    // try on the error: say why now, so the status line's "next try in …" says it too.
+    error: () => {
+      if (!connection.opened) connection.lastFailure = 'server unreachable';
     },
     connected: (socket) => {
       connection.socket = /** @type {WebSocket} */ (socket);
@@ -122,7 +139,10 @@ const client = createClient({
       connection.failures += 1;
       // A socket that never opened: the server refused it or is not there (a restart).
       connection.lastFailure = !connection.opened ? 'server unreachable' : isCloseLike(event) ? closeText(event) : failureText(event);
-      showConnection(shouldRetry(event) ? 'reconnecting' : 'disconnected', connection.lastFailure);
+      // A refused attempt: graphql-ws has already scheduled the next one (the status line says
+      // when); only the failure count changes.
+      if (!connection.opened && connection.retryPending && shouldRetry(event)) $('conn').dataset.failures = String(connection.failures);
+      else showConnection(shouldRetry(event) ? 'reconnecting' : 'disconnected', connection.lastFailure);
     },
     ping: (received) => {
       if (received) return;
