@@ -93,7 +93,7 @@ function writeHeader(data: Buffer, at: number, length: number): number {
 }
 
 /**
- * One connection's `next` messages of the fan-out's direct path, written in
+ * One connection's `next` messages of the fan-out's direct route, written in
  * ONE write to its TCP socket per turn instead of two `ws` writes each. Each message is one
  * whole, unmasked, uncompressed text frame (RFC 6455 §5.2: FIN + opcode 1, the 7/16/64-bit
  * length, the bytes): the subscription's head (`{"id":…,"type":"next","payload":`) and the

@@ -1,9 +1,9 @@
 /**
- * The fan-out's direct path (src/delivery/shared-event-execution.ts): graphql-ws
+ * The fan-out's direct route (src/delivery/index.ts): graphql-ws
  * subscribers get each revision written inside the change feed's wake-up, one synchronous loop
  * over the waiting subscribers. Over real graphql-ws sockets: more subscribers than one turn of
  * the wake-up handles (`WAKE_CHUNK`), some completed by their client while the fan-out is under
- * way, bursts of revisions that mix the direct and the ordinary path — every remaining
+ * way, bursts of revisions that mix the direct and the pulled route — every remaining
  * subscriber gets every revision once, in order; a completed one gets nothing after its
  * complete and leaves the feed and the shared execution.
  */
@@ -35,7 +35,7 @@ interface Subscriber {
   events: EventCollector<StreamResult<DeltasData>>;
 }
 
-describe('fan-out, direct path', () => {
+describe('fan-out, direct route', () => {
   const sockets: RawWs[] = [];
   afterAll(() => {
     for (const raw of sockets) raw.ws.close();
@@ -78,8 +78,8 @@ describe('fan-out, direct path', () => {
     await sharedSubscribers(fx.server, staying.length, 'the completed subscriptions left the shared execution');
     await feedWaiters(fx.server, staying.length, 'the completed subscriptions left the feed');
 
-    // Then a single revision, a burst of two in one wake-up (the second takes the ordinary
-    // path: the first frame is not flushed yet) and another single one.
+    // Then a single revision, a burst of two in one wake-up (the second takes the pulled
+    // route: the first frame is not flushed yet) and another single one.
     commitMarker(fx.store, runId, 3); // 4
     for (const subscriber of staying) await untilRevision(subscriber.events, 4);
     await feedWaiters(fx.server, staying.length, 'every subscription waits again');
@@ -98,7 +98,7 @@ describe('fan-out, direct path', () => {
     expect(gotThree.length).toBeLessThan(completing.length);
     // The server neither errored nor completed anything: only `next` frames (and the ack).
     for (const raw of sockets) expect(raw.messages.events.filter((message) => message.type !== 'next' && message.type !== 'connection_ack')).toEqual([]);
-    // Revisions 3 (the staying ones at least), 4, 6 and 7 went the direct path; 5 the ordinary one.
+    // Revisions 3 (the staying ones at least), 4, 6 and 7 went the direct route; 5 the pulled one.
     const direct = fx.server.sharedExecution.direct - directBefore;
     expect(direct).toBeGreaterThanOrEqual(4 * staying.length);
     expect(direct).toBeLessThanOrEqual(4 * staying.length + gotThree.length);

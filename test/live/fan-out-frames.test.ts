@@ -1,9 +1,9 @@
 /**
- * The graphql-ws frames of one revision differ only by subscription id: the
- * server serialises a shared result once and splices each subscriber's id into it
- * (src/delivery/ws-next-frames.ts). Read as raw text from the socket, every subscriber's frame is
+ * The graphql-ws frames of one revision differ only by subscription id: on the direct route
+ * the server serialises a shared result once and puts each subscriber's id in front of it
+ * (src/delivery/ws-next-frames.ts), on the pulled route graphql-ws writes the message itself. Read as raw text from the socket, every subscriber's frame is
  * the same bytes once its id is cut out, and each frame is exactly what `JSON.stringify` of
- * the graphql-transport-ws message writes — on the direct path of the fan-out and on graphql-ws's
+ * the graphql-transport-ws message writes — on the direct route of the fan-out and on graphql-ws's
  * own alike.
  */
 import { afterAll, describe, expect } from 'vitest';
@@ -24,7 +24,7 @@ import { serverTest as it } from '../helpers/server-test.js';
 
 /** Ids of every shape a client may pick, including ones JSON must escape. */
 const IDS = ['1', 'a-much-longer-subscription-id-0123456789', 'quote"and\\backslash', 'ünïcödé ✓', 'x'];
-/** Committed one wake-up per group: 3, then 4 and 5 together (5 takes the ordinary path), then 6. */
+/** Committed one wake-up per group: 3, then 4 and 5 together (5 takes the pulled route), then 6. */
 const COMMIT_GROUPS = [[3], [4, 5], [6]];
 const REVISIONS = COMMIT_GROUPS.flat();
 

@@ -194,7 +194,7 @@ describe('tracing on, subscriptions over graphql-ws', () => {
       await recorder.ended('graphql.subscription.deliver');
       const batches = recorder.spans().filter((span) => span.name === 'graphql.subscription.deliver');
       expect(batches.map((span) => span.attributes['pi_workflows.deliveries'])).toEqual([3]);
-      // Results written straight to the sockets (the direct path, bypassing envelop) count as well as those through envelop.
+      // Results written straight to the sockets (the direct route, bypassing envelop) count as well as those through envelop.
       const direct = fx.server.sharedExecution.direct - directBefore;
       expect(direct).toBe(3);
       expect(batches[0]?.attributes).toEqual({ 'pi_workflows.deliveries.direct': 3, 'pi_workflows.deliveries.envelop': 0, 'pi_workflows.deliveries': 3 });
