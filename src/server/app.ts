@@ -68,7 +68,7 @@ export interface StartOptions {
 
 /**
  * Opens the store and starts the HTTP + WebSocket server on `config.host:config.port`, step by
- * step (each step a function in the folder of its concern: docs/ARCHITECTURE.md "Layout").
+ * step (each step a function in the folder of its concern: docs/ARCHITECTURE.md "The server").
  *
  * The port is bound before the database is opened, so a listen error leaves the file untouched.
  *
