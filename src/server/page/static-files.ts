@@ -26,13 +26,27 @@ export const PUBLIC_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'p
 export const OPERATIONS_PREFIX = '/app/operations/';
 
 /**
+ * The repository's `schema/operations/`, looked for in this module's folder and the folders
+ * above it (src/server/page/ → ../../../schema/operations; a bundle of the server, such as the
+ * fault tests' under node_modules/.cache/, finds it too).
+ */
+function repositoryOperationsDir(): string | undefined {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'schema', 'operations');
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/**
  * The directory of the operation documents: `public/operations/` beside the compiled server
  * (`npm run build` copies `schema/operations/` there), else the repository's
- * `schema/operations/` (src/server/page/ → ../../../schema/operations).
+ * `schema/operations/` ({@link repositoryOperationsDir}).
  */
-export const OPERATIONS_DIR =
-  [join(PUBLIC_DIR, 'operations'), join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'schema', 'operations')].find((dir) => existsSync(dir)) ??
-  join(PUBLIC_DIR, 'operations');
+export const OPERATIONS_DIR = [join(PUBLIC_DIR, 'operations')].find((dir) => existsSync(dir)) ?? repositoryOperationsDir() ?? join(PUBLIC_DIR, 'operations');
 
 /** URL prefix of the `graphql-ws` browser client; the page imports `${GRAPHQL_WS_PREFIX}client.js`. */
 export const GRAPHQL_WS_PREFIX = '/app/vendor/graphql-ws/';
