@@ -6,8 +6,10 @@ import type { Logger } from 'pino';
 import { ChangeFeed, createSharedEventExecution, type SharedEventExecutionStats } from '../delivery/index.js';
 import { schema, type GraphQLContext } from '../schema/index.js';
 import type { Clock, WorkflowStore } from '../store/index.js';
+import { serveClusterHealth, serveClusterMetrics } from './cluster/serve.js';
+import type { WorkerLink } from './cluster/worker-link.js';
 import type { ServerConfig } from './config.js';
-import { serveHealth } from './database/health.js';
+import { healthReport, serveHealth } from './database/health.js';
 import { openStore, startReplicaMode } from './database/open.js';
 import { attachGraphQLWs } from './graphql/graphql-ws.js';
 import { createGraphQLServer } from './graphql/yoga.js';
@@ -64,7 +66,16 @@ export interface StartOptions {
    * processor (tests: a SimpleSpanProcessor over an InMemorySpanExporter).
    */
   spanProcessor?: SpanProcessor;
+  /**
+   * This process is a worker of `--workers N` (docs/OPERATIONS.md "Workers"): `/health` and
+   * `/metrics` answer for every worker through the primary, every response carries the header
+   * {@link WORKER_HEADER}, process metrics are labelled with the worker id.
+   */
+  cluster?: WorkerLink;
 }
+
+/** Response header naming the worker process that answered (`<id> <pid>`), with `--workers`. */
+export const WORKER_HEADER = 'x-pi-workflows-worker';
 
 /**
  * Opens the store and starts the HTTP + WebSocket server on `config.host:config.port`, step by
@@ -87,7 +98,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const feed = new ChangeFeed(store, { pollIntervalMs: config.pollIntervalMs });
   const tracing = tracingFor(config.tracing, options.spanProcessor);
   const replica = startReplicaMode(config, store, logger);
-  const metrics = createMetrics(store, feed, replica?.status);
+  const metrics = createMetrics(store, feed, replica?.status, options.cluster?.id);
+  const link = options.cluster;
+  const healthSource = { store, dbPath: config.dbPath, replica: replica?.status };
+  link?.attach({ health: () => healthReport(healthSource).body.status, registry: metrics.registry });
   const credentials: Credentials = { token: config.token, readTokens: config.readTokens ?? [] };
   const scopes = new GrantedScopes();
   const policy = createRequestPolicy({ bindHost: config.host, allowedHosts: config.allowedHosts ?? [], corsOrigins: config.corsOrigins ?? [] });
@@ -124,15 +138,23 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     logger,
     onRequest: tracing?.httpRequest,
     routes: {
-      health: (response, authorized) => serveHealth(response, authorized, { store, dbPath: config.dbPath, replica: replica?.status }),
-      metrics: (response) => serveMetrics(metrics, response),
+      health: (response, authorized) =>
+        link === undefined ? serveHealth(response, authorized, healthSource) : void serveClusterHealth(response, authorized, healthSource, link),
+      metrics: (response) => (link === undefined ? serveMetrics(metrics, response) : void serveClusterMetrics(response, link)),
       schemaSdl: serveSchemaSdl,
       mcp: (request, response, scope) => mcp.handle(request, response, scope),
       page: servePage,
       graphql: (request, response) => void yoga.requestListener(request, response),
     },
   });
-  httpServer.on('request', gate.handle);
+  if (link === undefined) httpServer.on('request', gate.handle);
+  else {
+    const worker = `${link.id} ${link.pid}`;
+    httpServer.on('request', (request, response) => {
+      response.setHeader(WORKER_HEADER, worker);
+      gate.handle(request, response);
+    });
+  }
   // graphql-ws is attached once the port is ours, so a listen error (EADDRINUSE) is reported
   // once, by the caller, and not also by the WebSocket server.
   const graphqlWs = attachGraphQLWs(httpServer, yoga, config, logger, {

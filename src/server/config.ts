@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseAllowedHost, parseCorsOrigin } from './http/request-policy.js';
 import { tracingSettingsFromEnv, type TracingSettings } from './ops/tracing.js';
@@ -68,6 +69,12 @@ export interface ServerConfig {
   primaryToken?: string | null;
   /** How often a replica reads the primary's `/health`, ms (`--replica-poll-ms`); default 1000. */
   replicaPollMs?: number;
+  /**
+   * Server processes on the one port and database file (`--workers`, docs/OPERATIONS.md
+   * "Workers"); default {@link defaultWorkers} (the cores). 1 = one process, no cluster; an
+   * in-memory database and replica mode always run one process (see `singleProcessReason`).
+   */
+  workers?: number;
   /** pino log level. */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -80,6 +87,14 @@ export const DEFAULT_MAX_LIVE_QUERIES = 50;
 
 /** Default database file, relative to the working directory. */
 export const DEFAULT_DB_PATH = 'data/pi-workflows.db';
+
+/** Default of {@link ServerConfig.workers}: the cores this process may use (`os.availableParallelism()`). */
+export function defaultWorkers(): number {
+  return availableParallelism();
+}
+
+/** Most `--workers`. */
+export const MAX_WORKERS = 256;
 
 /** Parses `--replica`: an absolute http(s) URL. */
 function primaryUrl(value: string): string {
@@ -246,6 +261,12 @@ export function parseServerConfig(argv: string[]): ServerConfig {
       ),
     )
     .addOption(
+      new Option('--workers <n>', 'server processes sharing the port and the database file (1 = one process; docs/OPERATIONS.md "Workers")')
+        .env('PI_WORKFLOWS_WORKERS')
+        .default(defaultWorkers(), 'the number of cores')
+        .argParser(integer(1, MAX_WORKERS)),
+    )
+    .addOption(
       new Option('--log-level <level>', 'log level').env('LOG_LEVEL').default('info').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     )
     .addHelpText(
@@ -254,13 +275,14 @@ export function parseServerConfig(argv: string[]): ServerConfig {
         'PI_WORKFLOWS_CORS_ORIGINS, PI_WORKFLOWS_ALLOWED_HOSTS, PI_WORKFLOWS_PROJECT, PI_WORKFLOWS_POLL_INTERVAL_MS,\n' +
         'PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, PI_WORKFLOWS_PERSISTED_OPERATIONS, PI_WORKFLOWS_ONLY_PERSISTED,\n' +
         'PI_WORKFLOWS_LIVE_THROTTLE_MS, PI_WORKFLOWS_MAX_LIVE_QUERIES, PI_WORKFLOWS_OTEL, PI_WORKFLOWS_REPLICA, PI_WORKFLOWS_PRIMARY_TOKEN,\n' +
-        'PI_WORKFLOWS_REPLICA_POLL_MS, LOG_LEVEL; the standard OTEL_* variables (tracing, docs/TRACING.md).\n\n' +
+        'PI_WORKFLOWS_REPLICA_POLL_MS, PI_WORKFLOWS_WORKERS, LOG_LEVEL; the standard OTEL_* variables (tracing, docs/TRACING.md).\n\n' +
         "Browsers: only pages from the server's own origin may call it, and only for the host names it answers\n" +
         '(see docs/OPERATIONS.md "Security").\n\n' +
         'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret\n' +
         '  npm start -- --persisted-operations schema/generated/persisted-documents.json --only-persisted\n' +
         '  npm start -- --token s3cret --read-token dashb0ard\n' +
         '  npm start -- --db /srv/replica.db --replica http://primary:4000/graphql\n' +
+        '  npm start -- --workers 1\n' +
         '  npm start -- --cors-origin http://localhost:5173\n  npm start -- --host 0.0.0.0 --allowed-host my-box.local --token s3cret',
     );
   program.parse(argv);
@@ -286,6 +308,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     replica?: string;
     primaryToken?: string;
     replicaPollMs: number;
+    workers: number;
   }>();
   const onlyPersisted = options.onlyPersisted === true || envFlag('PI_WORKFLOWS_ONLY_PERSISTED', program);
   const persistedOperations = options.persistedOperations === undefined || options.persistedOperations === '' ? null : resolve(options.persistedOperations);
@@ -329,5 +352,6 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     replica,
     primaryToken: options.primaryToken === undefined || options.primaryToken === '' ? null : options.primaryToken,
     replicaPollMs: options.replicaPollMs,
+    workers: options.workers,
   };
 }

@@ -14,23 +14,43 @@
  * twice (once from the terminal, once forwarded by npm) a few ms apart — that is one Ctrl-C,
  * and the shutdown goes on. The npm scripts `exec` node, so a signal sent to the process npm
  * started reaches this one.
+ *
+ * Workers (`--workers N`, default the cores; docs/OPERATIONS.md "Workers"): this process becomes
+ * the cluster's primary (src/server/cluster/primary.ts), which forks N workers running this same
+ * file; each worker starts the server (they share the port through node:cluster) and tells the
+ * primary it listens, or why it could not start. An in-memory database or replica mode keeps one
+ * process (`singleProcessReason`).
  */
 import { startServer, type RunningServer } from './app.js';
+import { runPrimary, singleProcessReason } from './cluster/primary.js';
+import { workerLink } from './cluster/worker-link.js';
 import { DEFAULT_DB_PATH, parseServerConfig } from './config.js';
+import { createLogger } from './ops/logger.js';
 import { prepareDatabaseDirectory } from './database/database-directory.js';
 import { describeStartError } from './start-errors.js';
 import { databaseKindHealth, describeDatabase } from './database/state-file.js';
 
 const config = parseServerConfig(process.argv);
+/** Set when this process is a worker of the cluster. */
+const link = workerLink();
 
-try {
-  prepareDatabaseDirectory(config.dbPath, DEFAULT_DB_PATH, {
-    readOnly: config.readOnly,
-    option: process.env.PI_WORKFLOWS_DB !== undefined && !process.argv.some((arg) => arg === '--db' || arg.startsWith('--db=')) ? 'PI_WORKFLOWS_DB' : '--db',
-  });
-} catch (error) {
-  process.stderr.write(`pi-workflows-graphql: ${(error as Error).message}\n`);
-  process.exit(1);
+// The primary checked the directory before it forked.
+if (link === undefined)
+  try {
+    prepareDatabaseDirectory(config.dbPath, DEFAULT_DB_PATH, {
+      readOnly: config.readOnly,
+      option: process.env.PI_WORKFLOWS_DB !== undefined && !process.argv.some((arg) => arg === '--db' || arg.startsWith('--db=')) ? 'PI_WORKFLOWS_DB' : '--db',
+    });
+  } catch (error) {
+    process.stderr.write(`pi-workflows-graphql: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+
+const requestedWorkers = config.workers ?? 1;
+const oneProcess = singleProcessReason(config);
+if (link === undefined && requestedWorkers > 1 && oneProcess === null) {
+  // The primary forks, forwards signals and exits with its workers; it never starts a server.
+  await runPrimary(config, requestedWorkers);
 }
 
 /**
@@ -76,24 +96,32 @@ function closeAndExit(running: RunningServer, signal: NodeJS.Signals): void {
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
+const logger = createLogger(config.logLevel, link === undefined ? {} : { worker: link.id, pid: link.pid });
+if (link === undefined && requestedWorkers > 1 && oneProcess !== null) {
+  logger.info({ workers: 1, requested: requestedWorkers, reason: oneProcess }, `one process instead of ${requestedWorkers} workers: ${oneProcess}`);
+}
 try {
-  server = await startServer(config);
+  server = await startServer(config, { logger, ...(link === undefined ? {} : { cluster: link }) });
 } catch (error) {
-  process.stderr.write(`pi-workflows-graphql: ${describeStartError(error, { host: config.host, port: config.port, portOption: '--port N' })}\n`);
+  const text = describeStartError(error, { host: config.host, port: config.port, portOption: '--port N' });
+  // A worker's failure is printed once, by the primary, which exits with it.
+  if (link === undefined) process.stderr.write(`pi-workflows-graphql: ${text}\n`);
+  else await link.startFailed(text);
   process.exit(1);
 }
 const runs = server.store.countWorkflowRuns();
 server.logger.info({ url: server.url, database: config.dbPath, runs, ...databaseKindHealth(server.store) }, 'listening');
-process.stderr.write(
+const banner =
   `\npi-workflows-graphql listening on ${server.url}\n` +
-    `  GraphiQL:  open ${server.url} in a browser\n` +
-    `  Live page: ${server.url.replace(/\/graphql$/, '/')}\n` +
-    `  WebSocket: ${server.url.replace(/^http/, 'ws')} (graphql-transport-ws)\n` +
-    `  Database:  ${config.dbPath} (${describeDatabase(server.store, runs)})\n` +
-    (config.replica == null ? '' : `  Replica of: ${config.replica} (mutations go there; docs/DEPLOYMENT.md)\n`) +
-    (config.tracing == null
-      ? ''
-      : `  Tracing:   OTLP ${config.tracing.protocol} to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'the SDK default endpoint'} (docs/TRACING.md)\n`) +
-    `  Health:    ${server.url.replace(/\/graphql$/, '/health')}\n\n`,
-);
+  `  GraphiQL:  open ${server.url} in a browser\n` +
+  `  Live page: ${server.url.replace(/\/graphql$/, '/')}\n` +
+  `  WebSocket: ${server.url.replace(/^http/, 'ws')} (graphql-transport-ws)\n` +
+  `  Database:  ${config.dbPath} (${describeDatabase(server.store, runs)})\n` +
+  (config.replica == null ? '' : `  Replica of: ${config.replica} (mutations go there; docs/DEPLOYMENT.md)\n`) +
+  (config.tracing == null
+    ? ''
+    : `  Tracing:   OTLP ${config.tracing.protocol} to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'the SDK default endpoint'} (docs/TRACING.md)\n`) +
+  `  Health:    ${server.url.replace(/\/graphql$/, '/health')}\n\n`;
+if (link === undefined) process.stderr.write(banner);
+else link.ready(server.url, banner);
 if (stopSignal !== undefined) closeAndExit(server, stopSignal);

@@ -2,9 +2,13 @@ import { getOperationAST, type DocumentNode, type GraphQLError } from 'graphql';
 import { pino, type Logger } from 'pino';
 import type { Plugin } from 'graphql-yoga';
 
-/** Creates the server's structured (JSON lines) logger on stdout. */
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'pi-workflows-graphql' } });
+/**
+ * Creates the server's structured (JSON lines) logger on stdout.
+ *
+ * @param fields added to every line (a worker's `worker` id and `pid`, the primary's `role`: docs/OPERATIONS.md "Workers")
+ */
+export function createLogger(level: string, fields: Record<string, unknown> = {}): Logger {
+  return pino({ level, base: { service: 'pi-workflows-graphql', ...fields } });
 }
 
 /**

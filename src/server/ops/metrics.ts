@@ -22,7 +22,11 @@
  *   primary at its last `/health` answer), `replica_positions_behind` and
  *   `replica_lag_seconds` (seconds since the primary first reported a position the copy lacks),
  *   each NaN while unknown; `replica_reopens_total` (the file replaced and reopened).
- * - prom-client's default process metrics (CPU, memory, event-loop lag, handles), unprefixed.
+ * - prom-client's default process metrics (CPU, memory, event-loop lag, handles), unprefixed;
+ *   with `--workers` each worker's carry `worker="<id>"` (docs/OPERATIONS.md "Workers").
+ *
+ * With workers, `/metrics` is prom-client's `AggregatorRegistry` over every worker's registry:
+ * counters and histograms summed, `sqlite_wal_bytes` (one file) the largest worker's reading.
  */
 import type { ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode } from 'graphql';
@@ -81,11 +85,16 @@ export const EVENT_LOOP_SAMPLE_MS = 100;
  * Creates the metrics of a server over its store and change feed.
  *
  * @param replica a replica's status (its gauges), or undefined for a primary
+ * @param worker the cluster worker id labelling the process metrics (`worker="<id>"`), or undefined in a single process
  * @returns the metrics; `close()` them with the server
  */
-export function createMetrics(store: WorkflowStore, feed: ChangeFeed, replica?: ReplicaStatus): ServerMetrics {
+export function createMetrics(store: WorkflowStore, feed: ChangeFeed, replica?: ReplicaStatus, worker?: number): ServerMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  collectDefaultMetrics({
+    register: registry,
+    eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
+    ...(worker === undefined ? {} : { labels: { worker: String(worker) } }),
+  });
   const requests = new Counter({
     name: 'pi_workflows_graphql_requests_total',
     help: 'GraphQL HTTP requests by operation name, operation type and HTTP status.',
@@ -125,6 +134,8 @@ export function createMetrics(store: WorkflowStore, feed: ChangeFeed, replica?: 
     name: 'pi_workflows_sqlite_wal_bytes',
     help: 'Size of the SQLite write-ahead log file, in bytes.',
     registers: [registry],
+    // Every worker reads the size of the same file.
+    aggregator: 'max',
     collect() {
       this.set(store.walSizeBytes());
     },
