@@ -160,6 +160,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const graphqlWs = attachGraphQLWs(httpServer, yoga, config, logger, {
     ...(persisted === undefined ? {} : { persisted }),
     ...(tracing === undefined ? {} : { tracing }),
+    ...(link === undefined ? {} : { upgradeHeaders: [`${WORKER_HEADER}: ${link.id} ${link.pid}`] }),
     // A foreign Host or Origin gets its HTTP status before the upgrade.
     verifyClient: policy.verifyWebSocketClient((request, refused) => gate.logRefusal(request, refused.status, refused.message)),
     // The connection's scope holds for every operation on it.

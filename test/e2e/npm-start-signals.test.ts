@@ -36,7 +36,7 @@ describe('npm start stops cleanly on the signal a service manager sends', () => 
     dir = mkdtempSync(join(tmpdir(), 'pi-workflows-npm-start-'));
     const dbPath = join(dir, 'state.db');
     const npm = npmCommand();
-    service = spawnService(npm.command, [...npm.prefix, 'start', '--silent', '--', '--db', dbPath, '--port', '0'], {
+    service = spawnService(npm.command, [...npm.prefix, 'start', '--silent', '--', '--db', dbPath, '--port', '0', '--workers', '1'], {
       cwd: REPO_ROOT,
       env: process.env,
       label: 'npm start',

@@ -48,6 +48,8 @@ export interface GraphQLWsOptions {
   authorize?: (request: IncomingMessage, authorization: unknown) => boolean;
   /** The server's tracing, when on: direct writes count in its delivery batch spans (docs/TRACING.md). */
   tracing?: Pick<Tracing, 'countDirect'>;
+  /** Extra response headers of the 101 upgrade answer, as `name: value` lines (a worker's name: docs/OPERATIONS.md "Workers"). */
+  upgradeHeaders?: readonly string[];
 }
 
 /**
@@ -149,6 +151,8 @@ export function attachGraphQLWs(
     ...(options.verifyClient === undefined ? {} : { verifyClient: options.verifyClient }),
   });
   wsServer.on('error', (error) => logger.error({ err: error }, 'graphql-ws: WebSocket server error'));
+  const upgradeHeaders = options.upgradeHeaders ?? [];
+  if (upgradeHeaders.length > 0) wsServer.on('headers', (headers) => headers.push(...upgradeHeaders));
   wsServer.on('connection', (socket, request) => {
     const fail = (error: unknown, what: string): void => {
       logger.error({ err: error }, `graphql-ws: ${what}`);
