@@ -81,7 +81,8 @@ export default tseslint.config(
       ...graphqlPlugin.configs['flat/schema-recommended'].rules,
       // Only entities carry an identity: results, typed errors, connections, edges and the
       // viewer's value types and the run-list change feed's events (WorkflowRunChange: a cursor
-      // and a run, which has its own id) and the run counts (WorkflowRunCounts, *StatusCount) are
+      // and a run, which has its own id; the chain follow's WorkflowRunChainMoved) and the run counts
+      // (WorkflowRunCounts, *StatusCount) are
       // values (clients cache them under their parent;
       // README "Client caches"). A new entity type without `id: ID!` still fails.
       '@graphql-eslint/strict-id-in-types': [
@@ -90,7 +91,7 @@ export default tseslint.config(
           acceptedIdNames: ['id'],
           acceptedIdTypes: ['ID'],
           exceptions: {
-            types: ['PageInfo', 'RunClaim', 'ViewerDelta', 'ViewerPatchOperation', 'WorkflowRunChange', 'WorkflowRunCounts'],
+            types: ['PageInfo', 'RunClaim', 'ViewerDelta', 'ViewerPatchOperation', 'WorkflowRunChange', 'WorkflowRunChainMoved', 'WorkflowRunCounts'],
             suffixes: ['Error', 'Success', 'Connection', 'Edge', 'Page', 'Batch', 'Required', 'StatusCount'],
           },
         },

@@ -3,6 +3,7 @@ import { DeltaReadCache } from './delta-read-cache.js';
 import { RunChangeReadCache, type LeaseExpiryPage, type RunChangePage } from './run-change-read-cache.js';
 import * as follow from './feed-follow.js';
 import type { FollowOptions, RunDeltaEvent } from './feed-follow.js';
+import { followChain, type ChainEvent } from './feed-chain.js';
 import { followRunChanges, type RunChangeEvent } from './feed-run-changes.js';
 import { observe, type PullObserver } from './pull-stream.js';
 import {
@@ -206,6 +207,18 @@ export class ChangeFeed {
    */
   followChainUpdates(rootRunId: string, options?: FollowOptions): AsyncIterableIterator<WorkflowRunRecord> {
     return this.measured(follow.followChainUpdates(this, this.store, rootRunId, options));
+  }
+
+  /**
+   * The viewer deltas of a chain's latest run, moving to a continuation or restart when one
+   * becomes the latest run, resumable by a cursor (docs/GRAPHQL-CONTRACT.md
+   * `workflowRunChainDeltas`). See {@link followChain} in `feed-chain.ts` for the rules and errors.
+   *
+   * @param runId any run of the chain
+   * @param after an event's cursor, or null (the first event is a snapshot of the latest run)
+   */
+  followChain(runId: string, after: string | null, options?: FollowOptions): AsyncIterableIterator<ChainEvent> {
+    return this.measured(followChain(this, this.store, runId, after, options));
   }
 
   /**

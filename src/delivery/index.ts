@@ -56,6 +56,8 @@
 export { ChangeFeed, WAKE_CHUNK, type ChangeFeedOptions } from './change-feed.js';
 export type { FollowOptions, RunDeltaEvent, ViewerSnapshotEvent } from './feed-follow.js';
 export type { RunChangeEvent } from './feed-run-changes.js';
+export type { ChainEvent } from './feed-chain.js';
+export { MALFORMED_CHAIN_CURSOR } from './chain-cursor.js';
 export {
   createSharedEventExecution,
   DEFAULT_MAX_RESULTS_PER_GROUP,

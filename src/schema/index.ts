@@ -40,6 +40,7 @@ import './types/viewer-delta-page.js';
 import './types/workflow-run-change.js';
 import './types/workflow-run-changes-reset-required.js';
 import './types/workflow-run-change-event.js';
+import './types/workflow-run-chain-event.js';
 import './types/claim-input.js';
 import './types/run-success.js';
 import './types/reserve-workflow-run.js';

@@ -696,6 +696,20 @@ export class WorkflowStore {
   }
 
   /**
+   * A run and its viewer head read in one snapshot, so the record is the run as of
+   * `currentRevision` (a follower reloads from it, then applies the revisions after it).
+   *
+   * @returns undefined for an unknown run
+   */
+  runAtViewerHead(runId: string): { run: WorkflowRunRecord; currentRevision: number; retainedFromRevision: number } | undefined {
+    return this.database.readSnapshot(() => {
+      const head = this.viewer.head(runId);
+      const run = head === undefined ? undefined : getWorkflowRuns(this.context, [runId])[0];
+      return head === undefined || run === undefined ? undefined : { run, ...head };
+    });
+  }
+
+  /**
    * Current presentation revisions of many runs, in one statement.
    *
    * @returns run id → revision, for the runs that exist
