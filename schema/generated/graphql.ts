@@ -725,13 +725,6 @@ export type RunChainQueryVariables = Exact<{
 
 export type RunChainQuery = { workflowRun: { id: string, runId: string, rootRunId: string, presentationRevision: number, rootRun: { id: string, runId: string, workflowName: string, lineage: { totalCount: number, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorMessage: string | null, parentTerminalFingerprint: string | null, createdAt: string } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } } } | null };
 
-export type WorkflowRunLatestQueryVariables = Exact<{
-  runId: string;
-}>;
-
-
-export type WorkflowRunLatestQuery = { workflowRun: { id: string, runId: string, rootRunId: string, latestRun: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } } | null };
-
 export type WorkflowRunChangeCursorQueryVariables = Exact<{
   filter?: WorkflowRunFilter | null | undefined;
 }>;
@@ -773,6 +766,18 @@ export type WorkflowRunChangesSubscriptionVariables = Exact<{
 export type WorkflowRunChangesSubscription = { workflowRunChanges:
     | { __typename: 'WorkflowRunChange', cursor: string, run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
     | { __typename: 'WorkflowRunChangesResetRequired', cursor: string }
+   };
+
+export type WorkflowRunChainDeltasSubscriptionVariables = Exact<{
+  runId: string;
+  after?: string | null | undefined;
+}>;
+
+
+export type WorkflowRunChainDeltasSubscription = { workflowRunChainDeltas:
+    | { __typename: 'WorkflowRunChainBatch', cursor: string, batch: { runId: string, presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> } }
+    | { __typename: 'WorkflowRunChainMoved', cursor: string, fromRunId: string, runId: string, lineageKind: LineageKind, currentRevision: number, run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
+    | { __typename: 'WorkflowRunChainSnapshotRequired', cursor: string, runId: string, currentRevision: number, retainedFromRevision: number, run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
    };
 
 export class TypedDocumentString<TResult, TVariables>
@@ -2515,49 +2520,6 @@ export const RunChainDocument = new TypedDocumentString(`
   startCursor
   endCursor
 }`, {"hash":"sha256:ed718a8a559ed4701d37e2608cc3e6c94e3942bd7b30990bc651dba712cb8286"}) as unknown as TypedDocumentString<RunChainQuery, RunChainQueryVariables>;
-export const WorkflowRunLatestDocument = new TypedDocumentString(`
-    query WorkflowRunLatest($runId: String!) {
-  workflowRun(runId: $runId) {
-    id
-    runId
-    rootRunId
-    latestRun {
-      ...RunFields
-    }
-  }
-}
-    fragment RunFields on WorkflowRun {
-  id
-  runId
-  workflowName
-  workflowRef
-  status
-  queueStatus
-  paused
-  statusDetail
-  executionMode
-  originSessionId
-  input
-  launchOptions
-  errorCode
-  errorMessage
-  createdAt
-  updatedAt
-  startedAt
-  finishedAt
-  parentRunId
-  rootRunId
-  lineageKind
-  restartNumber
-  parentTerminalFingerprint
-  terminalFingerprint
-  presentationRevision
-  claim {
-    ownerId
-    leaseGeneration
-    expiresAt
-  }
-}`, {"hash":"sha256:dfe8b381bb5fd7953b9630512391a08cd9078d8a5ad0410d34b9f9a84faa68b4"}) as unknown as TypedDocumentString<WorkflowRunLatestQuery, WorkflowRunLatestQueryVariables>;
 export const WorkflowRunChangeCursorDocument = new TypedDocumentString(`
     query WorkflowRunChangeCursor($filter: WorkflowRunFilter) {
   workflowRuns(first: 0, filter: $filter) {
@@ -2726,3 +2688,78 @@ export const WorkflowRunChangesDocument = new TypedDocumentString(`
     expiresAt
   }
 }`, {"hash":"sha256:e43db7f5d095256ae399f1d1ac393271873fdad28ad1237ae75270f12104e7df"}) as unknown as TypedDocumentString<WorkflowRunChangesSubscription, WorkflowRunChangesSubscriptionVariables>;
+export const WorkflowRunChainDeltasDocument = new TypedDocumentString(`
+    subscription WorkflowRunChainDeltas($runId: String!, $after: String) {
+  workflowRunChainDeltas(runId: $runId, after: $after) {
+    __typename
+    ... on WorkflowRunChainBatch {
+      cursor
+      batch {
+        runId
+        presentationRevision
+        deltas {
+          deltaIndex
+          targetType
+          targetKey
+          recordedAt
+          patch {
+            op
+            path
+            value
+          }
+        }
+      }
+    }
+    ... on WorkflowRunChainSnapshotRequired {
+      cursor
+      runId
+      currentRevision
+      retainedFromRevision
+      run {
+        ...RunFields
+      }
+    }
+    ... on WorkflowRunChainMoved {
+      cursor
+      fromRunId
+      runId
+      lineageKind
+      currentRevision
+      run {
+        ...RunFields
+      }
+    }
+  }
+}
+    fragment RunFields on WorkflowRun {
+  id
+  runId
+  workflowName
+  workflowRef
+  status
+  queueStatus
+  paused
+  statusDetail
+  executionMode
+  originSessionId
+  input
+  launchOptions
+  errorCode
+  errorMessage
+  createdAt
+  updatedAt
+  startedAt
+  finishedAt
+  parentRunId
+  rootRunId
+  lineageKind
+  restartNumber
+  parentTerminalFingerprint
+  terminalFingerprint
+  presentationRevision
+  claim {
+    ownerId
+    leaseGeneration
+    expiresAt
+  }
+}`, {"hash":"sha256:75b3203c47a1f55f553edaaa56b8ed6fbbaaea1c966d42f9c2bfb0936c4a171e"}) as unknown as TypedDocumentString<WorkflowRunChainDeltasSubscription, WorkflowRunChainDeltasSubscriptionVariables>;

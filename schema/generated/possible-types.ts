@@ -99,6 +99,11 @@
       "SettleWorkflowRunSuccess",
       "ValidationError"
     ],
+    "WorkflowRunChainEvent": [
+      "WorkflowRunChainBatch",
+      "WorkflowRunChainMoved",
+      "WorkflowRunChainSnapshotRequired"
+    ],
     "WorkflowRunChangeEvent": [
       "WorkflowRunChange",
       "WorkflowRunChangesResetRequired"
@@ -208,6 +213,11 @@
       "NotFoundError",
       "SettleWorkflowRunSuccess",
       "ValidationError"
+    ],
+    "WorkflowRunChainEvent": [
+      "WorkflowRunChainBatch",
+      "WorkflowRunChainMoved",
+      "WorkflowRunChainSnapshotRequired"
     ],
     "WorkflowRunChangeEvent": [
       "WorkflowRunChange",

@@ -6,14 +6,15 @@
  * docs/PROTOCOL.md's.
  */
 import {
+  WorkflowRunChainDeltasDocument,
   WorkflowRunChangeCursorDocument,
   WorkflowRunChangesDocument,
   WorkflowRunDeltasDocument,
   WorkflowRunDocument,
-  WorkflowRunLatestDocument,
   WorkflowRunUpdatedDocument,
   type RunFieldsFragment,
   type TypedDocumentString,
+  type WorkflowRunChainDeltasSubscription,
   type WorkflowRunChangesSubscription,
   type WorkflowRunDeltasSubscription,
   type WorkflowRunFilter,
@@ -33,7 +34,8 @@ export type Run = RunFieldsFragment;
 /**
  * What a chain watch tells: `run` when it starts following a run (the chain's latest at the
  * start, then each continuation or restart that becomes the latest; `previousRunId` the run it
- * left), `delta` for each viewer-delta event of the run it follows.
+ * left), `delta` for each viewer-delta event of the run it follows (`workflowRunDeltas`' event
+ * types: a revision, or a snapshot request).
  */
 export type ChainEvent = { type: 'run'; run: Run; previousRunId: string | null } | { type: 'delta'; runId: string; event: RunDeltaEvent };
 
@@ -42,26 +44,6 @@ export interface WatchContext {
   connection: Connection;
   /** A typed operation over HTTP (the client's `query`). */
   request<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables): Promise<TResult>;
-}
-
-/**
- * Runs `task` now; when it fails because the server cannot be reached, runs it again at the
- * next acknowledged connection (the watch's socket is retrying meanwhile), until `cancelled()`.
- */
-async function whenReachable<T>(context: WatchContext, task: () => Promise<T>, cancelled: () => boolean): Promise<T> {
-  for (;;) {
-    try {
-      return await task();
-    } catch (error) {
-      if (!(error instanceof WorkflowClientError) || error.kind !== 'network' || cancelled()) throw error;
-      await new Promise<void>((resolve) => {
-        const off = context.connection.onConnected(() => {
-          off();
-          resolve();
-        });
-      });
-    }
-  }
 }
 
 /** Options of {@link RunWatch}. */
@@ -288,122 +270,86 @@ export class RunListWatch extends WatchBase<RunListEvent> {
 /** Options of {@link ChainWatch}. */
 export interface ChainWatchOptions extends WatchCallbacks<ChainEvent> {
   /**
-   * When the chain's latest run is the run asked for: the last revision of it already applied
-   * (default: its current revision). A run the watch moves to is followed from revision 0.
+   * The cursor of the last chain event applied ({@link ChainWatch.cursor}): the stream goes on
+   * after it (to the latest run when the chain moved meanwhile). Default null: a snapshot of the
+   * chain's latest run first.
    */
-  afterRevision?: number | null;
+  after?: string | null;
 }
 
 /**
- * Follows a chain's current latest run: the chain of `runId` (any of its runs), its newest run
- * (`latestRun`) followed with a {@link RunWatch}, and the chain's run-list changes (filter
- * `{rootRunId}`, from the feed's position read before the latest run) telling when a
- * continuation or restart joins it: the watch then reads `latestRun` again and, when it is a new
- * run, delivers `{type: 'run'}` and follows that run's deltas from revision 0. Built on the
- * run-list feed and the delta stream; resumable from {@link runId} and {@link revision}.
+ * Follows a chain's current latest run with the server's `workflowRunChainDeltas`
+ * (docs/PROTOCOL.md "Following a chain"), named by any of its runs: `{type: 'run'}` for the
+ * latest run at the start (`previousRunId` null) and for each continuation or restart the
+ * server moves to (`previousRunId` the run it left), `{type: 'delta'}` for each revision of the
+ * run followed (a later snapshot request comes as a `ViewerSnapshotRequired` delta event).
+ * Every (re)subscribe resumes after {@link cursor}, the last event delivered; an event whose
+ * cursor was delivered already is dropped (`stats.duplicates`).
  */
 export class ChainWatch extends WatchBase<ChainEvent> {
-  /** Root run id of the chain (known once started). */
+  /** Root run id of the chain (known from the first event). */
   rootRunId: string | null = null;
-  private current: Run | undefined;
-  private runWatch: RunWatch | undefined;
-  private listWatch: RunListWatch | undefined;
-  private readonly known = new Set<string>();
-  private moves: Promise<void> = Promise.resolve();
+  /** The cursor of the last event delivered (or started after). */
+  cursor: string | null;
+  /** The run followed now (known from the first event). */
+  runId: string | undefined;
+  /** The last revision delivered of the run followed now. */
+  revision: number | null = null;
+  private readonly seen = new Set<string>();
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly context: WatchContext,
+    context: WatchContext,
     readonly startRunId: string,
     options: ChainWatchOptions = {},
   ) {
     super(options);
-    void this.start(options.afterRevision);
+    this.cursor = options.after ?? null;
+    this.unsubscribe = context.connection.subscribe<WorkflowRunChainDeltasSubscription>(
+      WorkflowRunChainDeltasDocument.toString(),
+      () => ({ runId: this.startRunId, after: this.cursor }),
+      {
+        sent: () => {
+          this.stats.subscriptions += 1;
+        },
+        next: (data) => this.onData(data.workflowRunChainDeltas),
+        error: (error) => this.end({ reason: 'failed', error }),
+        complete: () => this.end({ reason: 'completed' }),
+      },
+    );
   }
 
-  /** The run followed now (undefined before the start). */
-  get runId(): string | undefined {
-    return this.current?.runId;
-  }
-
-  /** The last revision delivered of the run followed now. */
-  get revision(): number | null {
-    return this.runWatch?.revision ?? null;
-  }
-
-  private async latestOf(runId: string): Promise<{ rootRunId: string; latest: Run }> {
-    const { workflowRun } = await this.context.request(WorkflowRunLatestDocument, { runId });
-    if (workflowRun === null) throw new WorkflowClientError('graphql', `Workflow run not found: ${runId}`);
-    return { rootRunId: workflowRun.rootRunId, latest: workflowRun.latestRun };
-  }
-
-  private async start(afterRevision: number | null | undefined): Promise<void> {
-    let cursor: string;
-    let latest: Run;
-    try {
-      const { rootRunId } = await this.latestOf(this.startRunId);
-      this.rootRunId = rootRunId;
-      // The feed's position first, then the latest run: a run joining in between comes as a change.
-      cursor = (await this.context.request(WorkflowRunChangeCursorDocument, { filter: { rootRunId } })).workflowRuns.changeCursor;
-      latest = (await this.latestOf(this.startRunId)).latest;
-    } catch (error) {
-      this.end({ reason: 'failed', error: error as WorkflowClientError });
+  private onData(event: WorkflowRunChainDeltasSubscription['workflowRunChainDeltas']): void {
+    if (this.seen.has(event.cursor)) {
+      this.stats.duplicates += 1;
       return;
     }
-    if (this.isEnded) return;
-    this.known.add(latest.runId);
-    this.follow(latest, null, latest.runId === this.startRunId && afterRevision !== undefined ? afterRevision : latest.presentationRevision);
-    this.listWatch = new RunListWatch(this.context, {
-      filter: { rootRunId: this.rootRunId },
-      after: cursor,
-      onEvent: (event) => {
-        const joined = event.__typename === 'WorkflowRunChangesResetRequired' || !this.known.has(event.run.runId);
-        if (event.__typename === 'WorkflowRunChange') this.known.add(event.run.runId);
-        if (joined) this.moves = this.moves.then(() => this.checkLatest());
-      },
-      onEnd: (end) => this.endFromInner(end),
-    });
-  }
-
-  private follow(run: Run, previousRunId: string | null, afterRevision: number | null): void {
-    this.current = run;
-    this.deliver({ type: 'run', run, previousRunId });
-    this.runWatch = new RunWatch(this.context, run.runId, {
-      afterRevision,
-      onEvent: (event) => this.deliver({ type: 'delta', runId: run.runId, event }),
-      onEnd: (end) => {
-        // A run left for the next one ends its watch by our close: that is not the chain's end.
-        if (this.runWatch?.runId === run.runId) this.endFromInner(end);
-      },
-    });
-  }
-
-  private async checkLatest(): Promise<void> {
-    const current = this.current;
-    if (this.isEnded || current === undefined) return;
-    try {
-      const { latest } = await whenReachable(
-        this.context,
-        () => this.latestOf(current.runId),
-        () => this.isEnded,
-      );
-      if (this.isEnded || latest.runId === current.runId) return;
-      const previous = this.runWatch;
-      this.runWatch = undefined;
-      previous?.close();
-      this.follow(latest, current.runId, 0);
-    } catch (error) {
-      this.end({ reason: 'failed', error: error as WorkflowClientError });
+    this.seen.add(event.cursor);
+    if (this.seen.size > REMEMBERED_CURSORS) this.seen.delete(this.seen.values().next().value as string);
+    this.cursor = event.cursor;
+    if (event.__typename === 'WorkflowRunChainBatch') {
+      this.revision = event.batch.presentationRevision;
+      this.deliver({ type: 'delta', runId: event.batch.runId, event: { __typename: 'ViewerDeltaBatch', ...event.batch } });
+      return;
     }
-  }
-
-  private endFromInner(end: { reason: 'closed' } | { reason: 'completed' } | { reason: 'failed'; error: WorkflowClientError }): void {
-    if (end.reason !== 'closed') this.end(end);
+    this.rootRunId = event.run.rootRunId;
+    this.revision = event.currentRevision;
+    if (event.__typename === 'WorkflowRunChainMoved') {
+      this.runId = event.runId;
+      this.deliver({ type: 'run', run: event.run, previousRunId: event.fromRunId });
+      return;
+    }
+    // A snapshot request: the first event (the run followed), or a cursor past the retained log.
+    if (this.runId !== event.runId) {
+      this.runId = event.runId;
+      this.deliver({ type: 'run', run: event.run, previousRunId: null });
+      return;
+    }
+    const { cursor: _cursor, ...snapshot } = event;
+    this.deliver({ type: 'delta', runId: event.runId, event: { ...snapshot, __typename: 'ViewerSnapshotRequired' } });
   }
 
   protected stop(): void {
-    const runWatch = this.runWatch;
-    this.runWatch = undefined;
-    runWatch?.close();
-    this.listWatch?.close();
+    this.unsubscribe?.();
   }
 }

@@ -3,7 +3,8 @@
  * client") against real servers that are stopped and started again mid-stream on the same port
  * and database file: its run watch and run-list watch see every revision and every change once,
  * in order, across the restart, including what was committed with the store while the server was
- * down and while connections were refused; the chain watch moves to a restart; typed query and
+ * down and while connections were refused; the chain watch (the server's chain follow) moves to
+ * restarts, also one made while the server was down, with nothing repeated; typed query and
  * mutation results; a bad token is a clear error. No sleeps: every wait is on an event.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -238,7 +239,7 @@ describe('the typed client', () => {
     expect(live).toMatchObject({ reason: 'failed', error: { kind: 'graphql', message: 'Workflow run not found: no-such-run' } });
   });
 
-  it("chain watch: follows the chain's latest run into its restart, also one reserved while the server was down", async () => {
+  it("chain watch (workflowRunChainDeltas): follows the chain's latest run into its restart, also one reserved while the server was down", async () => {
     const first = await startTestServer();
     servers.push(first);
     await failedRoot(first, 'chain-1', 'boom');
@@ -254,8 +255,7 @@ describe('the typed client', () => {
     const restartId = restarted.restartWorkflowRun.run.runId;
     await chain.until((events) => events.some((event) => event.type === 'run' && event.run.runId === restartId), 'moved to the restart');
     expect(chain.events[1]).toMatchObject({ type: 'run', run: { runId: restartId, restartNumber: 1 }, previousRunId: 'chain-1' });
-    // Followed from revision 0: its history (or a snapshot request) first, then live revisions.
-    await chain.until((events) => events.some((event) => event.type === 'delta' && event.runId === restartId), 'the restart followed from revision 0');
+    // The move stands for the restart's revision at that moment: live revisions follow it.
     const head = commitMarker(first.store, restartId, 1);
     await chain.until(
       (events) => events.some((event) => event.type === 'delta' && event.event.__typename === 'ViewerDeltaBatch' && event.event.presentationRevision === head),
@@ -283,5 +283,16 @@ describe('the typed client', () => {
     ]);
     expect(watch.runId).toBe(second);
     expect(watch.rootRunId).toBe('chain-1');
+    // One resume after the restart, from the last cursor: the server moved it straight to the
+    // second restart, nothing delivered twice.
+    expect(watch.stats).toMatchObject({ duplicates: 0, subscriptions: 2 });
+    // The restart's revisions: the live one, then the claim, settlement and restart written while
+    // the server was down (replayed from the cursor, once, in order), then the move.
+    const told = chain.events.map((event) =>
+      event.type === 'delta'
+        ? `${event.runId} ${event.event.__typename === 'ViewerDeltaBatch' ? event.event.presentationRevision : 'snapshot'}`
+        : `run ${event.run.runId}`,
+    );
+    expect(told).toEqual(['run chain-1', `run ${restartId}`, ...range(head, head + 3).map((revision) => `${restartId} ${revision}`), `run ${second}`]);
   });
 });
