@@ -326,10 +326,24 @@ describe('/mcp', () => {
       expect(snapshotTables(fx.store)).toEqual(before);
     });
 
-    it('an unknown tool is a JSON-RPC error naming it', async () => {
-      await expect(full.callTool({ name: 'drop_everything', arguments: {} })).rejects.toThrow(
-        'MCP error -32602: Unknown tool "drop_everything": tools/list names the tools of this token',
-      );
+    it('an unknown tool is a JSON-RPC error naming it, its message sent once without the SDK prefix', async () => {
+      const before = snapshotTables(fx.store);
+      await expect(full.callTool({ name: 'drop_everything', arguments: {} })).rejects.toMatchObject({
+        code: -32602,
+        message: 'MCP error -32602: Unknown tool "drop_everything": tools/list names the tools of this token',
+      });
+      const response = await fetch(mcpUrl(fx), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${FULL}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'drop_everything', arguments: {} } }),
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32602, message: 'Unknown tool "drop_everything": tools/list names the tools of this token' },
+      });
+      expect(snapshotTables(fx.store)).toEqual(before);
     });
   });
 

@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Scope } from '../http/auth.js';
@@ -58,6 +58,15 @@ export interface McpEndpoint {
 }
 
 /**
+ * A JSON-RPC error for the SDK to answer: `{ code, message }` with the message as given. (The
+ * SDK's `McpError` puts `MCP error <code>: ` in front of its message, which the SDK then sends,
+ * and a client adds its own, so the caller would read the prefix twice.)
+ */
+function rpcError(code: ErrorCode, message: string): Error & { code: ErrorCode } {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
  * Builds the endpoint.
  *
  * @throws Error when the operations file cannot be read or lacks an operation (see `loadMcpOperations`)
@@ -77,7 +86,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }));
     server.setRequestHandler(CallToolRequestSchema, async (call, extra): Promise<CallToolResult> => {
       const tool = TOOLS.find((candidate) => candidate.name === call.params.name);
-      if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${call.params.name}": tools/list names the tools of this token`);
+      if (tool === undefined) throw rpcError(ErrorCode.InvalidParams, `Unknown tool "${call.params.name}": tools/list names the tools of this token`);
       const result = await callTool(tool, call.params.arguments ?? {}, operations, request, AbortSignal.any([extra.signal, closing.signal]));
       line.isError = result.isError === true;
       return result;
