@@ -327,9 +327,9 @@ export type ErrorFieldsFragment =
   | ErrorFields_ValidationError_Fragment
 ;
 
-export type LivePageListRunFragment = { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null } } };
+export type LivePageListRunFragment = { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, expiredClaim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null, expiredClaim: { expiresAt: string } | null } } };
 
-export type LivePageTreeRunFragment = { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, presentationRevision: number, parentTerminalFingerprint: string | null, claim: { expiresAt: string } | null };
+export type LivePageTreeRunFragment = { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, presentationRevision: number, parentTerminalFingerprint: string | null, claim: { expiresAt: string } | null, expiredClaim: { expiresAt: string } | null };
 
 export type LivePageRunRecordFragment = { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null };
 
@@ -341,7 +341,7 @@ export type LivePageRunsQueryVariables = Exact<{
 }>;
 
 
-export type LivePageRunsQuery = { workflowRuns: { totalCount: number, changeCursor: string, edges: Array<{ cursor: string, node: { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null } } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type LivePageRunsQuery = { workflowRuns: { totalCount: number, changeCursor: string, edges: Array<{ cursor: string, node: { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, expiredClaim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null, expiredClaim: { expiresAt: string } | null } } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type LivePageChainQueryVariables = Exact<{
   rootRunId: string;
@@ -350,7 +350,7 @@ export type LivePageChainQueryVariables = Exact<{
 }>;
 
 
-export type LivePageChainQuery = { workflowRun: { id: string, runId: string, workflowName: string, lineage: { totalCount: number, changeCursor: string, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, presentationRevision: number, parentTerminalFingerprint: string | null, claim: { expiresAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+export type LivePageChainQuery = { workflowRun: { id: string, runId: string, workflowName: string, lineage: { totalCount: number, changeCursor: string, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, presentationRevision: number, parentTerminalFingerprint: string | null, claim: { expiresAt: string } | null, expiredClaim: { expiresAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type LivePageRunQueryVariables = Exact<{
   runId: string;
@@ -384,7 +384,7 @@ export type LivePageRunChangesSubscriptionVariables = Exact<{
 
 
 export type LivePageRunChangesSubscription = { workflowRunChanges:
-    | { __typename: 'WorkflowRunChange', cursor: string, run: { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null } } } }
+    | { __typename: 'WorkflowRunChange', cursor: string, run: { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, expiredClaim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null, expiredClaim: { expiresAt: string } | null } } } }
     | { __typename: 'WorkflowRunChangesResetRequired', cursor: string }
    };
 
@@ -732,6 +732,13 @@ export type WorkflowRunChangeCursorQueryVariables = Exact<{
 
 export type WorkflowRunChangeCursorQuery = { workflowRuns: { changeCursor: string } };
 
+export type WorkflowRunCountsQueryVariables = Exact<{
+  filter?: WorkflowRunFilter | null | undefined;
+}>;
+
+
+export type WorkflowRunCountsQuery = { workflowRunCounts: { total: number, byStatus: Array<{ status: WorkflowRunStatus, count: number }>, byQueueStatus: Array<{ status: RunQueueStatus, count: number }> } };
+
 export type WorkflowRunDeltasSubscriptionVariables = Exact<{
   runId: string;
   afterRevision?: number | null | undefined;
@@ -866,6 +873,9 @@ export const LivePageListRunFragmentDoc = new TypedDocumentString(`
   claim {
     expiresAt
   }
+  expiredClaim {
+    expiresAt
+  }
   rootRun {
     id
     runId
@@ -883,6 +893,9 @@ export const LivePageListRunFragmentDoc = new TypedDocumentString(`
       restartNumber
       updatedAt
       claim {
+        expiresAt
+      }
+      expiredClaim {
         expiresAt
       }
     }
@@ -906,6 +919,9 @@ export const LivePageTreeRunFragmentDoc = new TypedDocumentString(`
   presentationRevision
   parentTerminalFingerprint
   claim {
+    expiresAt
+  }
+  expiredClaim {
     expiresAt
   }
 }
@@ -1014,6 +1030,9 @@ export const LivePageRunsDocument = new TypedDocumentString(`
   claim {
     expiresAt
   }
+  expiredClaim {
+    expiresAt
+  }
   rootRun {
     id
     runId
@@ -1033,9 +1052,12 @@ export const LivePageRunsDocument = new TypedDocumentString(`
       claim {
         expiresAt
       }
+      expiredClaim {
+        expiresAt
+      }
     }
   }
-}`, {"hash":"sha256:9db56730e6adce330c83acd81a6f8bcaee583280f35a4ff854d88e69b815bee9"}) as unknown as TypedDocumentString<LivePageRunsQuery, LivePageRunsQueryVariables>;
+}`, {"hash":"sha256:5d49ffdc529adc1a9aba0313f5415bc07bda7ad74b97c2943dc50034d8966728"}) as unknown as TypedDocumentString<LivePageRunsQuery, LivePageRunsQueryVariables>;
 export const LivePageChainDocument = new TypedDocumentString(`
     query LivePageChain($rootRunId: String!, $first: Int, $after: String) {
   workflowRun(runId: $rootRunId) {
@@ -1075,7 +1097,10 @@ export const LivePageChainDocument = new TypedDocumentString(`
   claim {
     expiresAt
   }
-}`, {"hash":"sha256:fd7804fabedcfdcc071e4bacadda3032fedbab6174acd7bea23a518cb9a3e3dd"}) as unknown as TypedDocumentString<LivePageChainQuery, LivePageChainQueryVariables>;
+  expiredClaim {
+    expiresAt
+  }
+}`, {"hash":"sha256:9c016e02e484a0a79352c1dadd86710f03601a7e7c80a6ea30ee111f855ebf1b"}) as unknown as TypedDocumentString<LivePageChainQuery, LivePageChainQueryVariables>;
 export const LivePageRunDocument = new TypedDocumentString(`
     query LivePageRun($runId: String!) {
   workflowRun(runId: $runId) {
@@ -1235,6 +1260,9 @@ export const LivePageRunChangesDocument = new TypedDocumentString(`
   claim {
     expiresAt
   }
+  expiredClaim {
+    expiresAt
+  }
   rootRun {
     id
     runId
@@ -1254,9 +1282,12 @@ export const LivePageRunChangesDocument = new TypedDocumentString(`
       claim {
         expiresAt
       }
+      expiredClaim {
+        expiresAt
+      }
     }
   }
-}`, {"hash":"sha256:d43b157b031733a29f39a953cba99a6adefb84b286cc2ee61b478347e6e18fb6"}) as unknown as TypedDocumentString<LivePageRunChangesSubscription, LivePageRunChangesSubscriptionVariables>;
+}`, {"hash":"sha256:f02f6d611dc6e6548e2a565101ad5ce5b4441bef70cbb0fa8d86f933bcaf1fd1"}) as unknown as TypedDocumentString<LivePageRunChangesSubscription, LivePageRunChangesSubscriptionVariables>;
 export const McpListRunsDocument = new TypedDocumentString(`
     query McpListRuns($first: Int, $after: String, $filter: WorkflowRunFilter, $orderBy: WorkflowRunOrder) {
   workflowRuns(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {
@@ -2527,6 +2558,21 @@ export const WorkflowRunChangeCursorDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:5fd43f630c7cc9224a21a719d8a3352fcc8793cf0987e8560bb3290f0184d347"}) as unknown as TypedDocumentString<WorkflowRunChangeCursorQuery, WorkflowRunChangeCursorQueryVariables>;
+export const WorkflowRunCountsDocument = new TypedDocumentString(`
+    query WorkflowRunCounts($filter: WorkflowRunFilter) {
+  workflowRunCounts(filter: $filter) {
+    total
+    byStatus {
+      status
+      count
+    }
+    byQueueStatus {
+      status
+      count
+    }
+  }
+}
+    `, {"hash":"sha256:913acab5725210f9acbc3afb3672749c0123fe4ec3d20aae1e28af7dbaba3d16"}) as unknown as TypedDocumentString<WorkflowRunCountsQuery, WorkflowRunCountsQueryVariables>;
 export const WorkflowRunDeltasDocument = new TypedDocumentString(`
     subscription WorkflowRunDeltas($runId: String!, $afterRevision: Int) {
   workflowRunDeltas(runId: $runId, afterRevision: $afterRevision) {

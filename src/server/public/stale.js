@@ -3,16 +3,17 @@
  * Stale runs: a run whose queue says a runner executes it (`STARTING` or
  * `RUNNING`) but that has no live claim — the claim expired, or there is none. Its runner has
  * probably died; `cancelWorkflowRun` without a token may stale-cancel it (docs/STORE-RULES.md §6
- * "stale cancel"). The server answers `claim: null` once a lease has expired at read time; the
- * page also compares `claim.expiresAt` with its own clock, so a claim that expires while the
- * page shows it gets marked without any new event.
+ * "stale cancel"). The server answers `claim: null` and `expiredClaim` once a lease has expired,
+ * and its feeds deliver the run at the expiry (docs/PROTOCOL.md "Lease expiry"); the page also
+ * compares `claim.expiresAt` with its own clock, so a claim that expires while the page shows it
+ * is marked at once even when its clock runs ahead of the server's.
  */
 
 /** Queue states in which a runner must hold the run's claim. */
 export const CLAIMED_QUEUE_STATUSES = Object.freeze(['STARTING', 'RUNNING']);
 
 /**
- * @typedef {{ queueStatus?: string | null, claim?: { expiresAt: string } | null }} ClaimedRun
+ * @typedef {{ queueStatus?: string | null, claim?: { expiresAt: string } | null, expiredClaim?: { expiresAt: string } | null }} ClaimedRun
  */
 
 /**
@@ -24,7 +25,7 @@ export const CLAIMED_QUEUE_STATUSES = Object.freeze(['STARTING', 'RUNNING']);
  */
 export function staleReason(run, nowMs) {
   if (!CLAIMED_QUEUE_STATUSES.includes(run.queueStatus ?? '')) return null;
-  if (run.claim === null || run.claim === undefined) return 'no claim';
+  if (run.claim === null || run.claim === undefined) return run.expiredClaim ? `claim expired at ${run.expiredClaim.expiresAt}` : 'no claim';
   const expiresAt = Date.parse(run.claim.expiresAt);
   if (Number.isNaN(expiresAt) || expiresAt <= nowMs) return `claim expired at ${run.claim.expiresAt}`;
   return null;

@@ -19,6 +19,11 @@ describe('staleReason / isStale', () => {
     expect(staleReason({ queueStatus: 'STARTING', claim: claim('2026-01-01T12:00:00.000Z') }, NOW)).toBe('claim expired at 2026-01-01T12:00:00.000Z');
   });
 
+  it('an expired claim the server reports (claim null, expiredClaim set): "claim expired at <ISO>"', () => {
+    const expiresAt = new Date(NOW - 1_000).toISOString();
+    expect(staleReason({ queueStatus: 'STARTING', claim: null, expiredClaim: { expiresAt } }, NOW)).toBe(`claim expired at ${expiresAt}`);
+  });
+
   it('RUNNING with a live claim: not stale', () => {
     expect(staleReason({ queueStatus: 'RUNNING', claim: claim('2026-01-01T12:00:00.001Z') }, NOW)).toBeNull();
     expect(isStale({ queueStatus: 'RUNNING', claim: claim('2026-01-01T12:05:00.000Z') }, NOW)).toBe(false);
