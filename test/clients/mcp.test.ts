@@ -31,6 +31,7 @@ const WRITE_TOOLS = ['restart_run', 'cancel_run', 'pause_run', 'resume_run'];
 /** The test server's --max-body-bytes. */
 const MAX_BODY = 65_536;
 const UNAUTHORIZED = 'Unauthorized: send Authorization: Bearer <token>';
+const WRONG_TOKEN = "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token or a --read-token";
 const FOREIGN_ORIGIN = 'Origin "http://evil.example" is not allowed; start the server with --cors-origin <origin> to allow it';
 
 /** `http://127.0.0.1:<port>/mcp` of a test server. */
@@ -456,12 +457,12 @@ describe('/mcp', () => {
     });
 
     it('refuses a request without a token (401) and one with a wrong token', async () => {
-      const unauthorized = {
+      const unauthorized = (message: string) => ({
         code: 401,
-        message: 'Streamable HTTP error: Error POSTing to endpoint: ' + JSON.stringify({ errors: [{ message: UNAUTHORIZED }] }),
-      };
-      await expect(connect(fx, {})).rejects.toMatchObject(unauthorized);
-      await expect(connect(fx, { authorization: 'Bearer wrong' })).rejects.toMatchObject(unauthorized);
+        message: 'Streamable HTTP error: Error POSTing to endpoint: ' + JSON.stringify({ errors: [{ message }] }),
+      });
+      await expect(connect(fx, {})).rejects.toMatchObject(unauthorized(UNAUTHORIZED));
+      await expect(connect(fx, { authorization: 'Bearer wrong' })).rejects.toMatchObject(unauthorized(WRONG_TOKEN));
       const response = await fetch(mcpUrl(fx), {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

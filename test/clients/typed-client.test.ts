@@ -210,7 +210,7 @@ describe('the typed client', () => {
     expect(error).toBeInstanceOf(WorkflowClientError);
     expect((error as WorkflowClientError).kind).toBe('unauthorized');
     expect((error as WorkflowClientError).message).toBe(
-      `the server at ${fx.url} refused the request (401: Unauthorized: send Authorization: Bearer <token>): the token is not one the server accepts`,
+      `the server at ${fx.url} refused the request (401: Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token or a --read-token): the token is not one the server accepts`,
     );
     const { client: none } = client(fx);
     const missing = await none.query(WorkflowRunDocument, { runId: 'run-sec' }).catch((caught: unknown) => caught);

@@ -67,12 +67,19 @@ describe('subscription auth', () => {
   });
 
   it('SSE without the header: 401 with WWW-Authenticate; with a wrong token: 401', async ({ fx }) => {
-    for (const headers of [{}, { authorization: 'Bearer nope' }] as Array<Record<string, string>>) {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{}, 'Unauthorized: send Authorization: Bearer <token>'],
+      [
+        { authorization: 'Bearer nope' },
+        "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token or a --read-token",
+      ],
+    ];
+    for (const [headers, message] of cases) {
       const sse = subscribeSse<DeltasData>(fx.url, DELTAS_SUBSCRIPTION, { runId, afterRevision: 1 }, headers);
       const response = await sse.response;
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer');
-      expect(JSON.parse(response.text ?? '')).toEqual({ errors: [{ message: 'Unauthorized: send Authorization: Bearer <token>' }] });
+      expect(JSON.parse(response.text ?? '')).toEqual({ errors: [{ message }] });
       sse.close();
     }
   });

@@ -49,11 +49,18 @@ describe('GET /schema.graphql', () => {
     });
 
     it('refuses a request without or with a wrong token with 401, as /graphql does', async () => {
-      for (const headers of [{}, { authorization: 'Bearer wrong' }] as Array<Record<string, string>>) {
+      const cases: Array<[Record<string, string>, string]> = [
+        [{}, 'Unauthorized: send Authorization: Bearer <token>'],
+        [
+          { authorization: 'Bearer wrong' },
+          "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token or a --read-token",
+        ],
+      ];
+      for (const [headers, message] of cases) {
         const response = await fetch(sdlUrl(fx), { headers });
         expect(response.status).toBe(401);
         expect(response.headers.get('www-authenticate')).toBe('Bearer');
-        expect(await response.json()).toEqual({ errors: [{ message: 'Unauthorized: send Authorization: Bearer <token>' }] });
+        expect(await response.json()).toEqual({ errors: [{ message }] });
       }
     });
 

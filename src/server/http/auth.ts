@@ -46,6 +46,21 @@ export function scopeOf(credentials: Credentials, header: unknown): Scope | null
   return scope;
 }
 
+/** The 401 answer to a request that sent no `Authorization` header. */
+export const UNAUTHORIZED_NO_TOKEN = 'Unauthorized: send Authorization: Bearer <token>';
+/** The 401 answer to a request whose `Authorization` carries no accepted token. */
+export const UNAUTHORIZED_WRONG_TOKEN =
+  "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token or a --read-token";
+
+/**
+ * The text of a 401: whether an `Authorization` header was sent at all (never what it held).
+ *
+ * @param header the request's Authorization header, if any
+ */
+export function unauthorizedMessage(header: unknown): string {
+  return typeof header === 'string' && header.trim() !== '' ? UNAUTHORIZED_WRONG_TOKEN : UNAUTHORIZED_NO_TOKEN;
+}
+
 /**
  * Compares a presented `Authorization` value with `Bearer <token>` in constant time.
  *

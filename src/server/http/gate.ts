@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { MCP_PATH } from '../mcp/endpoint.js';
 import { isGraphiQLPage } from '../page/serve-page.js';
-import { scopeOf, type Credentials, type GrantedScopes, type Scope } from './auth.js';
+import { scopeOf, unauthorizedMessage, type Credentials, type GrantedScopes, type Scope } from './auth.js';
 import { ACCEPTED_POST_TYPES, unsupportedContentType } from './content-type.js';
 import { answerThenClose, declaredBodyLength, LINGER_MAX_BYTES, readBodyUpTo, setPreReadBody } from './request-body.js';
 import type { RequestPolicy } from './request-policy.js';
@@ -100,19 +100,19 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
     if (path === '/metrics' && request.method === 'GET') {
       // Any accepted token (full or read) reads the metrics.
       if (scope === null) {
-        refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+        refuse(request, response, 401, unauthorizedMessage(request.headers.authorization), { 'www-authenticate': 'Bearer' });
         return;
       }
       routes.metrics(response);
       return;
     }
     if (path === SCHEMA_SDL_PATH && scope === null) {
-      refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+      refuse(request, response, 401, unauthorizedMessage(request.headers.authorization), { 'www-authenticate': 'Bearer' });
       return;
     }
     if (routes.schemaSdl(request, response, path)) return; // the SDL, for IDEs (docs/IDE.md)
     if (path === MCP_PATH) {
-      if (scope === null) refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+      if (scope === null) refuse(request, response, 401, unauthorizedMessage(request.headers.authorization), { 'www-authenticate': 'Bearer' });
       else {
         scopes.grant(request, scope);
         routes.mcp(request, response, scope);
@@ -127,7 +127,7 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
     if (scope !== null) {
       scopes.grant(request, scope);
     } else if (!isGraphiQLPage(request) && request.method !== 'OPTIONS') {
-      refuse(request, response, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+      refuse(request, response, 401, unauthorizedMessage(request.headers.authorization), { 'www-authenticate': 'Bearer' });
       return;
     }
     const unsupported = request.method === 'POST' ? unsupportedContentType(request.headers['content-type']) : undefined;
