@@ -37,6 +37,7 @@ import { measureScale } from './scale.js';
 import { renderTable, type Figure } from './harness/stats.js';
 import { reportFromFile } from './harness/report.js';
 import { renderTargetCatalogue, renderTargetTable, targetRows } from './targets.js';
+import { measureWorkers } from './workers.js';
 import { measureWriteRate } from './write-rate.js';
 
 /** Where a run writes its results and `--report` reads them. */
@@ -55,6 +56,7 @@ const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Figure[]>> =
   'pi-workflows-writes': measurePiWorkflowsWrites,
   'run-changes': measureRunChanges,
   'live-queries': measureLiveQueries,
+  workers: measureWorkers,
 };
 
 function machineInfo(): Record<string, unknown> {

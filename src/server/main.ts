@@ -21,7 +21,7 @@
  * primary it listens, or why it could not start. An in-memory database or replica mode keeps one
  * process (`singleProcessReason`).
  */
-import { startServer, type RunningServer } from './app.js';
+import type { RunningServer } from './app.js';
 import { runPrimary, singleProcessReason } from './cluster/primary.js';
 import { workerLink } from './cluster/worker-link.js';
 import { DEFAULT_DB_PATH, parseServerConfig } from './config.js';
@@ -101,6 +101,8 @@ if (link === undefined && requestedWorkers > 1 && oneProcess !== null) {
   logger.info({ workers: 1, requested: requestedWorkers, reason: oneProcess }, `one process instead of ${requestedWorkers} workers: ${oneProcess}`);
 }
 try {
+  // Loaded here, not at the top: the primary never starts a server and stays small.
+  const { startServer } = await import('./app.js');
   server = await startServer(config, { logger, ...(link === undefined ? {} : { cluster: link }) });
 } catch (error) {
   const text = describeStartError(error, { host: config.host, port: config.port, portOption: '--port N' });

@@ -229,7 +229,7 @@ describe('the production image (deploy/Dockerfile), its steps run here', () => {
   });
 
   /** Starts the runtime stage's CMD as its user, on 127.0.0.1:port (`docker run -e HOST -e PORT`). */
-  function startContainer(port: number): { service: ServiceProcess; env: Record<string, string>; user: string[] } {
+  function startContainer(port: number, extraEnv: Record<string, string> = {}): { service: ServiceProcess; env: Record<string, string>; user: string[] } {
     const runtime = states.get(runtimeStage.name) as StageState;
     const env = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -237,6 +237,7 @@ describe('the production image (deploy/Dockerfile), its steps run here', () => {
       ...mappedEnv(runtime),
       HOST: '127.0.0.1',
       PORT: String(port),
+      ...extraEnv,
     };
     const user = IS_ROOT && runtime.user === 'node' ? ['setpriv', `--reuid=${NODE_USER.uid}`, `--regid=${NODE_USER.gid}`, '--clear-groups', '--'] : [];
     const [command, ...args] = [...user, ...(runtime.cmd ?? [])] as [string, ...string[]];
@@ -367,7 +368,8 @@ describe('the production image (deploy/Dockerfile), its steps run here', () => {
   it('SIGINT stops it cleanly too, on the database the first start left on the volume', async () => {
     const runtime = states.get('runtime') as StageState;
     const dbPath = mapPath(runtime, '/data/pi-workflows.db');
-    const started = startContainer(await freePort());
+    // One process (the image's default is a worker per core): its log lines are counted below.
+    const started = startContainer(await freePort(), { PI_WORKFLOWS_WORKERS: '1' });
     await started.service.listening();
     expect(started.service.lines.events[0]).toMatchObject({ msg: 'listening', database: dbPath, runs: 1 });
     expect(await started.service.stop('SIGINT'), started.service.describe()).toBe(0);

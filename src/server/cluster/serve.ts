@@ -9,8 +9,8 @@ import type { WorkerLink } from './worker-link.js';
 /**
  * Answers `GET /health` for every worker: the body of this worker's own check (its database
  * section), plus `worker` (`{id, pid}` of the worker that answered) and `workers` (each one's
- * `{id, pid, status}`). `status` is this worker's own when every worker reports `ok`, else
- * `degraded` (a worker degraded, unavailable, starting or silent past the deadline); 503 only
+ * `{id, pid, status}`). `status` is this worker's own when every worker reports `ok` or is still
+ * `starting`, else `degraded` (a worker degraded, unavailable or silent past the deadline); 503 only
  * when this worker's own database is unavailable. A caller without the token sees only `{status}`.
  *
  * @param authorized whether the caller sent an accepted token (or none is set)
@@ -19,7 +19,8 @@ export async function serveClusterHealth(response: ServerResponse, authorized: b
   const own = healthReport(source);
   const workers = await link.workers();
   let status = own.body.status;
-  if (status === 'ok' && (workers === null || workers.some((worker) => worker.status !== 'ok'))) status = 'degraded';
+  // A worker still starting (at start, or replacing one that exited) is not a fault: the others serve.
+  if (status === 'ok' && (workers === null || workers.some((worker) => worker.status !== 'ok' && worker.status !== 'starting'))) status = 'degraded';
   const body = {
     ...own.body,
     status,
