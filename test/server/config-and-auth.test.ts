@@ -2,8 +2,10 @@
  * Server options and the bearer check: defaults, the read-only environment flag, and the
  * case-insensitive `Bearer` scheme (RFC 7235).
  */
+import { availableParallelism } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAuthorized } from '../../src/server/http/auth.js';
+import { singleProcessReason } from '../../src/server/cluster/primary.js';
 import { parseServerConfig } from '../../src/server/config.js';
 import { runCli } from '../helpers/run-cli.js';
 
@@ -66,6 +68,32 @@ describe('parseServerConfig', () => {
       code: 1,
       stderr: "error: --primary-token goes with --replica <primary URL> (it is the token for the primary's /health)\n",
     });
+  });
+
+  it('--workers: default the cores, 1 … 256, PI_WORKFLOWS_WORKERS; :memory: and --replica keep one process (docs/OPERATIONS.md "Workers")', () => {
+    const saved = process.env.PI_WORKFLOWS_WORKERS;
+    delete process.env.PI_WORKFLOWS_WORKERS;
+    try {
+      expect(parseServerConfig(['node', 'main']).workers).toBe(availableParallelism());
+      expect(parseServerConfig(['node', 'main', '--workers', '1']).workers).toBe(1);
+      process.env.PI_WORKFLOWS_WORKERS = '3';
+      expect(parseServerConfig(['node', 'main']).workers).toBe(3);
+      expect(parseServerConfig(['node', 'main', '--workers', '2']).workers).toBe(2);
+      expect(runCli(['--workers', '0'])).toMatchObject({
+        code: 1,
+        stderr: "error: option '--workers <n>' argument '0' is invalid. must be an integer from 1 to 256\n",
+      });
+    } finally {
+      if (saved === undefined) delete process.env.PI_WORKFLOWS_WORKERS;
+      else process.env.PI_WORKFLOWS_WORKERS = saved;
+    }
+    expect(singleProcessReason(parseServerConfig(['node', 'main', '--db', ':memory:']))).toBe(
+      'an in-memory database (--db :memory:) exists in one process only',
+    );
+    expect(singleProcessReason(parseServerConfig(['node', 'main', '--db', '/srv/r.db', '--replica', 'http://primary:4000/graphql']))).toBe(
+      'replica mode (--replica) reopens its copy when it is replaced, and workers would each serve the copy they opened',
+    );
+    expect(singleProcessReason(parseServerConfig(['node', 'main', '--db', '/srv/state.db']))).toBeNull();
   });
 });
 
