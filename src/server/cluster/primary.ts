@@ -77,6 +77,7 @@ export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: 
   const collections = new Map<number, HealthCollection>();
   let nextCollection = 1;
   let started = false;
+  /** The first worker's start banner, printed when it arrived. */
   let banner: string | undefined;
   let stopSignal: NodeJS.Signals | undefined;
   let stopSignalAt = 0;
@@ -133,7 +134,11 @@ export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: 
           logger.info({ worker: state.worker.id, workerPid: state.pid }, 'worker replaced');
           return;
         }
-        banner ??= message.banner;
+        if (banner === undefined) {
+          // The server serves from the first worker on: the banner goes out now, once.
+          banner = message.banner;
+          process.stderr.write(`${banner.replace(/\n\n$/, '\n')}  Workers:   ${count} processes (docs/OPERATIONS.md "Workers")\n\n`);
+        }
         if (stopSignal !== undefined || fatal !== undefined) return;
         // The first worker applied the migrations; the others open a migrated file together.
         if (states.size === 1) for (let i = 1; i < count; i++) fork();
@@ -141,7 +146,6 @@ export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: 
           started = true;
           const pids = [...states.values()].map((each) => each.pid);
           logger.info({ url: message.url, workers: count, pids }, 'workers started');
-          process.stderr.write(`${banner.replace(/\n\n$/, '\n')}  Workers:   ${count} processes, pids ${pids.join(', ')} (docs/OPERATIONS.md "Workers")\n\n`);
         }
         return;
       }
