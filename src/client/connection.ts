@@ -7,7 +7,13 @@
  *   ended every subscription with a bare `Event`); not a 4403 (the token was refused) nor the
  *   close codes graphql-ws itself treats as fatal (4400, 4401, 4406, 4409, 4429, 4500);
  * - `retryWait`: `initialDelayMs · 2^attempt` capped at `maxDelayMs` (default 250 ms doubling to 8 s),
- *   attempts unlimited by default;
+ *   plus up to `jitterMs` of random delay (default 0; the live page uses 250 so pages
+ *   reconnecting to a restarted server spread out), attempts unlimited by default
+ *   ({@link retryDelayMs});
+ * - `pongTimeoutMs`: a server that does not answer a ping within it is treated as gone (the
+ *   socket is closed 4408 and retried; graphql-ws's pong-timeout recipe); default none;
+ * - `lazy: false` connects at once and keeps the socket while no watch runs (the live page's
+ *   status line shows the server's state); the default connects with the first watch;
  * - a subscription's variables are read again at every (re)subscribe, so a watch resumes from
  *   its last revision or cursor: graphql-ws re-sends the same payload object on each retry,
  *   whose `variables` is a getter here.
@@ -35,14 +41,17 @@ export interface DisconnectReason {
 
 /**
  * The connection's state, reported to `onStatus` listeners:
- * `connecting` (first attempt), `connected`, `reconnecting` (before each retry: its number from 1,
- * the wait in ms and why), `closed` (no watch left, the client closed, or a fatal refusal).
+ * `connecting` (first attempt), `connected` (`reconnects`: successful reconnects so far),
+ * `reconnecting` (before each retry: its number from 1, the wait in ms, why, and `failures`: the
+ * sockets lost or refused since the last connect — the loss, then each refused attempt),
+ * `closed` (no watch left, the client closed, or — `fatal` — a close no retry can heal: a
+ * refused token, 4403, or a close code graphql-ws treats as fatal).
  */
 export type ConnectionStatus =
   | { state: 'connecting' }
-  | { state: 'connected'; reconnected: boolean }
-  | { state: 'reconnecting'; attempt: number; delayMs: number; reason: DisconnectReason }
-  | { state: 'closed'; reason?: DisconnectReason };
+  | { state: 'connected'; reconnected: boolean; reconnects: number }
+  | { state: 'reconnecting'; attempt: number; delayMs: number; reason: DisconnectReason; failures: number }
+  | { state: 'closed'; reason?: DisconnectReason; fatal?: boolean };
 
 /** Retry policy of the WebSocket. */
 export interface RetryOptions {
@@ -52,6 +61,28 @@ export interface RetryOptions {
   initialDelayMs?: number;
   /** Longest wait, ms (default 8000). */
   maxDelayMs?: number;
+  /** Random delay added to each wait, up to this many ms (default 0). */
+  jitterMs?: number;
+}
+
+/**
+ * The wait before retry number `retries` (0 for the first after a loss), ms:
+ * `min(initialDelayMs · 2^retries, maxDelayMs) + floor(random() · jitterMs)`.
+ *
+ * @param random in [0, 1) (default Math.random)
+ */
+export function retryDelayMs(retries: number, retry: Required<RetryOptions>, random: () => number = Math.random): number {
+  return Math.min(retry.initialDelayMs * 2 ** retries, retry.maxDelayMs) + Math.floor(random() * retry.jitterMs);
+}
+
+/** The retry policy with its defaults filled in (unlimited attempts, 250 ms doubling to 8 s, no jitter). */
+export function retryPolicy(retry: RetryOptions | undefined): Required<RetryOptions> {
+  return {
+    attempts: retry?.attempts ?? Number.POSITIVE_INFINITY,
+    initialDelayMs: retry?.initialDelayMs ?? 250,
+    maxDelayMs: retry?.maxDelayMs ?? 8_000,
+    jitterMs: retry?.jitterMs ?? 0,
+  };
 }
 
 /** What {@link Connection} needs. */
@@ -65,6 +96,12 @@ export interface ConnectionOptions {
   retry?: RetryOptions;
   /** graphql-ws ping interval, ms (default 10000; 0 = none). */
   keepAliveMs?: number;
+  /** A ping unanswered this long closes the socket (4408) and retries, ms (default none). */
+  pongTimeoutMs?: number;
+  /** False: connect at once and stay connected without a watch (default true: with the first watch). */
+  lazy?: boolean;
+  /** A first status listener, added before anything connects (an eager socket's `connecting`). */
+  onStatus?: (status: ConnectionStatus) => void;
 }
 
 /** A subscription's callbacks; `error` gets a {@link WorkflowClientError}. */
@@ -112,13 +149,16 @@ export class Connection {
   private lastStatus: ConnectionStatus = { state: 'closed' };
   private disposed = false;
   private readonly wakeRetry = new Set<() => void>();
+  private readonly lazy: boolean;
+  private reconnects = 0;
+  private failures = 0;
+  private socket: { readyState: number; close(code?: number, reason?: string): void } | undefined;
+  private pongTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(readonly options: ConnectionOptions) {
-    this.retry = {
-      attempts: options.retry?.attempts ?? Number.POSITIVE_INFINITY,
-      initialDelayMs: options.retry?.initialDelayMs ?? 250,
-      maxDelayMs: options.retry?.maxDelayMs ?? 8_000,
-    };
+    this.retry = retryPolicy(options.retry);
+    this.lazy = options.lazy ?? true;
+    if (options.onStatus !== undefined) this.listeners.add(options.onStatus);
     const webSocketImpl = options.webSocketImpl ?? (globalThis as { WebSocket?: unknown }).WebSocket;
     if (webSocketImpl === undefined) {
       throw new WorkflowClientError(
@@ -130,8 +170,14 @@ export class Connection {
       url: options.url,
       webSocketImpl,
       connectionParams: () => (options.authorization === undefined ? {} : { authorization: options.authorization }),
-      lazy: true,
+      lazy: this.lazy,
       lazyCloseTimeout: 0,
+      onNonLazyError: (errorOrClose) => {
+        if (isCloseEventLike(errorOrClose))
+          this.lastReason = { ...this.lastReason, code: errorOrClose.code, ...(errorOrClose.reason ? { reason: errorOrClose.reason } : {}) };
+        this.everConnected = false;
+        this.emit({ state: 'closed', reason: this.lastReason, fatal: true });
+      },
       keepAlive: options.keepAliveMs ?? 10_000,
       retryAttempts: this.retry.attempts,
       shouldRetry: (errOrCloseEvent) => this.shouldRetry(errOrCloseEvent),
@@ -146,17 +192,20 @@ export class Connection {
             this.announcedRetry = false;
             return;
           }
-          if (this.everConnected) this.emit({ state: 'reconnecting', attempt: 1, delayMs: 0, reason });
+          if (this.everConnected) this.emit({ state: 'reconnecting', attempt: 1, delayMs: 0, reason, failures: this.failures });
           else this.emit({ state: 'connecting' });
         },
         opened: () => {
           this.socketOpened = true;
         },
-        connected: () => {
+        connected: (socket) => {
+          this.socket = socket as typeof this.socket;
           const reconnected = this.everConnected;
+          if (reconnected) this.reconnects += 1;
           this.everConnected = true;
+          this.failures = 0;
           this.lastReason = { refused: false, opened: true };
-          this.emit({ state: 'connected', reconnected });
+          this.emit({ state: 'connected', reconnected, reconnects: this.reconnects });
           for (const listener of [...this.connectedListeners]) listener(reconnected);
         },
         error: (error) => {
@@ -168,13 +217,28 @@ export class Connection {
           };
         },
         closed: (event) => {
+          this.socket = undefined;
+          clearTimeout(this.pongTimer);
+          this.failures += 1;
           if (isCloseEventLike(event)) {
             this.lastReason = { ...this.lastReason, code: event.code, ...(event.reason ? { reason: event.reason } : {}), opened: this.socketOpened };
           }
-          if (this.active === 0 || this.disposed) {
+          if ((this.lazy && this.active === 0) || this.disposed) {
             this.everConnected = false;
             this.emit({ state: 'closed', reason: this.lastReason });
           }
+        },
+        ping: (received) => {
+          const timeoutMs = options.pongTimeoutMs;
+          if (received || timeoutMs === undefined) return;
+          clearTimeout(this.pongTimer);
+          this.pongTimer = setTimeout(() => {
+            // 1 = WebSocket.OPEN.
+            if (this.socket?.readyState === 1) this.socket.close(4408, 'Keep-alive timeout');
+          }, timeoutMs);
+        },
+        pong: (received) => {
+          if (received) clearTimeout(this.pongTimer);
         },
       },
     });
@@ -189,6 +253,19 @@ export class Connection {
   onStatus(listener: (status: ConnectionStatus) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Resolves at the next acknowledged connection (a read waiting to be retried goes then).
+   * Never rejects; pending after {@link dispose}.
+   */
+  nextConnected(): Promise<void> {
+    return new Promise((resolve) => {
+      const off = this.onConnected(() => {
+        off();
+        resolve();
+      });
+    });
   }
 
   /** Calls `listener(reconnected)` at every acknowledged connection; returns its remover. */
@@ -209,9 +286,9 @@ export class Connection {
   }
 
   private async retryWait(retries: number): Promise<void> {
-    const delayMs = Math.min(this.retry.initialDelayMs * 2 ** retries, this.retry.maxDelayMs);
+    const delayMs = retryDelayMs(retries, this.retry);
     this.announcedRetry = true;
-    this.emit({ state: 'reconnecting', attempt: retries + 1, delayMs, reason: this.lastReason });
+    this.emit({ state: 'reconnecting', attempt: retries + 1, delayMs, reason: this.lastReason, failures: this.failures });
     await new Promise<void>((resolve) => {
       const wake = (): void => {
         clearTimeout(timer);
@@ -316,6 +393,7 @@ export class Connection {
     if (this.disposed) return;
     this.disposed = true;
     for (const wake of [...this.wakeRetry]) wake();
+    clearTimeout(this.pongTimer);
     await this.client.dispose();
     if (this.lastStatus.state !== 'closed') this.emit({ state: 'closed' });
   }

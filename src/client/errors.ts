@@ -10,8 +10,9 @@
  * - `http`: an answer that is not GraphQL (wrong URL, a proxy's error page)
  * - `graphql`: the server answered with GraphQL errors (`errors` holds them)
  * - `closed`: the client was closed, or the WebSocket ended and will not be retried
+ * - `aborted`: a request retried while the server was away is no longer wanted (its `isCurrent` said so)
  */
-export type WorkflowClientErrorKind = 'network' | 'unauthorized' | 'http' | 'graphql' | 'closed';
+export type WorkflowClientErrorKind = 'network' | 'unauthorized' | 'http' | 'graphql' | 'closed' | 'aborted';
 
 /** One GraphQL error as the server sends it. */
 export interface GraphQLErrorLike {

@@ -80,3 +80,55 @@ export async function postOperation<TResult, TVariables>(
   }
   return body.data;
 }
+
+/**
+ * Whether a failed request may succeed later without any change on the caller's side: no answer
+ * (`network`), or 502, 503, 504 (a proxy or a server starting or stopping).
+ */
+export function isTransient(error: unknown): boolean {
+  if (!(error instanceof WorkflowClientError)) return false;
+  return error.kind === 'network' || [502, 503, 504].includes(error.details.status ?? 0);
+}
+
+/** How {@link retrying} tries again (the client's `retry` option for one request). */
+export interface RequestRetry {
+  /** False once the answer is no longer wanted: the retries stop with an `aborted` error. */
+  isCurrent?: () => boolean;
+  /** Told before each wait: the failure and the wait in ms. */
+  onRetry?: (error: WorkflowClientError, delayMs: number) => void;
+}
+
+/**
+ * Runs `attempt` until it succeeds or fails for good: a {@link isTransient} failure waits
+ * `delayMs(retries)` — or until `wake` resolves (the WebSocket connected again), whichever comes
+ * first — and tries again.
+ *
+ * @throws the first failure that is not transient; WorkflowClientError `aborted` once
+ *   `isCurrent()` is false
+ */
+export async function retrying<T>(
+  attempt: () => Promise<T>,
+  { isCurrent = () => true, onRetry }: RequestRetry,
+  delayMs: (retries: number) => number,
+  wake: () => Promise<unknown>,
+): Promise<T> {
+  const aborted = (): WorkflowClientError => new WorkflowClientError('aborted', 'the answer is no longer wanted');
+  for (let retries = 0; ; retries += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isTransient(error)) throw error;
+      if (!isCurrent()) throw aborted();
+      const delay = delayMs(retries);
+      onRetry?.(error as WorkflowClientError, delay);
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        void wake().then(() => {
+          clearTimeout(timer);
+          resolve(undefined);
+        });
+      });
+      if (!isCurrent()) throw aborted();
+    }
+  }
+}

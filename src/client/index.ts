@@ -9,13 +9,16 @@
  *   ({@link WorkflowClient.watchRunList}) and a chain's latest run
  *   ({@link WorkflowClient.watchChain}); each reconnects (also across a server restart and a
  *   refused connection) and resumes from its last revision or cursor, nothing lost or doubled;
- * - `onStatus`: connecting / connected / reconnecting (attempt, wait, why) / closed.
+ * - `request()` / `subscribe()`: any operation text (the live page's own documents) over the
+ *   same HTTP and the same socket, with the same retry policy;
+ * - `onStatus`: connecting / connected / reconnecting (attempt, wait, why, failures) / closed.
  *
  * No Node module is imported: in Node 20 pass `webSocketImpl` (`import WebSocket from 'ws'`).
  */
 import type { TypedDocumentString } from '../../schema/generated/graphql.js';
-import { Connection, type ConnectionStatus, type RetryOptions } from './connection.js';
-import { postOperation, type HttpTarget } from './http.js';
+import { Connection, retryDelayMs, retryPolicy, type ConnectionStatus, type RetryOptions } from './connection.js';
+import type { WorkflowClientError } from './errors.js';
+import { postOperation, retrying, type HttpTarget, type RequestRetry } from './http.js';
 import {
   ChainWatch,
   RunListWatch,
@@ -29,7 +32,8 @@ import {
 } from './watches.js';
 
 export * from '../../schema/generated/graphql.js';
-export { describeDisconnect, type ConnectionStatus, type DisconnectReason, type RetryOptions } from './connection.js';
+export { describeDisconnect, retryDelayMs, retryPolicy, type ConnectionStatus, type DisconnectReason, type RetryOptions } from './connection.js';
+export { isTransient, type RequestRetry } from './http.js';
 export { WorkflowClientError, type GraphQLErrorLike, type WorkflowClientErrorKind } from './errors.js';
 export type { Watch, WatchCallbacks, WatchEnd, WatchStats } from './watch.js';
 export {
@@ -59,12 +63,37 @@ export interface WorkflowClientOptions {
   fetch?: typeof fetch;
   /** A WebSocket class; default `globalThis.WebSocket` (browsers, Node 22+). Node 20: `import WebSocket from 'ws'`. */
   webSocketImpl?: unknown;
-  /** Reconnect policy (default: unlimited attempts, 250 ms doubling to 8 s). */
+  /** Reconnect policy (default: unlimited attempts, 250 ms doubling to 8 s, no jitter); also the waits of a request's `retry`. */
   retry?: RetryOptions;
   /** graphql-ws ping interval in ms (default 10000; 0 = none). */
   keepAliveMs?: number;
+  /** A ping unanswered this long (ms) counts as a lost connection: closed 4408 and retried (default: none). */
+  pongTimeoutMs?: number;
+  /** False: connect at once and stay connected without a watch (default true: connect with the first watch, close after the last). */
+  lazy?: boolean;
   /** Status listener, also addable later with {@link WorkflowClient.onStatus}. */
   onStatus?: (status: ConnectionStatus) => void;
+}
+
+/** Options of one HTTP request. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /**
+   * Try a request that found no server (a `network` error, 502, 503, 504) again, with the
+   * connection's backoff or at once when the WebSocket connects again, until it succeeds, fails
+   * otherwise, or `isCurrent()` says the answer is no longer wanted (`aborted`). Default: no retry.
+   */
+  retry?: RequestRetry | boolean;
+}
+
+/** Callbacks of {@link WorkflowClient.subscribe}. */
+export interface SubscribeSink<TData> {
+  /** Each result's `data`. */
+  next(data: TData): void;
+  /** The subscription ended for good: `graphql` (the server refused it or an event carried errors), `unauthorized`, `closed`. */
+  error(error: WorkflowClientError): void;
+  /** The server ended the stream. */
+  complete?(): void;
 }
 
 /** The typed client. */
@@ -78,9 +107,24 @@ export interface WorkflowClient {
    *
    * @throws WorkflowClientError `network`, `unauthorized` (401), `http`, `graphql`
    */
-  query<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables, options?: { signal?: AbortSignal }): Promise<TResult>;
+  query<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables, options?: RequestOptions): Promise<TResult>;
   /** Sends a typed mutation over HTTP (as {@link query}); a typed error is a `__typename` of the result, not a throw. */
-  mutate<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables, options?: { signal?: AbortSignal }): Promise<TResult>;
+  mutate<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables, options?: RequestOptions): Promise<TResult>;
+  /**
+   * Sends an operation given as text (its first operation's name is the `operationName`) over
+   * HTTP, as {@link query}; for documents outside the typed set.
+   *
+   * @throws WorkflowClientError as {@link query}; `aborted` (see {@link RequestOptions.retry})
+   */
+  request<TResult = unknown>(query: string, variables?: Record<string, unknown>, options?: RequestOptions): Promise<TResult>;
+  /**
+   * Subscribes an operation given as text over the client's WebSocket; resubscribed after every
+   * reconnect with `variables()` as it is then (keep cursors there to resume).
+   *
+   * @returns the unsubscribe function (idempotent)
+   * @throws WorkflowClientError `closed` once the client is closed
+   */
+  subscribe<TData = unknown>(query: string, variables: () => Record<string, unknown>, sink: SubscribeSink<TData>): () => void;
   /** A run's viewer deltas, each revision once, in order, resumed across drops ({@link RunWatch}). */
   watchRun(runId: string, options?: RunWatchOptions): RunWatch;
   /** A run's record after each change, re-read after reconnects ({@link RunUpdatesWatch}). */
@@ -103,7 +147,7 @@ function wsUrlOf(url: string): string {
 }
 
 /**
- * Creates a client. Nothing connects until a watch starts; HTTP calls need no socket.
+ * Creates a client. Nothing connects until a watch starts (unless `lazy: false`); HTTP calls need no socket.
  *
  * @throws WorkflowClientError `closed` when no WebSocket implementation is available (Node 20
  *   without `webSocketImpl`)
@@ -120,8 +164,26 @@ export function createWorkflowClient(options: WorkflowClientOptions): WorkflowCl
     ...(options.webSocketImpl === undefined ? {} : { webSocketImpl: options.webSocketImpl }),
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
+    ...(options.pongTimeoutMs === undefined ? {} : { pongTimeoutMs: options.pongTimeoutMs }),
+    ...(options.lazy === undefined ? {} : { lazy: options.lazy }),
+    ...(options.onStatus === undefined ? {} : { onStatus: options.onStatus }),
   });
-  if (options.onStatus !== undefined) connection.onStatus(options.onStatus);
+  const policy = retryPolicy(options.retry);
+  const send = <TResult, TVariables>(
+    document: TypedDocumentString<TResult, TVariables> | string,
+    variables: TVariables,
+    requestOptions?: RequestOptions,
+  ): Promise<TResult> => {
+    const attempt = (): Promise<TResult> => postOperation(target, document as TypedDocumentString<TResult, TVariables>, variables, requestOptions?.signal);
+    const retry = requestOptions?.retry;
+    if (retry === undefined || retry === false) return attempt();
+    return retrying(
+      attempt,
+      retry === true ? {} : retry,
+      (retries) => retryDelayMs(retries, policy),
+      () => connection.nextConnected(),
+    );
+  };
   const context: WatchContext = {
     connection,
     request: (document, variables) => postOperation(target, document, variables),
@@ -135,8 +197,16 @@ export function createWorkflowClient(options: WorkflowClientOptions): WorkflowCl
   return {
     url,
     wsUrl,
-    query: (document, variables, requestOptions) => postOperation(target, document, variables, requestOptions?.signal),
-    mutate: (document, variables, requestOptions) => postOperation(target, document, variables, requestOptions?.signal),
+    query: send,
+    mutate: send,
+    request: <TResult>(query: string, variables: Record<string, unknown> = {}, requestOptions?: RequestOptions) =>
+      send<TResult, Record<string, unknown>>(query, variables, requestOptions),
+    subscribe: <TData>(query: string, variables: () => Record<string, unknown>, sink: SubscribeSink<TData>) =>
+      connection.subscribe<TData>(query, variables, {
+        next: (data) => sink.next(data),
+        error: (error) => sink.error(error),
+        complete: () => sink.complete?.(),
+      }),
     watchRun: (runId, watchOptions) => track(new RunWatch(context, runId, watchOptions)),
     watchRunUpdates: (runId, watchOptions) => track(new RunUpdatesWatch(context, runId, watchOptions)),
     watchRunList: (watchOptions) => track(new RunListWatch(context, watchOptions)),
