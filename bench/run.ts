@@ -22,6 +22,7 @@ import { cpus, freemem, loadavg, platform, release, arch, totalmem, tmpdir, type
 import { join, resolve } from 'node:path';
 import type { BenchContext } from './harness/bench-context.js';
 import { summarizeProfiles } from './harness/cpu-profile.js';
+import { measureCompiledExecution } from './compiled-execution.js';
 import { measureCrossProcess } from './cross-process.js';
 import { measureFanout } from './fanout.js';
 import { REPO_ROOT } from './harness/ipc.js';
@@ -57,6 +58,7 @@ const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Figure[]>> =
   'run-changes': measureRunChanges,
   'live-queries': measureLiveQueries,
   workers: measureWorkers,
+  'compiled-execution': measureCompiledExecution,
 };
 
 function machineInfo(): Record<string, unknown> {

@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { startServer, type RunningServer } from '../../src/server/app.js';
 import type { ServerConfig } from '../../src/server/config.js';
+import { COMPILED_EXECUTION_ENV } from '../../src/server/graphql/compiled-execution.js';
 import { emit, serveRequests } from './ipc.js';
 import { claim, reservation } from './store-inputs.js';
 
@@ -56,6 +57,7 @@ let groupsAtLastLook = { commits: 0, writes: 0, failed: 0, ms: 0 };
 
 serveRequests({
   async start(message) {
+    if (message.jit !== undefined) process.env[COMPILED_EXECUTION_ENV] = message.jit === true ? '1' : '0';
     const config: ServerConfig = {
       dbPath: String(message.dbPath),
       port: 0,

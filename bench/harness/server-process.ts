@@ -22,6 +22,8 @@ export interface ServerProcessOptions {
   liveThrottleMs?: number;
   /** `--max-live-queries` (default the server's). */
   maxLiveQueries?: number;
+  /** Compiled execution (graphql-jit) on or off (`PI_WORKFLOWS_GRAPHQL_JIT` in the child); default the server's. */
+  jit?: boolean;
 }
 
 /** A server running in a child process. */
@@ -48,6 +50,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     pollIntervalMs: options.pollIntervalMs ?? 25,
     ...(options.liveThrottleMs === undefined ? {} : { liveThrottleMs: options.liveThrottleMs }),
     ...(options.maxLiveQueries === undefined ? {} : { maxLiveQueries: options.maxLiveQueries }),
+    ...(options.jit === undefined ? {} : { jit: options.jit }),
   });
   return { child, ...started };
 }

@@ -15,6 +15,7 @@ import { redactErrorsPlugin } from '../ops/redact-errors.js';
 import type { Tracing } from '../ops/tracing.js';
 import { GRAPHIQL_DEFAULT_QUERY } from '../page/graphiql-page.js';
 import { GRAPHIQL_TITLE } from '../page/serve-page.js';
+import { compiledExecutionEnabled, compiledExecutionPlugins } from './compiled-execution.js';
 import { graphqlSsePlugin } from './graphql-sse.js';
 import { queryLimitPlugins } from './query-limits.js';
 
@@ -73,6 +74,7 @@ export function createGraphQLServer(parts: GraphQLServerParts): YogaServerInstan
       ...queryLimitPlugins(),
       ...(persisted === undefined ? [] : [persisted.plugin()]),
       graphqlSsePlugin('/graphql', logger, persisted),
+      ...compiledExecutionPlugins(compiledExecutionEnabled()),
       sharedExecution.plugin,
       liveQueries.plugin,
     ],
