@@ -1,7 +1,7 @@
 /**
  * Benchmark `compiled-execution`: the same requests against two servers in the same run, one
- * executing with graphql-js, the other with graphql-jit (`PI_WORKFLOWS_GRAPHQL_JIT=1`,
- * src/server/graphql/compiled-execution.ts), each on its own copy of one file of 10,000 runs
+ * executing with graphql-js (`PI_WORKFLOWS_GRAPHQL_JIT=0`), the other with graphql-jit (the
+ * default, src/server/graphql/compiled-execution.ts), each on its own copy of one file of 10,000 runs
  * (quick: 2,000) in chains of five. Both run in their own processes; their segments alternate
  * (the order flips every round), so both see the same machine.
  *

@@ -3,18 +3,18 @@ import { getOperationAST, getVariableValues, GraphQLError, type ExecutionArgs, t
 import type { Plugin } from 'graphql-yoga';
 
 /**
- * Compiled execution (graphql-jit through `@envelop/graphql-jit`) of queries and mutations;
- * whether it is on, the figures and why are in bench/README.md "Compiled execution".
+ * Compiled execution (graphql-jit through `@envelop/graphql-jit`) of queries and mutations, on
+ * by default; the figures and the reasons are in bench/README.md "Compiled execution".
  * Subscriptions (src/delivery/shared-event-execution.ts) and `@live` queries
  * (src/server/live/live-queries.ts) always run on graphql-js.
  */
 
-/** The environment variable that turns compiled execution on (`1`) or off (`0`). */
+/** The environment variable that turns compiled execution off (`0`); on otherwise (the default). */
 export const COMPILED_EXECUTION_ENV = 'PI_WORKFLOWS_GRAPHQL_JIT';
 
-/** Whether compiled execution is on: {@link COMPILED_EXECUTION_ENV} is `1` (default off). */
+/** Whether compiled execution is on: unless {@link COMPILED_EXECUTION_ENV} is `0`. */
 export function compiledExecutionEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env[COMPILED_EXECUTION_ENV] === '1';
+  return env[COMPILED_EXECUTION_ENV] !== '0';
 }
 
 /**
