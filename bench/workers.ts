@@ -140,6 +140,18 @@ async function readRate(url: string, query: string, durationMs: number): Promise
   }
 }
 
+/** Waits until `/metrics` (every worker's, summed) counts `count` graphql-ws subscriptions streaming. */
+async function untilLive(url: string, count: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = await (await fetch(url.replace(/\/graphql$/, '/metrics'))).text();
+    const live = Number(/^pi_workflows_live_subscriptions\{transport="graphql-ws"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    if (live >= count) return;
+    if (Date.now() > deadline) throw new Error(`only ${live} of ${count} subscriptions streaming after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
 /** Fan-out: subscribers over the workers, revisions committed by a writer process. */
 async function fanout(url: string, dbPath: string, projectPath: string, revisions: number): Promise<Phase['fanout']> {
   const runId = 'fanout-run';
@@ -152,8 +164,10 @@ async function fanout(url: string, dbPath: string, projectPath: string, revision
     await writer.call('open', { dbPath, projectPath });
     const head = await writer.call<{ revision: number }>('commit', { runId, index: -1 });
     await subscribeAll(clients, url, runId, FANOUT_SUBSCRIBERS, head.revision);
-    // Live-only subscriptions: give the subscribe messages time to be taken before the first commit.
-    await sleep(3_000);
+    // Live-only subscriptions: the first commit waits until every worker streams them all (the
+    // whole server's /metrics), and a little more for their first read of the feed.
+    await untilLive(url, FANOUT_SUBSCRIBERS, 120_000);
+    await sleep(500);
     const tracker = new DeliveryTracker(clients);
     const commits: Record<number, number> = {};
     let previous: number | undefined;
