@@ -13,7 +13,7 @@ import type { ServerMetrics } from '../ops/metrics.js';
 import type { PersistedOperations } from '../ops/persisted-operations.js';
 import { redactErrorsPlugin } from '../ops/redact-errors.js';
 import type { Tracing } from '../ops/tracing.js';
-import { GRAPHIQL_DEFAULT_QUERY } from '../page/graphiql-page.js';
+import { GRAPHIQL_DEFAULT_QUERY, GRAPHIQL_SUBSCRIPTIONS_PROTOCOL } from '../page/graphiql-page.js';
 import { GRAPHIQL_TITLE } from '../page/serve-page.js';
 import { compiledExecutionEnabled, compiledExecutionPlugins } from './compiled-execution.js';
 import { graphqlSsePlugin } from './graphql-sse.js';
@@ -50,7 +50,7 @@ export function createGraphQLServer(parts: GraphQLServerParts): YogaServerInstan
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    graphiql: { title: GRAPHIQL_TITLE, subscriptionsProtocol: 'WS', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
+    graphiql: { title: GRAPHIQL_TITLE, subscriptionsProtocol: GRAPHIQL_SUBSCRIPTIONS_PROTOCOL, defaultQuery: GRAPHIQL_DEFAULT_QUERY },
     renderGraphiQL,
     logging: false,
     // The gate (src/server/http/gate.ts) caps every body at config.maxBodyBytes before yoga gets

@@ -52,6 +52,14 @@ query RecentRuns {
 }
 `;
 
+/**
+ * How GraphiQL sends subscriptions: Server-Sent Events on `/graphql`, so the Headers tab (a
+ * `--token` or `--read-token` as `Authorization`) goes with them as with queries. Over graphql-ws
+ * GraphiQL sends an empty `connection_init` payload whatever the Headers tab says, and a server
+ * with a token closes that socket with 4403 (docs/OPERATIONS.md "Options", `--token`).
+ */
+export const GRAPHIQL_SUBSCRIPTIONS_PROTOCOL = 'SSE';
+
 /** How long browsers may reuse the page without asking again, in seconds. */
 export const GRAPHIQL_MAX_AGE_S = 3600;
 
@@ -69,7 +77,10 @@ function pageFor(title: string, endpoint: string): RenderedPage {
   const key = `${title}\u0000${endpoint}`;
   let page = pages.get(key);
   if (page === undefined) {
-    const identity = Buffer.from(renderGraphiQL({ title, endpoint, subscriptionsProtocol: 'WS', defaultQuery: GRAPHIQL_DEFAULT_QUERY }), 'utf8');
+    const identity = Buffer.from(
+      renderGraphiQL({ title, endpoint, subscriptionsProtocol: GRAPHIQL_SUBSCRIPTIONS_PROTOCOL, defaultQuery: GRAPHIQL_DEFAULT_QUERY }),
+      'utf8',
+    );
     const encoded = Promise.all([
       promisify(brotliCompress)(identity, {
         params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length },
