@@ -126,14 +126,28 @@ function watch(child: ChildProcessWithoutNullStreams): WatchedChild {
 }
 
 /**
- * Starts the real CLI, `src/server/main.ts --db <dbPath> --port 0 --log-level silent`, and
- * waits for its "listening on <url>" line.
+ * Starts the real CLI, `src/server/main.ts --db <dbPath> --port 0 --log-level silent --workers 1`,
+ * and waits for its "listening on <url>" line. One process: a signal sent to `child` (SIGKILL
+ * mid-write) reaches the process that serves the requests, not a cluster primary whose workers
+ * would finish them (`options.args` may ask for `--workers N`; the last value wins).
  *
  * @throws Error with the child's stderr when it exits or times out before listening
  */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const watched = watch(
-    spawnTsx('src/server/main.ts', ['--db', options.dbPath, '--port', '0', '--log-level', 'silent', '--project', options.projectPath, ...(options.args ?? [])]),
+    spawnTsx('src/server/main.ts', [
+      '--db',
+      options.dbPath,
+      '--port',
+      '0',
+      '--log-level',
+      'silent',
+      '--workers',
+      '1',
+      '--project',
+      options.projectPath,
+      ...(options.args ?? []),
+    ]),
   );
   // The CLI prints its banner on stderr (stdout carries JSON log lines only).
   const match = await watched.waitFor(/listening on (http:\/\/\S+)/, options.timeoutMs ?? 30_000, 'stderr');
