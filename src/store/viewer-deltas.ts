@@ -112,21 +112,22 @@ export class ViewerDeltaLog {
    * @param drafts at least one target; each patch is `[replace /presentationRevision R]` then the
    *   draft's own ops, on every target (no other automatic op; docs/PI-WORKFLOWS-FILES.md §8)
    * @param now epoch ms
+   * @param missing the error thrown when the run has no viewer row (default the integrity error below)
    * @returns the new revision R
    * @throws StoreError(integrity) `Viewer changes must be recorded inside the durable state transaction`,
    *   `Viewer change must name at least one bounded target`,
    *   `Viewer projection does not exist for workflow run: <runId>`,
    *   `Viewer projection revision conflict for workflow run: <runId>`
    */
-  record(runId: string, drafts: readonly ViewerDeltaDraft[], now: number): number {
+  record(runId: string, drafts: readonly ViewerDeltaDraft[], now: number, missing?: () => StoreError): number {
     if (!this.database.inTransaction) {
       throw new StoreError('integrity', 'Viewer changes must be recorded inside the durable state transaction');
     }
-    if (drafts.length === 0) throw new StoreError('validation', 'Viewer change must name at least one bounded target');
     const current = this.database.get<ViewerRunRow>('SELECT presentation_revision, retained_from_revision FROM viewer_runs WHERE run_id = ?', runId);
     if (current === undefined) {
-      throw new StoreError('integrity', `Viewer projection does not exist for workflow run: ${runId}`);
+      throw missing?.() ?? new StoreError('integrity', `Viewer projection does not exist for workflow run: ${runId}`);
     }
+    if (drafts.length === 0) throw new StoreError('validation', 'Viewer change must name at least one bounded target');
     const revision = current.presentation_revision + 1;
     drafts.forEach((draft, index) => {
       const patch: ViewerPatchOperation[] = [{ op: 'replace', path: '/presentationRevision', value: revision }, ...(draft.ops ?? [])];

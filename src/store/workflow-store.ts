@@ -670,8 +670,8 @@ export class WorkflowStore {
       }
     }
     return this.database.transaction(() => {
-      if (this.viewer.head(runId) === undefined) throw new StoreError('not_found', `Workflow run not found: ${runId}`);
-      return this.viewer.record(runId, drafts, at);
+      // One read of the viewer row: a run without one is not found.
+      return this.viewer.record(runId, drafts, at, () => new StoreError('not_found', `Workflow run not found: ${runId}`));
     });
   }
 
