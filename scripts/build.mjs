@@ -2,16 +2,16 @@
  * `npm run build`: compiles `src/` into `dist/` (tsconfig.build.json; the typed client
  * `src/client/` into `dist/client/` with declarations, tsconfig.client.json) and copies the live
  * page's files (`src/server/public/`, plus `schema/operations/` as `public/operations/`) beside
- * the compiled server, so `npm run start:prod`
+ * the compiled server, with the typed client bundled for the page (`public/vendor/client.js`), so `npm run start:prod`
  * (plain `node dist/server/main.js`, no tsx) serves everything `npm start` serves.
  * `dist/` is emptied first: nothing stale from a renamed or deleted source survives.
  * Plain JavaScript on purpose: it runs with `node` alone. Exits with tsc's status on a type error.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -27,4 +27,9 @@ if (client.status !== 0) process.exit(client.status ?? 1);
 cpSync(join(root, 'src', 'server', 'public'), join(dist, 'server', 'public'), { recursive: true });
 // The page loads its GraphQL operations as text (src/server/page/static-files.ts OPERATIONS_DIR).
 cpSync(join(root, 'schema', 'operations'), join(dist, 'server', 'public', 'operations'), { recursive: true });
+// The page's client: src/client/ bundled for browsers (src/server/page/client-bundle.ts), so
+// start:prod serves it without a bundler.
+const { bundleClient } = await import(pathToFileURL(join(dist, 'server', 'page', 'client-bundle.js')).href);
+mkdirSync(join(dist, 'server', 'public', 'vendor'), { recursive: true });
+writeFileSync(join(dist, 'server', 'public', 'vendor', 'client.js'), await bundleClient());
 process.stdout.write(`built ${dist} (server, schema, store, the live page and the typed client)\n`);

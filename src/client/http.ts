@@ -101,7 +101,8 @@ export interface RequestRetry {
 /**
  * Runs `attempt` until it succeeds or fails for good: a {@link isTransient} failure waits
  * `delayMs(retries)` — or until `wake` resolves (the WebSocket connected again), whichever comes
- * first — and tries again.
+ * first — and tries again. `setTimer`/`clearTimer`: default setTimeout/clearTimeout (a test's
+ * hand-fired timers).
  *
  * @throws the first failure that is not transient; WorkflowClientError `aborted` once
  *   `isCurrent()` is false
@@ -111,6 +112,8 @@ export async function retrying<T>(
   { isCurrent = () => true, onRetry }: RequestRetry,
   delayMs: (retries: number) => number,
   wake: () => Promise<unknown>,
+  setTimer: (callback: () => void, ms: number) => unknown = setTimeout,
+  clearTimer: (timer: unknown) => void = (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
 ): Promise<T> {
   const aborted = (): WorkflowClientError => new WorkflowClientError('aborted', 'the answer is no longer wanted');
   for (let retries = 0; ; retries += 1) {
@@ -122,9 +125,9 @@ export async function retrying<T>(
       const delay = delayMs(retries);
       onRetry?.(error as WorkflowClientError, delay);
       await new Promise((resolve) => {
-        const timer = setTimeout(resolve, delay);
+        const timer = setTimer(() => resolve(undefined), delay);
         void wake().then(() => {
-          clearTimeout(timer);
+          clearTimer(timer);
           resolve(undefined);
         });
       });

@@ -16,6 +16,7 @@ import {
   type ConnectionStatus,
   type WorkflowClient,
 } from '../../src/client/index.js';
+import { retrying } from '../../src/client/http.js';
 import { commitMarker, reserveRun } from '../helpers/live-fixtures.js';
 import { Signal } from '../helpers/server-signals.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
@@ -118,5 +119,100 @@ describe('the typed client: eager socket, counters, retried reads (real server r
     expect(statuses.some((status) => status.state === 'closed')).toBe(false);
     await client.close();
     expect(client.status.state).toBe('closed');
+  });
+});
+
+describe('the typed client: retrying (HTTP reads with retry)', () => {
+  /** Timers the test fires by hand: delays asked for, in order. */
+  function manualTimers() {
+    const pending: Array<{ callback: () => void; ms: number }> = [];
+    return {
+      pending,
+      setTimer: (callback: () => void, ms: number) => pending.push({ callback, ms }),
+      clearTimer: () => {},
+      fire: () => pending.shift()?.callback(),
+    };
+  }
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+  const never = () => new Promise<void>(() => {});
+  const noServer = () => new WorkflowClientError('network', 'cannot reach the server');
+
+  it('tries a transient failure again after each backoff delay until it succeeds', async () => {
+    const timers = manualTimers();
+    const outcomes: Array<() => Promise<string>> = [
+      () => Promise.reject(noServer()),
+      () => Promise.reject(new WorkflowClientError('http', 'HTTP 503', { status: 503 })),
+      () => Promise.resolve('data'),
+    ];
+    let attempts = 0;
+    const retries: number[] = [];
+    const result = retrying(
+      () => (outcomes[attempts++] as () => Promise<string>)(),
+      { onRetry: (_error, ms) => retries.push(ms) },
+      (n) => 100 * (n + 1),
+      never,
+      timers.setTimer,
+      timers.clearTimer,
+    );
+    await tick();
+    expect(attempts).toBe(1);
+    expect(timers.pending.map((timer) => timer.ms)).toEqual([100]);
+    timers.fire();
+    await tick();
+    expect(attempts).toBe(2);
+    timers.fire();
+    await expect(result).resolves.toBe('data');
+    expect(attempts).toBe(3);
+    expect(retries).toEqual([100, 200]);
+  });
+
+  it('goes at once when `wake` resolves (the WebSocket is back), before the delay', async () => {
+    const timers = manualTimers();
+    let wake: () => void = () => {};
+    let attempts = 0;
+    const result = retrying(
+      () => {
+        attempts += 1;
+        return attempts === 1 ? Promise.reject(noServer()) : Promise.resolve(attempts);
+      },
+      {},
+      () => 100,
+      () => new Promise<void>((resolve) => (wake = resolve)),
+      timers.setTimer,
+      timers.clearTimer,
+    );
+    await tick();
+    wake();
+    await expect(result).resolves.toBe(2);
+    expect(timers.pending).toHaveLength(1); // the delay never had to fire
+  });
+
+  it('throws a failure that is not transient at once, and `aborted` once the read is no longer wanted', async () => {
+    const timers = manualTimers();
+    const notFound = new WorkflowClientError('graphql', 'Workflow run not found: x', { status: 200 });
+    await expect(
+      retrying(
+        () => Promise.reject(notFound),
+        {},
+        () => 100,
+        never,
+        timers.setTimer,
+        timers.clearTimer,
+      ),
+    ).rejects.toBe(notFound);
+    expect(timers.pending).toHaveLength(0);
+    let current = true;
+    const result = retrying(
+      () => Promise.reject(noServer()),
+      { isCurrent: () => current },
+      () => 100,
+      never,
+      timers.setTimer,
+      timers.clearTimer,
+    );
+    await tick();
+    current = false;
+    timers.fire();
+    await expect(result).rejects.toMatchObject({ kind: 'aborted', message: 'the answer is no longer wanted' });
   });
 });

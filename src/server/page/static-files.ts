@@ -5,7 +5,8 @@
  * `GET /app/operations/<file>.json` the same split per operation, each with exactly the
  * fragments it uses (./page-operations.ts; the page loads `live-page.json`), and
  * `GET /app/vendor/graphql-ws/<file>` the browser build of the `graphql-ws` client, read from
- * its installed package (no CDN, no bundler). Nothing else is served from
+ * its installed package (no CDN), and `GET /app/vendor/client/client.js` the typed client bundled
+ * for the page (./client-bundle.ts). Nothing else is served from
  * disk; names are checked against a strict pattern so no path can leave its directory.
  * The page itself needs no token; its GraphQL calls do when the server has one.
  */
@@ -14,6 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLIENT_BUNDLE_PATH, clientBundle } from './client-bundle.js';
 import { separatedOperationsJson } from './page-operations.js';
 
 /** The directory holding the page: `public/` beside this folder (src/server/public, dist/server/public). */
@@ -129,7 +131,8 @@ function readBody(file: string): Buffer | undefined {
 /**
  * Answers `GET`/`HEAD` of `/`, `/index.html` and `/app/*` from {@link PUBLIC_DIR}, of
  * `/app/operations/*.graphql` and `*.json` from {@link OPERATIONS_DIR}, and of
- * `/app/vendor/graphql-ws/*` from the installed graphql-ws package.
+ * `/app/vendor/graphql-ws/*` from the installed graphql-ws package, and of
+ * `/app/vendor/client/client.js` (./client-bundle.ts).
  *
  * @returns true when the request was answered (200, 404, or 500 for an operation document
  *   that does not parse), false when it is not a page path
@@ -137,6 +140,16 @@ function readBody(file: string): Buffer | undefined {
 export function serveStaticFile(request: IncomingMessage, response: ServerResponse): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
   const path = (request.url ?? '/').split('?')[0] ?? '/';
+  if (path === CLIENT_BUNDLE_PATH) {
+    clientBundle(PUBLIC_DIR).then(
+      (body) => send(request, response, CONTENT_TYPES['.js'] as string, body),
+      (error: unknown) => {
+        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end(`Cannot bundle the page's client: ${(error as Error).message}\n`);
+      },
+    );
+    return true;
+  }
   const file = fileFor(path);
   if (file === undefined) return false;
   const type = CONTENT_TYPES[extname(file)];
@@ -155,8 +168,14 @@ export function serveStaticFile(request: IncomingMessage, response: ServerRespon
     response.end('Not found\n');
     return true;
   }
+  send(request, response, type as string, body);
+  return true;
+}
+
+/** A 200 with the page's headers (no-cache, nosniff, no referrer, the page's CSP). */
+function send(request: IncomingMessage, response: ServerResponse, type: string, body: Buffer): void {
   response.writeHead(200, {
-    'content-type': type as string,
+    'content-type': type,
     'content-length': body.length,
     'cache-control': 'no-cache',
     'x-content-type-options': 'nosniff',
@@ -164,5 +183,4 @@ export function serveStaticFile(request: IncomingMessage, response: ServerRespon
     'content-security-policy': CONTENT_SECURITY_POLICY,
   });
   response.end(request.method === 'HEAD' ? undefined : body);
-  return true;
 }

@@ -1,15 +1,18 @@
 // @ts-check
-// The live lineage page: plain browser JavaScript, no framework, no CDN, no build step. This
+// The live lineage page: plain browser JavaScript, no framework, no CDN, no build step (the
+// typed client it uses is bundled by the server). This
 // module wires the page's parts and its controls:
 //
 // - /app/session.js: the endpoints, the token (open the page as /?token=<token> when the
 //   server runs with --token) and the operations of schema/operations/live-page.graphql
 //   (validated and linted with the other client operations), split per operation by the
 //   server and loaded by /app/operations.js.
-// - /app/graphql-http.js: queries over HTTP; /app/connection.js: subscriptions over the
-//   `graphql-ws` package's own browser client (served from the server's node_modules at
-//   /app/vendor/graphql-ws/), which resubscribes after a reconnect with the current cursors
-//   (docs/PROTOCOL.md "Reconnect recipe"), and the connection badge.
+// - /app/connection.js: the page's one client, the typed client `pi-workflows-graphql/client`
+//   (served bundled for browsers at /app/vendor/client/client.js; it imports the `graphql-ws`
+//   package's own browser client from /app/vendor/graphql-ws/): the subscriptions, which it
+//   resubscribes after a reconnect with the current cursors (docs/PROTOCOL.md "Reconnect
+//   recipe"), its retry policy, and the connection badge; /app/graphql-http.js: the queries over
+//   HTTP through the same client, retried while the server is away.
 // - /app/chain-list.js: chains from pages of `workflowRuns` ("load more" reaches every run),
 //   filtered, grouped by chain, kept fresh by the run-list change feed `workflowRunChanges`
 //   (merged by /app/run-list.js); no polling. Follow mode.

@@ -6,8 +6,8 @@
  */
 import { subscribe } from '/app/connection.js';
 import { $, $input, badge, el, showError, staleBadge } from '/app/dom.js';
-import { gql } from '/app/graphql-http.js';
-import { failureText, Superseded } from '/app/reconnect.js';
+import { gql, isSuperseded } from '/app/graphql-http.js';
+import { failureText } from '/app/failure-text.js';
 import { refreshTree, selectChain } from '/app/chain-tree.js';
 import { selectRun } from '/app/run-panel.js';
 import { chainsOf, graphqlFilter, mergeChange, mergePage } from '/app/run-list.js';
@@ -113,7 +113,7 @@ export async function loadPage(generation, after, { merge = after !== null } = {
     showError('');
     if (state.follow) follow();
   } catch (error) {
-    if (error instanceof Superseded) return;
+    if (isSuperseded(error)) return;
     if (generation === list.generation && after === null) list.failed = true;
     showError(`Could not load runs: ${failureText(error)}`);
   } finally {
@@ -122,7 +122,7 @@ export async function loadPage(generation, after, { merge = after !== null } = {
 }
 
 /**
- * After a reconnect graphql-ws subscribes again with the feed's variables, whose `after` is the
+ * After a reconnect the client subscribes again with the feed's variables, whose `after` is the
  * last cursor the page has (the first page's changeCursor, or the last event's): the server
  * replays what changed meanwhile, so nothing is read again. Only a first page that could not be
  * read at all is read now (a read that found no server is still being retried: it goes now).
@@ -160,10 +160,6 @@ function startListFeed(after) {
  */
 function onRunChange(feed, result) {
   if (state.list.feed !== feed) return;
-  if (result.errors) {
-    showError(failureText(result.errors));
-    return;
-  }
   const event = /** @type {LivePageRunChangesSubscription} */ (result.data).workflowRunChanges;
   feed.variables.after = event.cursor;
   if (event.__typename === 'WorkflowRunChangesResetRequired') {

@@ -5,8 +5,8 @@
  */
 import { subscribe } from '/app/connection.js';
 import { $, badge, el, kindBadge, showError, staleBadge } from '/app/dom.js';
-import { gql } from '/app/graphql-http.js';
-import { failureText, Superseded } from '/app/reconnect.js';
+import { gql, isSuperseded } from '/app/graphql-http.js';
+import { failureText } from '/app/failure-text.js';
 import { selectRun } from '/app/run-panel.js';
 import { scheduleStaleRender } from '/app/stale-timer.js';
 import { redraw, setFollow, state } from '/app/state.js';
@@ -77,7 +77,7 @@ function scheduleTreeRefresh() {
  *
  * @param {Chain} chain
  * @returns {Promise<{ nodes: TreeRun[], changeCursor: string | null }>}
- * @throws Superseded (/app/reconnect.js) when another chain was selected while a read waited for the server
+ * @throws WorkflowClientError `aborted` (/app/graphql-http.js isSuperseded) when another chain was selected while a read waited for the server
  */
 async function loadChain(chain) {
   const { rootRunId } = chain;
@@ -111,10 +111,6 @@ function subscribeChain(chain, after) {
   const variables = { filter: { rootRunId: chain.rootRunId }, after };
   chain.unsubscribe = subscribe('LivePageRunChanges', variables, {
     next: (/** @type {import('/app/connection.js').SubscriptionResult<LivePageRunChangesSubscription>} */ result) => {
-      if (result.errors) {
-        showError(failureText(result.errors));
-        return;
-      }
       variables.after = /** @type {LivePageRunChangesSubscription} */ (result.data).workflowRunChanges.cursor;
       scheduleTreeRefresh();
     },
@@ -145,7 +141,7 @@ export async function refreshTree({ selectRunId, selectLatest, historyMode }) {
       selectRun(latest.runId, { history: historyMode });
     }
   } catch (error) {
-    if (error instanceof Superseded) return;
+    if (isSuperseded(error)) return;
     showError(`Could not load the chain: ${failureText(error)}`);
   }
 }

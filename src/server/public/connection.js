@@ -1,49 +1,37 @@
 // @ts-check
 /**
- * The live page's WebSocket: the `graphql-ws` package's own browser client, which the server
- * serves from its node_modules at /app/vendor/graphql-ws/, with the page's retry policy
- * (/app/reconnect.js: every lost or refused connection is retried with backoff), and the
- * status line (`#conn`).
+ * The live page's connection: the typed client `pi-workflows-graphql/client`
+ * (/app/vendor/client/client.js, the server's browser bundle of src/client/), one instance for
+ * the page's subscriptions and HTTP reads, with its retry policy (docs/CLIENTS.md "The live
+ * lineage page"): every lost or refused connection is retried without end after 0.5 s, 1 s,
+ * 2 s … at most 8 s, plus up to 250 ms of jitter (pages reconnecting to a restarted server
+ * spread out); a server that does not answer a ping within 15 s counts as gone; only a refused
+ * token (4403) or a close graphql-ws treats as fatal ends the retries.
  *
- * The client sends every active subscription again after a reconnect, with its payload as it
- * is then: the subscriptions' variables carry the current cursors, so the streams resume after
- * the last event applied (docs/PROTOCOL.md "Reconnect recipe").
+ * The client sends every active subscription again after a reconnect with its variables as they
+ * are then: the page's variables carry the current cursors, so the streams resume after the
+ * last event applied (docs/PROTOCOL.md "Reconnect recipe").
  *
  * `#conn` says `connecting…` (first connect), `● connected` (with `(reconnected ×N)` after a
- * loss), `◌ reconnecting… — <why>` while retrying, `○ disconnected — <why>; reload the page`
- * when retrying cannot help. Its data attributes: `state` (connecting, connected,
- * reconnecting, disconnected), `reconnects` (successful reconnects), `failures` (connection
- * failures since the last connect: the loss, then each refused attempt), `http-retries` (HTTP
- * reads tried again).
+ * loss), `◌ reconnecting… — <why>; next try in <s> s` while retrying, `○ disconnected — <why>;
+ * reload the page` when retrying cannot help. Its data attributes: `state` (connecting,
+ * connected, reconnecting, disconnected), `reconnects` (successful reconnects), `failures`
+ * (connection failures since the last connect: the loss, then each refused attempt),
+ * `http-retries` (HTTP reads tried again).
  */
-import { createClient } from '/app/vendor/graphql-ws/client.js';
+import { createWorkflowClient } from '/app/vendor/client/client.js';
 import { $ } from '/app/dom.js';
-import { closeText, failureText, isCloseLike, retryDelayMs, shouldRetry } from '/app/reconnect.js';
-import { OPS, TOKEN, WS_URL } from '/app/session.js';
+import { closeText } from '/app/failure-text.js';
+import { HTTP_URL, OPS, TOKEN } from '/app/session.js';
 
 /** The page pings after this long and gives the server as long again to answer. */
 const KEEP_ALIVE_MS = 15_000;
 
-/**
- * @type {{ reconnects: number, everConnected: boolean, opened: boolean, retryPending: boolean, failures: number, httpRetries: number, socket: WebSocket | null,
- *   pongTimer: ReturnType<typeof setTimeout> | undefined, lastFailure: string }}
- */
-const connection = {
-  reconnects: 0,
-  everConnected: false,
-  opened: false,
-  retryPending: false,
-  failures: 0,
-  httpRetries: 0,
-  socket: null,
-  pongTimer: undefined,
-  lastFailure: '',
-};
+/** @type {{ reconnects: number, failures: number, httpRetries: number }} */
+const counts = { reconnects: 0, failures: 0, httpRetries: 0 };
 
 /** @type {Array<() => void>} */
 const reconnectListeners = [];
-/** @type {Array<() => void>} */
-const connectWaiters = [];
 
 /**
  * Calls `listener` after every reconnect (not on the first connect).
@@ -54,19 +42,10 @@ export function onReconnected(listener) {
   reconnectListeners.push(listener);
 }
 
-/**
- * Resolves when the WebSocket connects next (an HTTP read waiting to be retried goes then).
- *
- * @returns {Promise<void>}
- */
-export function nextConnected() {
-  return new Promise((resolve) => connectWaiters.push(resolve));
-}
-
 /** Counts an HTTP read that is tried again (`#conn[data-http-retries]`). */
 export function noteHttpRetry() {
-  connection.httpRetries += 1;
-  $('conn').dataset.httpRetries = String(connection.httpRetries);
+  counts.httpRetries += 1;
+  $('conn').dataset.httpRetries = String(counts.httpRetries);
 }
 
 /**
@@ -78,9 +57,9 @@ export function noteHttpRetry() {
 function showConnection(name, detail = '') {
   const conn = $('conn');
   conn.dataset.state = name;
-  conn.dataset.reconnects = String(connection.reconnects);
-  conn.dataset.failures = String(connection.failures);
-  const reconnected = connection.reconnects > 0 ? ` (reconnected ×${connection.reconnects})` : '';
+  conn.dataset.reconnects = String(counts.reconnects);
+  conn.dataset.failures = String(counts.failures);
+  const reconnected = counts.reconnects > 0 ? ` (reconnected ×${counts.reconnects})` : '';
   const texts = {
     connecting: 'connecting…',
     connected: `● connected${reconnected}`,
@@ -91,97 +70,78 @@ function showConnection(name, detail = '') {
   conn.title = name === 'connected' ? '' : detail;
 }
 
-const client = createClient({
-  url: WS_URL,
-  connectionParams: TOKEN ? { authorization: `Bearer ${TOKEN}` } : {},
-  // Connected from the start (the status line shows the server's state), and never giving up
-  // on a lost or refused connection (/app/reconnect.js).
-  lazy: false,
-  retryAttempts: Infinity,
-  shouldRetry,
-  retryWait: async (retries) => {
-    const delayMs = retryDelayMs(retries);
-    showConnection('reconnecting', `${connection.lastFailure}; next try in ${(delayMs / 1000).toFixed(1)} s`);
-    connection.retryPending = true;
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    connection.retryPending = false;
-  },
-  // A server that stops answering pings is treated as gone (graphql-ws's pong-timeout recipe).
-  keepAlive: KEEP_ALIVE_MS,
-  onNonLazyError: (error) => showConnection('disconnected', failureText(error)),
-  on: {
-    connecting: (isRetry) => {
-      connection.opened = false;
-      if (isRetry) showConnection('reconnecting', `${connection.lastFailure}; trying again`);
-      else if (!connection.everConnected) showConnection('connecting');
-    },
-    opened: () => {
-      connection.opened = true;
-    },
-    // A refused socket reports its error before its close, and graphql-ws schedules the next
-    // try on the error: say why now, so the status line's "next try in …" says it too.
-    error: () => {
-      if (!connection.opened) connection.lastFailure = 'server unreachable';
-    },
-    connected: (socket) => {
-      connection.socket = /** @type {WebSocket} */ (socket);
-      const reconnected = connection.everConnected;
-      if (reconnected) connection.reconnects += 1;
-      connection.everConnected = true;
-      connection.failures = 0;
+/**
+ * Why the socket dropped, for the status line: `server unreachable` for a socket that never
+ * opened (the server refused it or is not there: a restart), else the close's words.
+ *
+ * @param {import('/app/vendor/client/client.js').DisconnectReason | undefined} reason
+ * @returns {string}
+ */
+function reasonText(reason) {
+  if (reason === undefined) return 'connection closed';
+  if (!reason.opened) return 'server unreachable';
+  if (reason.code === undefined) return reason.message ?? 'connection lost';
+  return closeText({ code: reason.code, reason: reason.reason ?? '' });
+}
+
+/**
+ * Shows a status event of the client.
+ *
+ * @param {import('/app/vendor/client/client.js').ConnectionStatus} status
+ */
+function onStatus(status) {
+  switch (status.state) {
+    case 'connecting':
+      showConnection('connecting');
+      return;
+    case 'connected':
+      counts.reconnects = status.reconnects;
+      counts.failures = 0;
       showConnection('connected');
-      for (const resolve of connectWaiters.splice(0)) resolve();
-      if (reconnected) for (const listener of reconnectListeners) listener();
-    },
-    closed: (event) => {
-      connection.socket = null;
-      clearTimeout(connection.pongTimer);
-      connection.failures += 1;
-      // A socket that never opened: the server refused it or is not there (a restart).
-      connection.lastFailure = !connection.opened ? 'server unreachable' : isCloseLike(event) ? closeText(event) : failureText(event);
-      // A refused attempt: graphql-ws has already scheduled the next one (the status line says
-      // when); only the failure count changes.
-      if (!connection.opened && connection.retryPending && shouldRetry(event)) $('conn').dataset.failures = String(connection.failures);
-      else showConnection(shouldRetry(event) ? 'reconnecting' : 'disconnected', connection.lastFailure);
-    },
-    ping: (received) => {
-      if (received) return;
-      clearTimeout(connection.pongTimer);
-      connection.pongTimer = setTimeout(() => {
-        if (connection.socket?.readyState === WebSocket.OPEN) connection.socket.close(4408, 'Keep-alive timeout');
-      }, KEEP_ALIVE_MS);
-    },
-    pong: (received) => {
-      if (received) clearTimeout(connection.pongTimer);
-    },
-  },
+      if (status.reconnected) for (const listener of reconnectListeners) listener();
+      return;
+    case 'reconnecting': {
+      counts.failures = status.failures;
+      const next = status.delayMs > 0 ? `next try in ${(status.delayMs / 1000).toFixed(1)} s` : 'trying again';
+      showConnection('reconnecting', `${reasonText(status.reason)}; ${next}`);
+      return;
+    }
+    case 'closed':
+      showConnection('disconnected', reasonText(status.reason));
+  }
+}
+
+/** The page's one client: connected from the start (the status line shows the server's state). */
+export const client = createWorkflowClient({
+  url: HTTP_URL,
+  ...(TOKEN ? { token: TOKEN } : {}),
+  lazy: false,
+  retry: { initialDelayMs: 500, maxDelayMs: 8000, jitterMs: 250 },
+  keepAliveMs: KEEP_ALIVE_MS,
+  pongTimeoutMs: KEEP_ALIVE_MS,
+  onStatus,
 });
 
 /**
  * @template [T=any]
- * @typedef {{ data?: T | null, errors?: ReadonlyArray<{ message: string }> }} SubscriptionResult
+ * @typedef {{ data: T }} SubscriptionResult
  */
 
 /**
- * Subscribes to the page operation `operationName` with `variables`; the client sends the
- * payload again as it is then after every reconnect, so keep `variables` (the same object)
- * current.
+ * Subscribes to the page operation `operationName` with `variables`; the client sends them
+ * again as they are then after every reconnect, so keep `variables` (the same object) current.
  *
  * @template [T=any]
  * @param {string} operationName a subscription of live-page.graphql
  * @param {Record<string, unknown>} variables
  * @param {{ next: (result: SubscriptionResult<T>) => void, error: (error: Error) => void }} sink
  *   `error`: the subscription ended for good (GraphQL errors, or a connection that cannot be
- *   retried), with readable text (/app/reconnect.js failureText)
+ *   retried), with readable text
  * @returns {() => void} the unsubscribe function
  */
 export function subscribe(operationName, variables, { next, error }) {
-  return client.subscribe(
-    { query: /** @type {string} */ (OPS[operationName]), operationName, variables },
-    {
-      next: (result) => next(/** @type {SubscriptionResult<T>} */ (result)),
-      error: (reason) => error(new Error(failureText(reason))),
-      complete: () => {},
-    },
-  );
+  return client.subscribe(/** @type {string} */ (OPS[operationName]), () => variables, {
+    next: (data) => next({ data: /** @type {T} */ (data) }),
+    error,
+  });
 }

@@ -8,8 +8,8 @@ import { isBookkeeping, ownOps } from '/app/bookkeeping.js';
 import { subscribe } from '/app/connection.js';
 import { $, el, prependTo, showError, time } from '/app/dom.js';
 import { applyGraphBatch, emptyGraph } from '/app/graph-view.js';
-import { gql } from '/app/graphql-http.js';
-import { failureText, Superseded } from '/app/reconnect.js';
+import { gql, isSuperseded } from '/app/graphql-http.js';
+import { failureText } from '/app/failure-text.js';
 import { feedEntry, prependFeed, renderGraph, renderStats, renderSummary } from '/app/run-view.js';
 import { state } from '/app/state.js';
 import { hashWithRun } from '/app/url-hash.js';
@@ -145,7 +145,7 @@ async function startRun(run) {
       ),
     );
   } catch (error) {
-    if (error instanceof Superseded) return;
+    if (isSuperseded(error)) return;
     showError(`Could not load the run: ${failureText(error)}`);
   }
 }
@@ -167,7 +167,7 @@ export async function refreshRecord() {
     run.record = record;
     renderSummary(run);
   } catch (error) {
-    if (error instanceof Superseded) return;
+    if (isSuperseded(error)) return;
     showError(`Could not load the run: ${failureText(error)}`);
   }
 }
@@ -192,10 +192,6 @@ function setCursor(run, revision) {
  */
 function onDeltaEvent(run, result) {
   if (state.run !== run) return;
-  if (result.errors) {
-    showError(failureText(result.errors));
-    return;
-  }
   const event = /** @type {DeltaEventData} */ (result.data).workflowRunDeltas;
   if (event.__typename === 'ViewerSnapshotRequired') {
     // Reload the record, set the cursor, keep consuming (docs/PROTOCOL.md). The graph view

@@ -8,7 +8,7 @@
  */
 import { showError } from '/app/dom.js';
 import { loadOperations } from '/app/operations.js';
-import { failureText } from '/app/reconnect.js';
+import { failureText } from '/app/failure-text.js';
 
 const params = new URLSearchParams(location.search);
 if (params.has('token')) {
@@ -21,8 +21,6 @@ if (params.has('token')) {
 export const TOKEN = sessionStorage.getItem('pi-workflows-token') || null;
 /** GraphQL over HTTP. */
 export const HTTP_URL = `${location.origin}/graphql`;
-/** GraphQL over WebSocket (graphql-ws). */
-export const WS_URL = `${location.origin.replace(/^http/, 'ws')}/graphql`;
 /** The page's operations, split per operation by the server (/app/operations.js). */
 export const OPERATIONS_URL = '/app/operations/live-page.json';
 

@@ -5,8 +5,8 @@
  */
 import { clearChain, selectChain } from '/app/chain-tree.js';
 import { showError } from '/app/dom.js';
-import { gql } from '/app/graphql-http.js';
-import { failureText, Superseded } from '/app/reconnect.js';
+import { gql, isSuperseded } from '/app/graphql-http.js';
+import { failureText } from '/app/failure-text.js';
 import { showMissing } from '/app/run-panel.js';
 import { setFollow, state } from '/app/state.js';
 import { parseHash } from '/app/url-hash.js';
@@ -28,7 +28,7 @@ export async function openFromHash() {
     }
     await selectChain(data.workflowRun.rootRunId, { runId, history: 'none' });
   } catch (error) {
-    if (error instanceof Superseded) return;
+    if (isSuperseded(error)) return;
     showError(failureText(error));
   }
 }
