@@ -267,8 +267,12 @@ describe('the production image (deploy/Dockerfile), its steps run here', () => {
     expect(runtime.healthcheck?.command.slice(0, 2)).toEqual(['node', '-e']);
     expect(runtime.cmd).toEqual(['npm', 'run', '--silent', 'start:prod']);
     expect(readdirSync(mapPath(runtime, '.')).sort()).toEqual(['dist', 'migrations', 'node_modules', 'package-lock.json', 'package.json']);
-    // The page's files, and its operation documents (schema/operations) as public/operations/.
-    expect(readdirSync(mapPath(runtime, 'dist/server/public')).sort()).toEqual([...readdirSync(join(REPO_ROOT, 'src/server/public')), 'operations'].sort());
+    // The page's files, its operation documents (schema/operations) as public/operations/, and
+    // the typed client's browser bundle as public/vendor/client.js (written by npm run build).
+    expect(readdirSync(mapPath(runtime, 'dist/server/public')).sort()).toEqual(
+      [...readdirSync(join(REPO_ROOT, 'src/server/public')), 'operations', 'vendor'].sort(),
+    );
+    expect(readdirSync(mapPath(runtime, 'dist/server/public/vendor'))).toEqual(['client.js']);
     expect(readdirSync(mapPath(runtime, 'dist/server/public/operations')).sort()).toEqual(readdirSync(join(REPO_ROOT, 'schema/operations')).sort());
     expect(existsSync(mapPath(runtime, 'node_modules/better-sqlite3'))).toBe(true);
     expect(existsSync(mapPath(runtime, 'node_modules/vitest'))).toBe(false); // devDependencies pruned
