@@ -2,6 +2,7 @@
  * What every watch of the typed client shares: events as an async iterator or to a callback,
  * how it ended, and its counters (docs/IDE.md "The typed client").
  */
+import type { ResumableSink } from './connection.js';
 import type { WorkflowClientError } from './errors.js';
 import { EventQueue } from './event-queue.js';
 
@@ -38,6 +39,9 @@ export interface Watch<TEvent> extends AsyncIterable<TEvent> {
   readonly stats: Readonly<WatchStats>;
 }
 
+/** How many delivered cursors a watch remembers to drop a repeated event. */
+const REMEMBERED_CURSORS = 4096;
+
 /** The event plumbing of a watch; subclasses decide what to deliver. */
 export abstract class WatchBase<TEvent> implements Watch<TEvent> {
   readonly stats: WatchStats = { delivered: 0, duplicates: 0, subscriptions: 0 };
@@ -45,6 +49,7 @@ export abstract class WatchBase<TEvent> implements Watch<TEvent> {
   private resolveFinished!: (end: WatchEnd) => void;
   private readonly queue: EventQueue<TEvent> | undefined;
   private ended = false;
+  private readonly seenCursors = new Set<string>();
 
   constructor(private readonly callbacks: WatchCallbacks<TEvent>) {
     this.queue = callbacks.onEvent === undefined ? new EventQueue<TEvent>() : undefined;
@@ -64,6 +69,35 @@ export abstract class WatchBase<TEvent> implements Watch<TEvent> {
     this.stats.delivered += 1;
     if (this.queue !== undefined) this.queue.push(event);
     else this.callbacks.onEvent?.(event);
+  }
+
+  /**
+   * The sink of one of the watch's subscriptions: each (re)subscribe counted in
+   * `stats.subscriptions`, data to `next`, an error or the server's complete ending the watch.
+   */
+  protected sinkOf<TData>(next: (data: TData) => void): ResumableSink<TData> {
+    return {
+      sent: () => {
+        this.stats.subscriptions += 1;
+      },
+      next,
+      error: (error) => this.end({ reason: 'failed', error }),
+      complete: () => this.end({ reason: 'completed' }),
+    };
+  }
+
+  /**
+   * Whether an event's cursor was delivered already (counted in `stats.duplicates`); remembers
+   * the last {@link REMEMBERED_CURSORS} cursors otherwise.
+   */
+  protected repeated(cursor: string): boolean {
+    if (this.seenCursors.has(cursor)) {
+      this.stats.duplicates += 1;
+      return true;
+    }
+    this.seenCursors.add(cursor);
+    if (this.seenCursors.size > REMEMBERED_CURSORS) this.seenCursors.delete(this.seenCursors.values().next().value as string);
+    return false;
   }
 
   /** Ends the watch once: stops its streams ({@link stop}), ends the iterator, tells `onEnd`. */

@@ -94,14 +94,7 @@ export class RunWatch extends WatchBase<RunDeltaEvent> {
     this.unsubscribe = this.context.connection.subscribe<WorkflowRunDeltasSubscription>(
       WorkflowRunDeltasDocument.toString(),
       () => ({ runId: this.runId, afterRevision: this.revision }),
-      {
-        sent: () => {
-          this.stats.subscriptions += 1;
-        },
-        next: (data) => this.onData(data.workflowRunDeltas),
-        error: (error) => this.end({ reason: 'failed', error }),
-        complete: () => this.end({ reason: 'completed' }),
-      },
+      this.sinkOf((data) => this.onData(data.workflowRunDeltas)),
     );
   }
 
@@ -148,14 +141,11 @@ export class RunUpdatesWatch extends WatchBase<Run> {
     this.offConnected = context.connection.onConnected((reconnected) => {
       if (reconnected) void this.refresh();
     });
-    this.unsubscribe = context.connection.subscribe<WorkflowRunUpdatedSubscription>(WorkflowRunUpdatedDocument.toString(), () => ({ runId: this.runId }), {
-      sent: () => {
-        this.stats.subscriptions += 1;
-      },
-      next: (data) => this.offer(data.workflowRunUpdated),
-      error: (error) => this.end({ reason: 'failed', error }),
-      complete: () => this.end({ reason: 'completed' }),
-    });
+    this.unsubscribe = context.connection.subscribe<WorkflowRunUpdatedSubscription>(
+      WorkflowRunUpdatedDocument.toString(),
+      () => ({ runId: this.runId }),
+      this.sinkOf((data) => this.offer(data.workflowRunUpdated)),
+    );
   }
 
   private async refresh(): Promise<void> {
@@ -199,7 +189,6 @@ export interface RunListWatchOptions extends WatchCallbacks<RunListEvent> {
 }
 
 /** How many delivered cursors a run-list watch remembers to drop repeats. */
-const REMEMBERED_CURSORS = 4096;
 
 /**
  * The run-list change feed (`workflowRunChanges`): every (re)subscribe asks for the changes
@@ -211,7 +200,6 @@ export class RunListWatch extends WatchBase<RunListEvent> {
   /** The cursor of the last event delivered (or started after); null while live-only and nothing arrived. */
   cursor: string | null;
   readonly filter: WorkflowRunFilter | null;
-  private readonly seen = new Set<string>();
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -238,25 +226,13 @@ export class RunListWatch extends WatchBase<RunListEvent> {
     this.unsubscribe = this.context.connection.subscribe<WorkflowRunChangesSubscription>(
       WorkflowRunChangesDocument.toString(),
       () => ({ filter: this.filter, after: this.cursor }),
-      {
-        sent: () => {
-          this.stats.subscriptions += 1;
-        },
-        next: (data) => this.onData(data.workflowRunChanges),
-        error: (error) => this.end({ reason: 'failed', error }),
-        complete: () => this.end({ reason: 'completed' }),
-      },
+      this.sinkOf((data) => this.onData(data.workflowRunChanges)),
     );
   }
 
   private onData(event: RunListEvent): void {
     if (event.__typename === 'WorkflowRunChange') {
-      if (this.seen.has(event.cursor)) {
-        this.stats.duplicates += 1;
-        return;
-      }
-      this.seen.add(event.cursor);
-      if (this.seen.size > REMEMBERED_CURSORS) this.seen.delete(this.seen.values().next().value as string);
+      if (this.repeated(event.cursor)) return;
     }
     this.cursor = event.cursor;
     this.deliver(event);
@@ -295,7 +271,6 @@ export class ChainWatch extends WatchBase<ChainEvent> {
   runId: string | undefined;
   /** The last revision delivered of the run followed now. */
   revision: number | null = null;
-  private readonly seen = new Set<string>();
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -308,24 +283,12 @@ export class ChainWatch extends WatchBase<ChainEvent> {
     this.unsubscribe = context.connection.subscribe<WorkflowRunChainDeltasSubscription>(
       WorkflowRunChainDeltasDocument.toString(),
       () => ({ runId: this.startRunId, after: this.cursor }),
-      {
-        sent: () => {
-          this.stats.subscriptions += 1;
-        },
-        next: (data) => this.onData(data.workflowRunChainDeltas),
-        error: (error) => this.end({ reason: 'failed', error }),
-        complete: () => this.end({ reason: 'completed' }),
-      },
+      this.sinkOf((data) => this.onData(data.workflowRunChainDeltas)),
     );
   }
 
   private onData(event: WorkflowRunChainDeltasSubscription['workflowRunChainDeltas']): void {
-    if (this.seen.has(event.cursor)) {
-      this.stats.duplicates += 1;
-      return;
-    }
-    this.seen.add(event.cursor);
-    if (this.seen.size > REMEMBERED_CURSORS) this.seen.delete(this.seen.values().next().value as string);
+    if (this.repeated(event.cursor)) return;
     this.cursor = event.cursor;
     if (event.__typename === 'WorkflowRunChainBatch') {
       this.revision = event.batch.presentationRevision;
