@@ -250,6 +250,10 @@ function toRunRecord(row: RunRow, mounts: MountRow[], now: number): WorkflowRunR
     throw new StoreError('integrity', `Workflow run source is missing: ${row.run_id}`);
   }
   const owned = row.owner_id !== null && row.expires_at !== null;
+  // The owned lease: `claim` while it runs, `expiredClaim` once its expiry has passed.
+  const lease: RunClaimRecord | null = owned
+    ? { ownerId: row.owner_id as string, ownerType: row.owner_type as string, leaseGeneration: row.generation, expiresAt: iso(row.expires_at as number) }
+    : null;
   const input = parseJsonContent(row.input_content);
   const finalOutput = row.final_output_content === null ? null : parseJsonContent(row.final_output_content);
   const runError = row.run_error_content === null ? null : row.run_error_content.toString('utf8');
@@ -278,24 +282,8 @@ function toRunRecord(row: RunRow, mounts: MountRow[], now: number): WorkflowRunR
     claimToken: null,
     claimGeneration: owned ? row.generation : null,
     claimExpiresAt: owned ? iso(row.expires_at as number) : null,
-    claim:
-      owned && (row.expires_at as number) > now
-        ? {
-            ownerId: row.owner_id as string,
-            ownerType: row.owner_type as string,
-            leaseGeneration: row.generation,
-            expiresAt: iso(row.expires_at as number),
-          }
-        : null,
-    expiredClaim:
-      owned && (row.expires_at as number) <= now
-        ? {
-            ownerId: row.owner_id as string,
-            ownerType: row.owner_type as string,
-            leaseGeneration: row.generation,
-            expiresAt: iso(row.expires_at as number),
-          }
-        : null,
+    claim: lease !== null && (row.expires_at as number) > now ? lease : null,
+    expiredClaim: lease !== null && (row.expires_at as number) <= now ? lease : null,
     affinityRunnerId: row.affinity_runner_id,
     originSessionId: row.execution_mode === 'headless' ? null : row.origin_session_id,
     boundSessionId: row.origin_session_id,
