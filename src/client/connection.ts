@@ -91,14 +91,15 @@ export interface ConnectionOptions {
   url: string;
   /** `Authorization` value sent in `connection_init` (`{authorization}`), or undefined. */
   authorization: string | undefined;
-  /** A WebSocket class (Node 20: `import WebSocket from 'ws'`); default `globalThis.WebSocket`. */
+  /** A WebSocket class; default `globalThis.WebSocket` (browsers, Node 22+). Node 20: `import WebSocket from 'ws'`. */
   webSocketImpl?: unknown;
+  /** Reconnect policy (default: unlimited attempts, 250 ms doubling to 8 s, no jitter); also the waits of a request's `retry`. */
   retry?: RetryOptions;
   /** graphql-ws ping interval, ms (default 10000; 0 = none). */
   keepAliveMs?: number;
-  /** A ping unanswered this long closes the socket (4408) and retries, ms (default none). */
+  /** A ping unanswered this long (ms) counts as a lost connection: closed 4408 and retried (default: none). */
   pongTimeoutMs?: number;
-  /** False: connect at once and stay connected without a watch (default true: with the first watch). */
+  /** False: connect at once and stay connected without a watch (default true: connect with the first watch, close after the last). */
   lazy?: boolean;
   /** A first status listener, added before anything connects (an eager socket's `connecting`). */
   onStatus?: (status: ConnectionStatus) => void;

@@ -16,7 +16,7 @@
  * No Node module is imported: in Node 20 pass `webSocketImpl` (`import WebSocket from 'ws'`).
  */
 import type { TypedDocumentString } from '../../schema/generated/graphql.js';
-import { Connection, retryDelayMs, retryPolicy, type ConnectionStatus, type RetryOptions } from './connection.js';
+import { Connection, retryDelayMs, retryPolicy, type ConnectionOptions, type ConnectionStatus } from './connection.js';
 import type { WorkflowClientError } from './errors.js';
 import { postOperation, retrying, type HttpTarget, type RequestRetry } from './http.js';
 import {
@@ -32,7 +32,15 @@ import {
 } from './watches.js';
 
 export * from '../../schema/generated/graphql.js';
-export { describeDisconnect, retryDelayMs, retryPolicy, type ConnectionStatus, type DisconnectReason, type RetryOptions } from './connection.js';
+export {
+  describeDisconnect,
+  retryDelayMs,
+  retryPolicy,
+  type ConnectionOptions,
+  type ConnectionStatus,
+  type DisconnectReason,
+  type RetryOptions,
+} from './connection.js';
 export { isTransient, type RequestRetry } from './http.js';
 export { WorkflowClientError, type GraphQLErrorLike, type WorkflowClientErrorKind } from './errors.js';
 export type { Watch, WatchCallbacks, WatchEnd, WatchStats } from './watch.js';
@@ -51,8 +59,12 @@ export {
   type RunWatchOptions,
 } from './watches.js';
 
-/** Options of {@link createWorkflowClient}. */
-export interface WorkflowClientOptions {
+/**
+ * Options of {@link createWorkflowClient}: the endpoint and token, plus the socket's options
+ * ({@link ConnectionOptions}: `webSocketImpl`, `retry`, `keepAliveMs`, `pongTimeoutMs`, `lazy`,
+ * `onStatus`, a listener also addable later with {@link WorkflowClient.onStatus}).
+ */
+export interface WorkflowClientOptions extends Omit<ConnectionOptions, 'url' | 'authorization'> {
   /** The GraphQL endpoint, `http(s)://host:port/graphql` (a `ws(s)://` URL works too). */
   url: string;
   /** The WebSocket URL; default {@link url} with `http` → `ws`. */
@@ -61,18 +73,6 @@ export interface WorkflowClientOptions {
   token?: string;
   /** Default `globalThis.fetch`. */
   fetch?: typeof fetch;
-  /** A WebSocket class; default `globalThis.WebSocket` (browsers, Node 22+). Node 20: `import WebSocket from 'ws'`. */
-  webSocketImpl?: unknown;
-  /** Reconnect policy (default: unlimited attempts, 250 ms doubling to 8 s, no jitter); also the waits of a request's `retry`. */
-  retry?: RetryOptions;
-  /** graphql-ws ping interval in ms (default 10000; 0 = none). */
-  keepAliveMs?: number;
-  /** A ping unanswered this long (ms) counts as a lost connection: closed 4408 and retried (default: none). */
-  pongTimeoutMs?: number;
-  /** False: connect at once and stay connected without a watch (default true: connect with the first watch, close after the last). */
-  lazy?: boolean;
-  /** Status listener, also addable later with {@link WorkflowClient.onStatus}. */
-  onStatus?: (status: ConnectionStatus) => void;
 }
 
 /** Options of one HTTP request. */
@@ -158,16 +158,8 @@ export function createWorkflowClient(options: WorkflowClientOptions): WorkflowCl
   const authorization = options.token === undefined ? undefined : `Bearer ${options.token}`;
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const target: HttpTarget = { url, authorization, fetch: fetchImpl };
-  const connection = new Connection({
-    url: wsUrl,
-    authorization,
-    ...(options.webSocketImpl === undefined ? {} : { webSocketImpl: options.webSocketImpl }),
-    ...(options.retry === undefined ? {} : { retry: options.retry }),
-    ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
-    ...(options.pongTimeoutMs === undefined ? {} : { pongTimeoutMs: options.pongTimeoutMs }),
-    ...(options.lazy === undefined ? {} : { lazy: options.lazy }),
-    ...(options.onStatus === undefined ? {} : { onStatus: options.onStatus }),
-  });
+  const { url: _url, wsUrl: _wsUrl, token: _token, fetch: _fetch, ...socketOptions } = options;
+  const connection = new Connection({ ...socketOptions, url: wsUrl, authorization });
   const policy = retryPolicy(options.retry);
   const send = <TResult, TVariables>(
     document: TypedDocumentString<TResult, TVariables> | string,
