@@ -26,23 +26,21 @@ export { MAX_RESTARTS } from './restart-policy.js';
 export { restartRunIdFor, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
 export { CANCELLED_MESSAGE, type CancelWorkflowRunInput, type SettleStatus, type SettleWorkflowRunInput } from './run-settlement.js';
 export { INTERACTION_DEADLINE_ERROR, NO_PROGRESS_DETAIL_LIMIT, type ReportWorkflowRunStateInput, type RunEventRecord } from './run-transitions.js';
+export { MAX_PAGE_SIZE } from './run-queries.js';
 export {
   DEFAULT_RUN_ORDER,
-  MAX_PAGE_SIZE,
   type KeyedRun,
   type LineageKey,
   type LineageSliceRequest,
-  type ChildRunKey,
-  type RunIdOnly,
   type RunIdSlice,
   type RunKey,
   type RunOrder,
   type RunOrderField,
   type RunSlice,
   type RunSliceRequest,
-  type WorkflowRunFilter,
-} from './run-queries.js';
-export { asciiLower, matchesFilter, matchesFixedParts, MAX_SEARCH_LENGTH, mayHaveMatched } from './run-filter.js';
+} from './run-slices.js';
+export { asciiLower, matchesFilter, matchesFixedParts, MAX_SEARCH_LENGTH, mayHaveMatched, type WorkflowRunFilter } from './run-filter.js';
+export type { ChildRunKey, RunIdOnly } from './run-columns.js';
 export {
   BUMP_TARGETS,
   VIEWER_RETENTION,

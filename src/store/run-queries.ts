@@ -16,21 +16,6 @@ import {
 } from './run-slices.js';
 import type { StoreContext } from './store-context.js';
 
-export type { WorkflowRunFilter } from './run-filter.js';
-export type { ChildRunKey, RunIdOnly } from './run-columns.js';
-export {
-  DEFAULT_RUN_ORDER,
-  type KeyedRun,
-  type LineageKey,
-  type LineageSliceRequest,
-  type RunIdSlice,
-  type RunKey,
-  type RunOrder,
-  type RunOrderField,
-  type RunSlice,
-  type RunSliceRequest,
-} from './run-slices.js';
-
 /** Largest page any list returns (docs/GRAPHQL-CONTRACT.md). */
 export const MAX_PAGE_SIZE = 100;
 

@@ -27,16 +27,10 @@ import {
   lineageSlice,
   listWorkflowRunIdSlice,
   listWorkflowRunSlice,
-  type KeyedRun,
-  type LineageKey,
-  type LineageSliceRequest,
-  type ChildRunKey,
-  type RunIdOnly,
-  type RunIdSlice,
-  type RunSlice,
-  type RunSliceRequest,
-  type WorkflowRunFilter,
 } from './run-queries.js';
+import type { ChildRunKey, RunIdOnly } from './run-columns.js';
+import type { WorkflowRunFilter } from './run-filter.js';
+import type { KeyedRun, LineageKey, LineageSliceRequest, RunIdSlice, RunSlice, RunSliceRequest } from './run-slices.js';
 import type { LineageKind, WorkflowRunRecord } from './run-records.js';
 import { reserveWorkflowRun, type ClaimRequest, type ReservationInput, type ReservedRun } from './run-reservation.js';
 import { restartWorkflowRun, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
