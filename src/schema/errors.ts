@@ -88,11 +88,12 @@ export const READ_SCOPE_MESSAGE = 'This token has the read scope only; mutations
 
 /**
  * The `ForbiddenError` text every mutation of a read-only server answers (docs/GRAPHQL-CONTRACT.md "Access"):
- * `The server is read-only`; for a pi-workflows state file of a release this server does not
- * write, the reason naming the release found and the ones it writes
+ * `The server is read-only`; for a pi-workflows state file of a layout this server does not
+ * write, the reason naming the file's schema digest and app version and what it writes
  * (docs/PI-WORKFLOWS-FILES.md §2), e.g. `The server is read-only: the database is a pi-workflows
- * state file and pi-workflows 0.14.0 is not a release this server writes (it writes pi-workflows
- * 0.16.x)`.
+ * state file and its unlisted layout (schema digest 1f2e3d4c5b6a…, app version 0.14.0) is not one
+ * this server writes (it writes the layout of pi-workflows 0.16.1, 0.16.2: schema digest
+ * 0469f429aad9…)`.
  *
  * @param file the kind of database file the server opened
  */

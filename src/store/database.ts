@@ -183,7 +183,7 @@ export class StateDatabase {
    *   `synchronous=FULL`, `foreign_keys=ON` and the busy timeout (docs/STORE-RULES.md §1); read-only opens
    *   require it to be fully migrated;
    * - a pi-workflows state file: every table and column the read side uses is checked first
-   *   (`read-side-schema.ts`); then, unless `readOnly`, a file of a release this server writes
+   *   (`read-side-schema.ts`); then, unless `readOnly`, a file of a layout this server writes
    *   (and holding every column the writes use) is opened read-write with pi-workflows' own
    *   connection settings (docs/PI-WORKFLOWS-FILES.md §2); any other one read-only with
    *   `query_only` on. Never a migration, never a schema change;
@@ -214,7 +214,7 @@ export class StateDatabase {
         const checked = checkPiWorkflowsReadSide(connection, path, detected);
         const writable = !requestedReadOnly && checked.writeRefusal === null;
         if (readOnly !== !writable) {
-          // Reopen in the mode decided: read-write for a release this server writes, else read-only.
+          // Reopen in the mode decided: read-write for a layout this server writes, else read-only.
           connection.close();
           readOnly = !writable;
           connection = connect(options, readOnly);

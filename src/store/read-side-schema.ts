@@ -1,6 +1,6 @@
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { StoreError } from './errors.js';
-import { isWrittenRelease, PI_WORKFLOWS_WRITTEN_RELEASES_TEXT, type PiWorkflowsStateFile } from './state-file.js';
+import { describeLayout, PI_WORKFLOWS_WRITTEN_LAYOUTS_TEXT, type PiWorkflowsStateFile } from './state-file.js';
 
 /**
  * Every table and column the read side uses (run records, lists, lineage, the viewer-delta log,
@@ -182,15 +182,15 @@ function missingColumns(connection: SqliteDatabase, wanted: Readonly<Record<stri
  * version-dependent columns and decides whether this server writes it.
  *
  * @returns the file description with `optionalColumns` and `writeRefusal` filled in
- * @throws StoreError(integrity) `pi-workflows state file <path> (schema version <v>, pi-workflows
- *   <app>) lacks what this server reads: <names>; it was not changed`
+ * @throws StoreError(integrity) `pi-workflows state file <path> (schema version <v>, <layout as
+ *   describeLayout names it>) lacks what this server reads: <names>; it was not changed`
  */
 export function checkPiWorkflowsReadSide(connection: SqliteDatabase, path: string, file: PiWorkflowsStateFile): PiWorkflowsStateFile {
   const missing = missingReadSideColumns(connection);
   if (missing.length > 0) {
     throw new StoreError(
       'integrity',
-      `pi-workflows state file ${path} (schema version ${file.schemaVersion}, pi-workflows ${file.appVersion}) lacks what this server reads: ${missing.join(', ')}; it was not changed`,
+      `pi-workflows state file ${path} (schema version ${file.schemaVersion}, ${describeLayout(file)}) lacks what this server reads: ${missing.join(', ')}; it was not changed`,
     );
   }
   const optionalColumns: Record<string, boolean> = {};
@@ -203,20 +203,21 @@ export function checkPiWorkflowsReadSide(connection: SqliteDatabase, path: strin
 
 /**
  * Why this server does not write a pi-workflows file (docs/PI-WORKFLOWS-FILES.md §2), or null
- * when it does: its release must be one of `PI_WORKFLOWS_WRITTEN_RELEASES` and it must hold
- * every table and column of {@link WRITE_SIDE_COLUMNS}.
+ * when it does: its `schema_digest` must name one of `PI_WORKFLOWS_WRITTEN_LAYOUTS` (whatever
+ * its `app_version` says) and it must hold every table and column of {@link WRITE_SIDE_COLUMNS}.
  *
- * @returns `pi-workflows <app> is not a release this server writes (it writes pi-workflows
- *   0.16.x)`, or `its pi-workflows <app> schema lacks what this server writes: <names> (it writes
- *   pi-workflows 0.16.x)`, or null
+ * @returns `its unlisted layout (schema digest <12 hex>…, app version <v>) is not one this server
+ *   writes (it writes the layout of pi-workflows 0.16.1, 0.16.2: schema digest 0469f429aad9…)`, or
+ *   `its layout of pi-workflows 0.16.1, 0.16.2 (…) lacks what this server writes: <names> (it
+ *   writes …)`, or null
  */
 function writeRefusalOf(connection: SqliteDatabase, file: PiWorkflowsStateFile): string | null {
-  if (!isWrittenRelease(file.appVersion, file.schemaVersion)) {
-    return `pi-workflows ${file.appVersion} is not a release this server writes (it writes ${PI_WORKFLOWS_WRITTEN_RELEASES_TEXT})`;
+  if (file.layout === null) {
+    return `its ${describeLayout(file)} is not one this server writes (it writes ${PI_WORKFLOWS_WRITTEN_LAYOUTS_TEXT})`;
   }
   const missing = missingWriteSideColumns(connection);
   if (missing.length > 0) {
-    return `its pi-workflows ${file.appVersion} schema lacks what this server writes: ${missing.join(', ')} (it writes ${PI_WORKFLOWS_WRITTEN_RELEASES_TEXT})`;
+    return `its ${describeLayout(file)} lacks what this server writes: ${missing.join(', ')} (it writes ${PI_WORKFLOWS_WRITTEN_LAYOUTS_TEXT})`;
   }
   return null;
 }

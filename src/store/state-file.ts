@@ -26,26 +26,76 @@ export const PI_WORKFLOWS_SCHEMA_VERSIONS: ReadonlyArray<{ version: number; rele
 ];
 
 /**
- * The pi-workflows release lines this server WRITES (docs/PI-WORKFLOWS-FILES.md §2): the one
- * place to add a line. A file is written when its `schema_meta.app_version` is a release of a
- * listed line (`<line>.<patch>`, e.g. `0.16.2`), its `schema_version` is the line's, and it has
- * every table and column the write path uses (`WRITE_SIDE_COLUMNS`); any other pi-workflows file
- * is served read-only.
+ * A layout of a pi-workflows state file that this server's write path is verified against
+ * (docs/PI-WORKFLOWS-FILES.md §2): the file's `schema_meta.schema_digest` (SHA-256 of the DDL
+ * text that pi-workflows created the file with), the `app_version` those releases store, and
+ * the releases known to write it.
  */
-export const PI_WORKFLOWS_WRITTEN_RELEASES: ReadonlyArray<{ line: string; schemaVersion: number }> = [{ line: '0.16', schemaVersion: 1 }];
-
-/** The written release lines as the messages name them, e.g. `pi-workflows 0.16.x`. */
-export const PI_WORKFLOWS_WRITTEN_RELEASES_TEXT = `pi-workflows ${PI_WORKFLOWS_WRITTEN_RELEASES.map((entry) => `${entry.line}.x`).join(', ')}`;
+export interface WrittenPiWorkflowsLayout {
+  /** `schema_meta.schema_digest` as 64 lowercase hex. */
+  readonly schemaDigest: string;
+  /** `schema_meta.schema_version` (and `PRAGMA user_version`) of the layout. */
+  readonly schemaVersion: number;
+  /**
+   * `schema_meta.app_version` these releases store: pi-workflows' `STATE_APP_VERSION` constant,
+   * not its package version (the 0.16 layout says `0.14.0`). Reported, never checked.
+   */
+  readonly appVersion: string;
+  /** The pi-workflows releases known to create files of this layout, e.g. `['0.16.1', '0.16.2']`. */
+  readonly releases: readonly string[];
+}
 
 /**
- * True when `appVersion` (`schema_meta.app_version`) with `schemaVersion` is a release of a line
- * of {@link PI_WORKFLOWS_WRITTEN_RELEASES}: `<line>.<patch>` with a decimal patch number.
+ * The layouts this server WRITES (docs/PI-WORKFLOWS-FILES.md §2): the one place to add one. A
+ * pi-workflows file is served read-write when its `schema_digest` is listed here and it has
+ * every table and column the write path uses (`WRITE_SIDE_COLUMNS`), whatever its
+ * `app_version` says; a file of any other layout is served read-only. Recognised by the layout,
+ * as pi-workflows' own open check does, because a release number does not tell files apart:
+ * pi-workflows 0.16.1 and 0.16.2 store `app_version` `0.14.0`.
  */
-export function isWrittenRelease(appVersion: string, schemaVersion: number): boolean {
-  return PI_WORKFLOWS_WRITTEN_RELEASES.some(
-    (entry) =>
-      entry.schemaVersion === schemaVersion && appVersion.startsWith(`${entry.line}.`) && /^(0|[1-9][0-9]*)$/.test(appVersion.slice(entry.line.length + 1)),
-  );
+export const PI_WORKFLOWS_WRITTEN_LAYOUTS: readonly WrittenPiWorkflowsLayout[] = [
+  {
+    schemaDigest: '0469f429aad9046cacf63bf9df4ef8c98277ba633103a2478d9fc40226666327',
+    schemaVersion: 1,
+    appVersion: '0.14.0',
+    releases: ['0.16.1', '0.16.2'],
+  },
+];
+
+/**
+ * What this server writes, as the messages say it: `the layout of pi-workflows 0.16.1, 0.16.2:
+ * schema digest 0469f429aad9…` (several layouts joined with ` or `).
+ */
+export const PI_WORKFLOWS_WRITTEN_LAYOUTS_TEXT = `the layout of ${PI_WORKFLOWS_WRITTEN_LAYOUTS.map(
+  (layout) => `pi-workflows ${layout.releases.join(', ')}: schema digest ${shortDigest(layout.schemaDigest)}`,
+).join(' or ')}`;
+
+/**
+ * How a file's layout is named in the banner and the refusals: `layout of pi-workflows 0.16.1,
+ * 0.16.2 (schema digest 0469f429aad9…, app version 0.14.0)` for a written one, `unlisted layout
+ * (schema digest 1f2e3d4c5b6a…, app version 0.14.0)` otherwise (`schema digest none` when the
+ * file has no 32-byte digest).
+ */
+export function describeLayout(file: Pick<PiWorkflowsStateFile, 'schemaDigest' | 'appVersion' | 'layout'>): string {
+  const identity = `schema digest ${file.schemaDigest === null ? 'none' : shortDigest(file.schemaDigest)}, app version ${file.appVersion}`;
+  return file.layout === null ? `unlisted layout (${identity})` : `layout of pi-workflows ${file.layout.releases.join(', ')} (${identity})`;
+}
+
+/** The first 12 hex of a schema digest and `…`, as the messages show it. */
+export function shortDigest(digest: string): string {
+  return `${digest.slice(0, 12)}…`;
+}
+
+/**
+ * The written layout a file's `schema_digest` names, or undefined when it is not one of
+ * {@link PI_WORKFLOWS_WRITTEN_LAYOUTS} (or the digest is missing).
+ *
+ * @param schemaDigest 64 lowercase hex, or null
+ * @param schemaVersion the file's `schema_meta.schema_version`
+ */
+export function writtenLayoutOf(schemaDigest: string | null, schemaVersion: number): WrittenPiWorkflowsLayout | undefined {
+  if (schemaDigest === null) return undefined;
+  return PI_WORKFLOWS_WRITTEN_LAYOUTS.find((layout) => layout.schemaDigest === schemaDigest && layout.schemaVersion === schemaVersion);
 }
 
 /** A database file of this server: migrations in `schema_migrations` (or a new, empty file). */
@@ -54,7 +104,7 @@ export interface OwnStateFile {
 }
 
 /**
- * A pi-workflows state file: served read-write when this server writes its release (and it has
+ * A pi-workflows state file: served read-write when this server writes its layout (and it has
  * every column the writes use), else read-only; its schema is never changed
  * (docs/PI-WORKFLOWS-FILES.md §1–§3).
  */
@@ -62,13 +112,18 @@ export interface PiWorkflowsStateFile {
   kind: 'pi-workflows';
   /** `schema_meta.schema_version` (equal to `PRAGMA user_version`). */
   schemaVersion: number;
-  /** `schema_meta.app_version`: the pi-workflows release that created the file, e.g. `0.16.2`. */
+  /**
+   * `schema_meta.app_version`: pi-workflows' `STATE_APP_VERSION` when it created the file, not its
+   * package version (`0.14.0` in a file of pi-workflows 0.16.2). Reported, never checked.
+   */
   appVersion: string;
   /**
-   * `schema_meta.schema_digest` as 64 lowercase hex (null when not 32 bytes). It differs
-   * between pi-workflows releases: reported, never checked.
+   * `schema_meta.schema_digest` as 64 lowercase hex (null when not 32 bytes): names the file's
+   * layout, and decides whether this server writes it ({@link PI_WORKFLOWS_WRITTEN_LAYOUTS}).
    */
   schemaDigest: string | null;
+  /** The written layout {@link schemaDigest} names, or null for a layout this server does not write. */
+  layout: WrittenPiWorkflowsLayout | null;
   /** Number of tables in the file (sqlite_ internals excluded). */
   tableCount: number;
   /**
@@ -77,9 +132,10 @@ export interface PiWorkflowsStateFile {
    */
   optionalColumns: Record<string, boolean>;
   /**
-   * Why this server does not write such a file, e.g. `pi-workflows 0.14.0 is not a release this
-   * server writes (it writes pi-workflows 0.16.x)`; null when it writes it (then it is served
-   * read-write unless opened read-only). Filled at open (docs/PI-WORKFLOWS-FILES.md §2).
+   * Why this server does not write such a file, e.g. `its layout is not one this server writes:
+   * schema digest <64 hex>, app version 0.14.0 (it writes pi-workflows 0.16.1, 0.16.2 (schema digest
+   * 0469f429aad9…))`; null when it writes it (then it is served read-write unless opened
+   * read-only). Filled at open (docs/PI-WORKFLOWS-FILES.md §2).
    */
   writeRefusal: string | null;
 }
@@ -168,7 +224,7 @@ function refuse(path: string, what: string): never {
  * @param path the file path, for messages
  * @throws StoreError(integrity) `Not a workflow state database: <path> …; it was not changed` for
  *   a file of neither kind (or half of a pi-workflows file), and
- *   `pi-workflows state file <path> has schema version <v> (pi-workflows <app>), which this server
+ *   `pi-workflows state file <path> has schema version <v> (app version <app>), which this server
  *   cannot read (it reads schema version 1); it was not changed` for an unknown version
  */
 export function detectStateFile(connection: SqliteDatabase, path: string): DetectedStateFile {
@@ -193,21 +249,23 @@ export function detectStateFile(connection: SqliteDatabase, path: string): Detec
     if (typeof version !== 'number' || !known.includes(version)) {
       throw new StoreError(
         'integrity',
-        `pi-workflows state file ${path} has schema version ${String(version)} (pi-workflows ${appVersion}), which this server cannot read (it reads schema version ${known.join(', ')}); it was not changed`,
+        `pi-workflows state file ${path} has schema version ${String(version)} (app version ${appVersion}), which this server cannot read (it reads schema version ${known.join(', ')}); it was not changed`,
       );
     }
     if (userVersion !== version) {
       throw new StoreError(
         'integrity',
-        `pi-workflows state file ${path} has user_version ${userVersion} but schema_meta schema_version ${version} (pi-workflows ${appVersion}); it was not changed`,
+        `pi-workflows state file ${path} has user_version ${userVersion} but schema_meta schema_version ${version} (app version ${appVersion}); it was not changed`,
       );
     }
     const digest = meta.schema_digest;
+    const schemaDigest = Buffer.isBuffer(digest) && digest.length === 32 ? digest.toString('hex') : null;
     return {
       kind: 'pi-workflows',
       schemaVersion: version,
       appVersion,
-      schemaDigest: Buffer.isBuffer(digest) && digest.length === 32 ? digest.toString('hex') : null,
+      schemaDigest,
+      layout: writtenLayoutOf(schemaDigest, version) ?? null,
       tableCount: tables.length,
       optionalColumns: {},
       writeRefusal: null,

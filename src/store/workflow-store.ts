@@ -145,7 +145,7 @@ export class WorkflowStore {
 
   /**
    * Opens a store: migrations (read-write), blob pruning (read-write), project registration.
-   * A pi-workflows state file is opened read-write when this server writes its release, else
+   * A pi-workflows state file is opened read-write when this server writes its layout, else
    * read-only (see `StateDatabase.open`); never a migration nor a prune there, and the project
    * row exactly as pi-workflows' own open writes it (docs/PI-WORKFLOWS-FILES.md §2, §3).
    *
@@ -208,7 +208,7 @@ export class WorkflowStore {
 
   /**
    * True when every write is refused (`Controller store is read-only`): opened read-only, or a
-   * pi-workflows state file of a release this server does not write (`file.writeRefusal`,
+   * pi-workflows state file of a layout this server does not write (`file.writeRefusal`,
    * docs/PI-WORKFLOWS-FILES.md §2).
    */
   get readOnly(): boolean {

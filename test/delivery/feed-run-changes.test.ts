@@ -321,7 +321,7 @@ describe('a pi-workflows state file: the order it keeps (events.event_seq), read
   }) => {
     const dir = tempDir('pi-feed-');
     const path = join(dir, 'state.sqlite');
-    const writer = createPiWorkflowsFile(path, { line: '0.14' });
+    const writer = createPiWorkflowsFile(path, { schemaDigest: 'ddl' });
     let store: WorkflowStore | undefined;
     let piFeed: ChangeFeed | undefined;
     try {

@@ -41,7 +41,15 @@ import { DELTAS_SUBSCRIPTION, deltaEvents, revisionsOf, subscribeWs, untilRevisi
 import { REPO_ROOT } from '../helpers/fault-fixtures.js';
 import { reserveInput, startTestServer, T0, type TestServer } from '../helpers/server-fixture.js';
 
-const NOT_WRITTEN = 'pi-workflows 0.14.0 is not a release this server writes (it writes pi-workflows 0.16.x)';
+/** The schema digest a file made by pi-workflows 0.16.1 or 0.16.2 stores (docs/PI-WORKFLOWS-FILES.md §1). */
+const DIGEST_0_16 = '0469f429aad9046cacf63bf9df4ef8c98277ba633103a2478d9fc40226666327';
+/** A digest no pi-workflows release stores (invented: SHA-256 of `unlisted`). */
+const UNLISTED = createHash('sha256').update('unlisted').digest();
+const WRITES = 'it writes the layout of pi-workflows 0.16.1, 0.16.2: schema digest 0469f429aad9…';
+const UNLISTED_LAYOUT = `unlisted layout (schema digest ${UNLISTED.toString('hex').slice(0, 12)}…, app version 0.14.0)`;
+const NOT_WRITTEN = `its ${UNLISTED_LAYOUT} is not one this server writes (${WRITES})`;
+const LAYOUT_0_16 = 'layout of pi-workflows 0.16.1, 0.16.2 (schema digest 0469f429aad9…, app version 0.14.0)';
+const WRITTEN_LAYOUTS = [{ schemaDigest: DIGEST_0_16, appVersion: '0.14.0', releases: ['0.16.1', '0.16.2'] }];
 const forbidden = (message: string) => ({ __typename: 'ForbiddenError', code: 'FORBIDDEN', message });
 
 const fileHash = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
@@ -186,6 +194,7 @@ describe('serving a pi-workflows state file', () => {
   });
 
   it('says on /health which kind of file is open, and that it is written', async () => {
+    expect(facts.digest.toString('hex')).toBe(DIGEST_0_16);
     const body = (await (await fetch(fx.healthUrl)).json()) as unknown;
     expect(body).toEqual({
       status: 'ok',
@@ -195,12 +204,13 @@ describe('serving a pi-workflows state file', () => {
         kind: 'pi-workflows',
         piWorkflows: {
           schemaVersion: 1,
-          appVersion: '0.16.2',
-          schemaDigest: facts.digest.toString('hex'),
+          appVersion: '0.14.0',
+          schemaDigest: DIGEST_0_16,
+          layoutReleases: ['0.16.1', '0.16.2'],
           optionalColumns: {},
           writable: true,
           readOnlyReason: null,
-          writtenReleases: ['0.16.x'],
+          writtenLayouts: WRITTEN_LAYOUTS,
         },
         quickCheck: 'ok',
         runChanges: { databaseId: fx.store.runChangeHead().databaseId, head: fx.store.runChangeHead().head },
@@ -317,18 +327,18 @@ describe('the run-list change feed on a pi-workflows file the server writes', ()
 
 describe('a pi-workflows state file served read-only', () => {
   it.each([
-    ['a 0.16 file with --read-only', {}, true, 'The server is read-only', 'the server was started read-only (--read-only)', '0.16.2'],
+    ['a file of the 0.16 layout with --read-only', {}, true, 'The server is read-only', 'the server was started read-only (--read-only)', DIGEST_0_16],
     [
-      'a 0.14 file (a release this server does not write)',
-      { line: '0.14' as const },
+      'a file of an unlisted layout',
+      { schemaDigest: UNLISTED },
       false,
       `The server is read-only: the database is a pi-workflows state file and ${NOT_WRITTEN}`,
       NOT_WRITTEN,
-      '0.14.0',
+      UNLISTED.toString('hex'),
     ],
   ])(
     '%s: every mutation answers ForbiddenError saying why, /health says so, the file stays byte-identical',
-    async (_name, fileOptions, readOnly, message, reason, appVersion) => {
+    async (_name, fileOptions, readOnly, message, reason, schemaDigest) => {
       const { dir, path, facts } = seededPiFile(fileOptions);
       try {
         const before = { hash: fileHash(path), facts: fileFacts(path) };
@@ -346,7 +356,13 @@ describe('a pi-workflows state file served read-only', () => {
           for (const result of results) expect(result).toEqual(forbidden(message));
           const health = (await (await fetch(fx.healthUrl)).json()) as { database: { readOnly: boolean; piWorkflows: unknown } };
           expect(health.database.readOnly).toBe(true);
-          expect(health.database.piWorkflows).toMatchObject({ appVersion, writable: false, readOnlyReason: reason, writtenReleases: ['0.16.x'] });
+          expect(health.database.piWorkflows).toMatchObject({
+            appVersion: '0.14.0',
+            schemaDigest,
+            writable: false,
+            readOnlyReason: reason,
+            writtenLayouts: WRITTEN_LAYOUTS,
+          });
           // A session: a query and a subscription's replay.
           await fx.data(WorkflowRunLineageDocument, { runId: 'restart-b1', first: 2 });
           const { collector } = subscribeWs<DeltasData>(client, DELTAS_SUBSCRIPTION, { runId: 'restart-b1', afterRevision: 0 });
@@ -368,9 +384,9 @@ describe('a pi-workflows state file served read-only', () => {
 
 describe('the server CLI on a pi-workflows state file', () => {
   it.each([
-    ['0.14 (not written)', { line: '0.14' as const }, [], `pi-workflows 0.14.0; served read-only: ${NOT_WRITTEN}; 8 runs`, false],
-    ['0.16', {}, [], 'pi-workflows 0.16.2; served read-write; 8 runs', true],
-    ['0.16 with --read-only', {}, ['--read-only'], 'pi-workflows 0.16.2; served read-only: the server was started read-only (--read-only); 8 runs', false],
+    ['an unlisted layout (not written)', { schemaDigest: UNLISTED }, [], `${UNLISTED_LAYOUT}; served read-only: ${NOT_WRITTEN}; 8 runs`, false],
+    ['the 0.16 layout', {}, [], `${LAYOUT_0_16}; served read-write; 8 runs`, true],
+    ['the 0.16 layout with --read-only', {}, ['--read-only'], `${LAYOUT_0_16}; served read-only: the server was started read-only (--read-only); 8 runs`, false],
   ])('%s: the start banner says how the file is served and why; /health the same', async (_name, fileOptions, flags, banner, writable) => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-file-cli-'));
     try {

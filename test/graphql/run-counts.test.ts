@@ -86,7 +86,7 @@ describe('workflowRunCounts', () => {
   it('a pi-workflows state file: the same counts, nothing written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-run-counts-'));
     const path = join(dir, 'state.sqlite');
-    const writer = createPiWorkflowsFile(path, { line: '0.16' });
+    const writer = createPiWorkflowsFile(path);
     cleanup.push(() => {
       writer.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,9 @@
 /**
  * A run's whole life over HTTP on a pi-workflows 0.16 state file (served read-write): reserve
  * with a claim, heartbeat, running, waiting, park, pause, resume, cancel without a token (a
- * control claim), and a second run cancelled with its claim; a refused cancel changes no table.
+ * control claim), a second run cancelled with its claim (a refused cancel changes no table), and a
+ * third settled failed, restarted, and its restart settled completed. The file carries the identity
+ * a real 0.16.2 file carries (schema digest 0469f429…, app version 0.14.0) and is served read-write.
  * After the server's shutdown pi-workflows' open check still accepts the file, its identity
  * unchanged (docs/PI-WORKFLOWS-FILES.md §3, §5).
  */
@@ -20,7 +22,7 @@ import {
   ResumeWorkflowRunDocument,
 } from '../../schema/generated/graphql.js';
 import { createPiWorkflowsFile, piWorkflowsIdentity, piWorkflowsOpenCheck } from '../../fixtures/pi-workflows-file.js';
-import { reserveInput, snapshotTables, startTestServer, T0 } from '../helpers/server-fixture.js';
+import { claim as claimRun, reserveInput, restart, settle, snapshotTables, startTestServer, T0 } from '../helpers/server-fixture.js';
 import { storeInternals } from '../helpers/store-internals.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -33,8 +35,20 @@ describe('a run’s whole life on a pi-workflows state file', () => {
     writer.close();
     try {
       const before = piWorkflowsIdentity(path);
+      // The identity a file made by pi-workflows 0.16.2 carries (docs/PI-WORKFLOWS-FILES.md §1).
+      expect(before).toMatchObject({
+        applicationId: 0x50495746,
+        userVersion: 1,
+        schemaMeta: {
+          schema_name: 'pi-workflows-state',
+          schema_version: 1,
+          schema_digest: '0469f429aad9046cacf63bf9df4ef8c98277ba633103a2478d9fc40226666327',
+          app_version: '0.14.0',
+        },
+      });
       const fx = await startTestServer({ dbPath: path });
       try {
+        expect(fx.store.readOnly).toBe(false);
         const claim = { runnerId: 'host-1', claimToken: 'tok-1', leaseMs: 60_000 };
         const reserved = (await fx.data(ReserveWorkflowRunDocument, { input: reserveInput('life-1', { claim }) })).reserveWorkflowRun;
         expect(reserved).toMatchObject({ __typename: 'ReserveWorkflowRunSuccess', run: { queueStatus: 'STARTING' } });
@@ -85,6 +99,18 @@ describe('a run’s whole life on a pi-workflows state file', () => {
         expect((await fx.data(CancelWorkflowRunDocument, { input: { runId: 'life-2', claimToken: 'tok-2' } })).cancelWorkflowRun).toMatchObject({
           __typename: 'CancelWorkflowRunSuccess',
           run: { status: 'CANCELLED', queueStatus: 'CANCELLED' },
+        });
+
+        // A third run settles failed, is restarted, and its restart completes.
+        await fx.data(ReserveWorkflowRunDocument, { input: reserveInput('life-3', { originSessionId: 'session-3' }) });
+        await claimRun(fx, 'life-3', 'tok-3');
+        expect(await settle(fx, 'life-3', 'tok-3', 'FAILED', { error: 'step test failed' })).toMatchObject({ status: 'FAILED', queueStatus: 'FAILED' });
+        const { run: restarted } = await restart(fx, { runId: 'life-3', originSessionId: 'session-3' });
+        expect(restarted).toMatchObject({ lineageKind: 'RESTART', restartNumber: 1 });
+        await claimRun(fx, restarted.runId, 'tok-4');
+        expect(await settle(fx, restarted.runId, 'tok-4', 'COMPLETED', { output: { ok: true } })).toMatchObject({
+          status: 'COMPLETED',
+          queueStatus: 'DONE',
         });
       } finally {
         await fx.close();

@@ -255,7 +255,7 @@ describe('lease expiry on a pi-workflows file and in a second server', () => {
   it('a pi-workflows file: the expiry is delivered, nothing is written to the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-lease-expiry-'));
     const path = join(dir, 'state.sqlite');
-    const writer = createPiWorkflowsFile(path, { line: '0.16' });
+    const writer = createPiWorkflowsFile(path);
     cleanup.push(() => {
       writer.close();
       rmSync(dir, { recursive: true, force: true });

@@ -107,7 +107,7 @@ describe('WorkflowRunConnection.changeCursor', () => {
   it('works on a pi-workflows state file: the position is events.event_seq', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-change-cursor-'));
     const path = join(dir, 'state.sqlite');
-    const writer: PiWorkflowsWriter = createPiWorkflowsFile(path, { line: '0.14' });
+    const writer: PiWorkflowsWriter = createPiWorkflowsFile(path, { schemaDigest: 'ddl' });
     cleanup.push(() => {
       writer.close();
       rmSync(dir, { recursive: true, force: true });

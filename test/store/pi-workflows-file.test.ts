@@ -55,18 +55,24 @@ const open = (options: { readOnly?: boolean } = {}): WorkflowStore => WorkflowSt
 
 describe('a pi-workflows state file', () => {
   it.each([
-    ['0.16', '0.16.2', null],
-    ['0.14', '0.14.0', 'pi-workflows 0.14.0 is not a release this server writes (it writes pi-workflows 0.16.x)'],
-  ] as const)('line %s is recognised; read-only (query_only) when asked or when its release is not written', (line, appVersion, writeRefusal) => {
-    const { facts } = seededFile({ line });
+    ['the 0.16 layout (the identity a real 0.16.2 file carries)', {}, true],
+    ['an unlisted layout', { schemaDigest: 'ddl' as const }, false],
+  ])('%s is recognised; read-only (query_only) when asked or when its layout is not written', (_name, options, written) => {
+    const { facts } = seededFile(options);
+    const digest = facts.digest.toString('hex');
+    expect(digest === '0469f429aad9046cacf63bf9df4ef8c98277ba633103a2478d9fc40226666327').toBe(written);
+    const writeRefusal = written
+      ? null
+      : `its unlisted layout (schema digest ${digest.slice(0, 12)}…, app version 0.14.0) is not one this server writes (it writes the layout of pi-workflows 0.16.1, 0.16.2: schema digest 0469f429aad9…)`;
     for (const readOnly of [true, false]) {
       const store = open({ readOnly });
       try {
         expect(store.file).toEqual({
           kind: 'pi-workflows',
           schemaVersion: 1,
-          appVersion,
-          schemaDigest: facts.digest.toString('hex'),
+          appVersion: '0.14.0',
+          schemaDigest: digest,
+          layout: written ? { schemaDigest: digest, schemaVersion: 1, appVersion: '0.14.0', releases: ['0.16.1', '0.16.2'] } : null,
           tableCount: 47,
           optionalColumns: {},
           writeRefusal,
@@ -84,7 +90,7 @@ describe('a pi-workflows state file', () => {
 
   it.each([
     ['0.16 opened read-only', {}, { readOnly: true }],
-    ['0.14 (a release not written)', { line: '0.14' as const }, {}],
+    ['an unlisted layout (not written)', { schemaDigest: 'ddl' as const }, {}],
   ])('%s is left byte for byte untouched: no migration, no prune, no project row; pi-workflows still accepts it', (_name, fileOptions, openOptions) => {
     const { facts, seeded } = seededFile(fileOptions);
     const before = fileHash(path);
@@ -143,7 +149,7 @@ describe('a pi-workflows state file', () => {
 
   it.each([
     ['0.16 opened read-only', {}, { readOnly: true }],
-    ['0.14 (a release not written)', { line: '0.14' as const }, {}],
+    ['an unlisted layout (not written)', { schemaDigest: 'ddl' as const }, {}],
   ])('%s refuses every write with Controller store is read-only, writing nothing', (_name, fileOptions, openOptions) => {
     seededFile(fileOptions);
     const before = fileHash(path);
@@ -258,17 +264,22 @@ describe('files that are refused at open, untouched', () => {
   }
 
   /** An empty pi-workflows file (schema and schema_meta only). */
-  const emptyFile = (options: PiWorkflowsFileOptions): void => createPiWorkflowsFile(path, options).close();
+  const emptyFile = (options: PiWorkflowsFileOptions): PiWorkflowsFileFacts => {
+    const writer = createPiWorkflowsFile(path, options);
+    writer.close();
+    return writer.facts;
+  };
 
   it('a pi-workflows file of an unknown schema version, naming its version and app version', () => {
     emptyFile({ schemaVersion: 2, appVersion: '0.20.0' });
     expectRefused(
-      `pi-workflows state file ${path} has schema version 2 (pi-workflows 0.20.0), which this server cannot read (it reads schema version 1); it was not changed`,
+      `pi-workflows state file ${path} has schema version 2 (app version 0.20.0), which this server cannot read (it reads schema version 1); it was not changed`,
     );
   });
 
   it('a pi-workflows file without a column or table the read side uses (the 0.12 layout), naming them all', () => {
     // What pi-workflows 0.12.1 lacks of the read side: the lineage columns, run sources and the viewer log.
+    // Its schema digest and app version are invented here (the SHA-256 of this DDL, 0.12.1): an unlisted layout.
     const missing = [
       'runs.root_run_id',
       'runs.lineage_kind',
@@ -278,9 +289,9 @@ describe('files that are refused at open, untouched', () => {
       'viewer_runs',
       'viewer_deltas',
     ];
-    emptyFile({ line: '0.14', appVersion: '0.12.1', drop: missing });
+    const digest = emptyFile({ schemaDigest: 'ddl', appVersion: '0.12.1', drop: missing }).digest.toString('hex');
     expectRefused(
-      `pi-workflows state file ${path} (schema version 1, pi-workflows 0.12.1) lacks what this server reads: ` +
+      `pi-workflows state file ${path} (schema version 1, unlisted layout (schema digest ${digest.slice(0, 12)}…, app version 0.12.1)) lacks what this server reads: ` +
         'runs.root_run_id, runs.lineage_kind, runs.restart_number, runs.parent_terminal_fingerprint, table run_sources, table viewer_runs, table viewer_deltas; it was not changed',
     );
   });
@@ -314,7 +325,7 @@ describe('files that are refused at open, untouched', () => {
 
   it('a pi-workflows file whose user_version disagrees with its schema_meta', () => {
     emptyFile({ userVersion: 3 });
-    expectRefused(`pi-workflows state file ${path} has user_version 3 but schema_meta schema_version 1 (pi-workflows 0.16.2); it was not changed`);
+    expectRefused(`pi-workflows state file ${path} has user_version 3 but schema_meta schema_version 1 (app version 0.14.0); it was not changed`);
   });
 });
 

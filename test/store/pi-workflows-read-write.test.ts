@@ -1,13 +1,15 @@
 /**
- * docs/PI-WORKFLOWS-FILES.md §1–§3, §7 at the store level: a pi-workflows file of a release this
- * server writes (0.16.x) opens read-write by default with pi-workflows' own connection settings;
- * `readOnly` keeps it read-only; a release it does not write (or a file lacking a column the
+ * docs/PI-WORKFLOWS-FILES.md §1–§3, §7 at the store level: a pi-workflows file of a layout this
+ * server writes (the 0.16 layout: schema digest 0469f429…, app version 0.14.0, as a real 0.16.2
+ * file carries them) opens read-write by default with pi-workflows' own connection settings;
+ * `readOnly` keeps it read-only; a layout it does not write (or a file lacking a column the
  * writes use) is served read-only, saying why. After a run's life written through the store the
  * file still passes pi-workflows' open check (schema, ids, schema_meta unchanged; integrity and
  * foreign keys clean), the only project row is the one pi-workflows writes, no blob is pruned,
  * and what the server keeps in memory (run order, claim candidates, run-change positions) stays
  * right after its own writes and across a reopen.
  */
+import { createHash } from 'node:crypto';
 import { realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -55,16 +57,19 @@ function rows<T>(file: string, sql: string, ...params: unknown[]): T[] {
   }
 }
 
-const WRITES = 'it writes pi-workflows 0.16.x';
+const WRITES = 'it writes the layout of pi-workflows 0.16.1, 0.16.2: schema digest 0469f429aad9…';
+/** The schema digest a file made by pi-workflows 0.16.1 or 0.16.2 stores (docs/PI-WORKFLOWS-FILES.md §1). */
+const DIGEST_0_16 = '0469f429aad9046cacf63bf9df4ef8c98277ba633103a2478d9fc40226666327';
 
 describe('which pi-workflows files are served read-write', () => {
-  it('a 0.16.x file opens read-write by default, with the connection settings pi-workflows uses and nothing persistent', () => {
+  it('a file of the 0.16 layout (app version 0.14.0, as pi-workflows 0.16.2 writes it) opens read-write by default, with the connection settings pi-workflows uses and nothing persistent', () => {
     const facts = seededFile();
     const before = piWorkflowsIdentity(path);
+    expect(before.schemaMeta).toMatchObject({ schema_name: 'pi-workflows-state', schema_version: 1, schema_digest: DIGEST_0_16, app_version: '0.14.0' });
     const store = open();
     try {
       expect(store.readOnly).toBe(false);
-      expect(store.file).toMatchObject({ kind: 'pi-workflows', appVersion: '0.16.2', writeRefusal: null });
+      expect(store.file).toMatchObject({ kind: 'pi-workflows', appVersion: '0.14.0', schemaDigest: DIGEST_0_16, writeRefusal: null });
       const connection = connectionOf(store);
       expect(connection.readonly).toBe(false);
       expect({
@@ -90,8 +95,8 @@ describe('which pi-workflows files are served read-write', () => {
     expect(piWorkflowsOpenCheck(facts, before)).toEqual([]);
   });
 
-  it('other 0.16 patch releases are written too; a configured busy timeout is used', () => {
-    seededFile({ appVersion: '0.16.0' });
+  it('the layout decides, not app_version: a listed digest with another app version is written too; a configured busy timeout is used', () => {
+    seededFile({ appVersion: '0.16.2' }); // an app version no real 0.16 file carries (invented)
     const store = WorkflowStore.open({ path, projectPath: dir, busyTimeoutMs: 1234 });
     try {
       expect(store.readOnly).toBe(false);
@@ -101,7 +106,7 @@ describe('which pi-workflows files are served read-write', () => {
     }
   });
 
-  it('readOnly keeps a 0.16.x file read-only (query_only), writing nothing, not even the project row', () => {
+  it('readOnly keeps a file of the 0.16 layout read-only (query_only), writing nothing, not even the project row', () => {
     seededFile();
     const store = open({ readOnly: true });
     try {
@@ -117,16 +122,20 @@ describe('which pi-workflows files are served read-write', () => {
     expect(rows(path, 'SELECT * FROM projects')).toEqual([]);
   });
 
+  /** A digest no pi-workflows release stores (invented: SHA-256 of `unlisted`). */
+  const unlisted = createHash('sha256').update('unlisted').digest();
+  const short = unlisted.toString('hex').slice(0, 12);
   it.each([
-    [{ line: '0.14' as const }, `pi-workflows 0.14.0 is not a release this server writes (${WRITES})`],
-    [{ appVersion: '0.17.0' }, `pi-workflows 0.17.0 is not a release this server writes (${WRITES})`],
-    [{ appVersion: '0.16.2-rc.1' }, `pi-workflows 0.16.2-rc.1 is not a release this server writes (${WRITES})`],
-    [{ appVersion: '0.160.1' }, `pi-workflows 0.160.1 is not a release this server writes (${WRITES})`],
+    [{ schemaDigest: unlisted }, `its unlisted layout (schema digest ${short}…, app version 0.14.0) is not one this server writes (${WRITES})`],
+    [
+      { schemaDigest: unlisted, appVersion: '0.16.2' },
+      `its unlisted layout (schema digest ${short}…, app version 0.16.2) is not one this server writes (${WRITES})`,
+    ],
     [
       { drop: ['node_attempts.deadline_at', 'interactive_submissions'] },
-      `its pi-workflows 0.16.2 schema lacks what this server writes: node_attempts.deadline_at, table interactive_submissions (${WRITES})`,
+      `its layout of pi-workflows 0.16.1, 0.16.2 (schema digest 0469f429aad9…, app version 0.14.0) lacks what this server writes: node_attempts.deadline_at, table interactive_submissions (${WRITES})`,
     ],
-  ])('%j is served read-only, saying which release it found and which ones it writes', (options, refusal) => {
+  ])('%j is served read-only, naming its digest and app version and what this server writes', (options, refusal) => {
     const facts = seededFile(options);
     const before = piWorkflowsIdentity(path);
     const store = open();

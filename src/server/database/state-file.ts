@@ -1,4 +1,4 @@
-import { PI_WORKFLOWS_WRITTEN_RELEASES, type WorkflowStore } from '../../store/index.js';
+import { describeLayout, PI_WORKFLOWS_WRITTEN_LAYOUTS, type WorkflowStore } from '../../store/index.js';
 
 /**
  * How the server reports the kind of database file it serves (docs/PI-WORKFLOWS-FILES.md §2):
@@ -10,9 +10,11 @@ export const READ_ONLY_FLAG_REASON = 'the server was started read-only (--read-o
 
 /**
  * The banner's description of the open database, e.g. `12 runs, read-only`,
- * `pi-workflows state file: schema 1, pi-workflows 0.16.2; served read-write; 12 runs` or
- * `pi-workflows state file: schema 1, pi-workflows 0.14.0; served read-only: pi-workflows 0.14.0
- * is not a release this server writes (it writes pi-workflows 0.16.x); 12 runs`.
+ * `pi-workflows state file: schema 1, layout of pi-workflows 0.16.1, 0.16.2 (schema digest
+ * 0469f429aad9…, app version 0.14.0); served read-write; 12 runs` or `pi-workflows state file:
+ * schema 1, unlisted layout (schema digest 1f2e3d4c5b6a…, app version 0.14.0); served read-only:
+ * its unlisted layout (…) is not one this server writes (it writes the layout of pi-workflows
+ * 0.16.1, 0.16.2: schema digest 0469f429aad9…); 12 runs` (docs/PI-WORKFLOWS-FILES.md §2).
  *
  * @param runs number of runs in the file
  */
@@ -21,13 +23,13 @@ export function describeDatabase(store: WorkflowStore, runs: number): string {
   if (file.kind === 'pi-workflows') {
     const reason = piWorkflowsReadOnlyReason(store);
     const served = reason === null ? 'served read-write' : `served read-only: ${reason}`;
-    return `pi-workflows state file: schema ${file.schemaVersion}, pi-workflows ${file.appVersion}; ${served}; ${runs} runs`;
+    return `pi-workflows state file: schema ${file.schemaVersion}, ${describeLayout(file)}; ${served}; ${runs} runs`;
   }
   return `${runs} runs${store.readOnly ? ', read-only' : ''}`;
 }
 
 /**
- * Why a pi-workflows file is served read-only: the file's write refusal (a release this server
+ * Why a pi-workflows file is served read-only: the file's write refusal (a layout this server
  * does not write, a column its writes need missing), else {@link READ_ONLY_FLAG_REASON} when the
  * store is read-only anyway; null when it is served read-write.
  */
@@ -39,23 +41,26 @@ function piWorkflowsReadOnlyReason(store: WorkflowStore): string | null {
 
 /** The `/health` fields describing the open file (merged into its `database` object). */
 export interface DatabaseKindHealth {
-  /** True when every mutation is refused (asked for, or a pi-workflows file of a release this server does not write). */
+  /** True when every mutation is refused (asked for, or a pi-workflows file of a layout this server does not write). */
   readOnly: boolean;
   /** `own` (this server's migrations) or `pi-workflows` (its state file). */
   kind: 'own' | 'pi-workflows';
-  /** For a pi-workflows state file: what its `schema_meta` says, its version-dependent columns, and whether it is written. */
+  /** For a pi-workflows state file: what its `schema_meta` says, its layout, and whether it is written. */
   piWorkflows?: {
     schemaVersion: number;
+    /** `schema_meta.app_version` (`0.14.0` in a file of pi-workflows 0.16.2); reported, never checked. */
     appVersion: string;
-    /** 64 lowercase hex, or null; differs between pi-workflows releases (reported, not checked). */
+    /** `schema_meta.schema_digest`, 64 lowercase hex, or null: names the layout. */
     schemaDigest: string | null;
+    /** The releases known to write this layout (e.g. `["0.16.1", "0.16.2"]`), or null for a layout this server does not write. */
+    layoutReleases: string[] | null;
     optionalColumns: Record<string, boolean>;
     /** True when mutations write to the file (docs/PI-WORKFLOWS-FILES.md §2). */
     writable: boolean;
     /** Why not, when not writable (see {@link describeDatabase}); null when writable. */
     readOnlyReason: string | null;
-    /** The release lines this server writes, e.g. `["0.16.x"]`. */
-    writtenReleases: string[];
+    /** The layouts this server writes: schema digest (64 hex), the app version they store, the releases known to write them. */
+    writtenLayouts: Array<{ schemaDigest: string; appVersion: string; releases: string[] }>;
   };
 }
 
@@ -72,10 +77,15 @@ export function databaseKindHealth(store: WorkflowStore): DatabaseKindHealth {
       schemaVersion,
       appVersion,
       schemaDigest,
+      layoutReleases: file.layout === null ? null : [...file.layout.releases],
       optionalColumns,
       writable: readOnlyReason === null,
       readOnlyReason,
-      writtenReleases: PI_WORKFLOWS_WRITTEN_RELEASES.map((entry) => `${entry.line}.x`),
+      writtenLayouts: PI_WORKFLOWS_WRITTEN_LAYOUTS.map(({ schemaDigest: digest, appVersion: app, releases }) => ({
+        schemaDigest: digest,
+        appVersion: app,
+        releases: [...releases],
+      })),
     },
   };
 }
