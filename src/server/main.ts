@@ -29,10 +29,14 @@ import { createLogger } from './ops/logger.js';
 import { prepareDatabaseDirectory } from './database/database-directory.js';
 import { describeStartError } from './start-errors.js';
 import { databaseKindHealth, describeDatabase } from './database/state-file.js';
+import { newDatabaseNotice, withNewDatabaseNotice } from './database/new-database.js';
 
 const config = parseServerConfig(process.argv);
 /** Set when this process is a worker of the cluster. */
 const link = workerLink();
+
+/** The database file this start creates, told in the banner; decided before any process opens it. */
+const notice = link === undefined && !config.readOnly ? newDatabaseNotice(config.dbPath) : null;
 
 // The primary checked the directory before it forked.
 if (link === undefined)
@@ -50,7 +54,7 @@ const requestedWorkers = config.workers ?? 1;
 const oneProcess = singleProcessReason(config);
 if (link === undefined && requestedWorkers > 1 && oneProcess === null) {
   // The primary forks, forwards signals and exits with its workers; it never starts a server.
-  await runPrimary(config, requestedWorkers);
+  await runPrimary(config, requestedWorkers, notice);
 }
 
 /**
@@ -113,17 +117,21 @@ try {
 }
 const runs = server.store.countWorkflowRuns();
 server.logger.info({ url: server.url, database: config.dbPath, runs, ...databaseKindHealth(server.store) }, 'listening');
-const banner =
+if (notice !== null)
+  server.logger.warn({ database: notice.path, stateFiles: notice.stateFiles }, 'no file was at the database path: a new, empty database was created');
+const banner = withNewDatabaseNotice(
   `\npi-workflows-graphql listening on ${server.url}\n` +
-  `  GraphiQL:  open ${server.url} in a browser\n` +
-  `  Live page: ${server.url.replace(/\/graphql$/, '/')}\n` +
-  `  WebSocket: ${server.url.replace(/^http/, 'ws')} (graphql-transport-ws)\n` +
-  `  Database:  ${config.dbPath} (${describeDatabase(server.store, runs)})\n` +
-  (config.replica == null ? '' : `  Replica of: ${config.replica} (mutations go there; docs/DEPLOYMENT.md)\n`) +
-  (config.tracing == null
-    ? ''
-    : `  Tracing:   OTLP ${config.tracing.protocol} to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'the SDK default endpoint'} (docs/TRACING.md)\n`) +
-  `  Health:    ${server.url.replace(/\/graphql$/, '/health')}\n\n`;
+    `  GraphiQL:  open ${server.url} in a browser\n` +
+    `  Live page: ${server.url.replace(/\/graphql$/, '/')}\n` +
+    `  WebSocket: ${server.url.replace(/^http/, 'ws')} (graphql-transport-ws)\n` +
+    `  Database:  ${config.dbPath} (${describeDatabase(server.store, runs)})\n` +
+    (config.replica == null ? '' : `  Replica of: ${config.replica} (mutations go there; docs/DEPLOYMENT.md)\n`) +
+    (config.tracing == null
+      ? ''
+      : `  Tracing:   OTLP ${config.tracing.protocol} to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'the SDK default endpoint'} (docs/TRACING.md)\n`) +
+    `  Health:    ${server.url.replace(/\/graphql$/, '/health')}\n\n`,
+  notice,
+);
 if (link === undefined) process.stderr.write(banner);
 else link.ready(server.url, banner);
 if (stopSignal !== undefined) closeAndExit(server, stopSignal);

@@ -386,7 +386,13 @@ describe('the server CLI on a pi-workflows state file', () => {
   it.each([
     ['an unlisted layout (not written)', { schemaDigest: UNLISTED }, [], `${UNLISTED_LAYOUT}; served read-only: ${NOT_WRITTEN}; 8 runs`, false],
     ['the 0.16 layout', {}, [], `${LAYOUT_0_16}; served read-write; 8 runs`, true],
-    ['the 0.16 layout with --read-only', {}, ['--read-only'], `${LAYOUT_0_16}; served read-only: the server was started read-only (--read-only); 8 runs`, false],
+    [
+      'the 0.16 layout with --read-only',
+      {},
+      ['--read-only'],
+      `${LAYOUT_0_16}; served read-only: the server was started read-only (--read-only); 8 runs`,
+      false,
+    ],
   ])('%s: the start banner says how the file is served and why; /health the same', async (_name, fileOptions, flags, banner, writable) => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-file-cli-'));
     try {

@@ -1,7 +1,9 @@
 /**
  * `--db` in a directory that does not exist: only the default `data/` is
  * created; any other missing directory is refused with a clear message, exit 1, and nothing
- * is created (a typo must not give an empty database).
+ * is created (a typo must not give an empty database). A `--db` naming a missing file in an
+ * existing directory is created, and the banner says so in words, naming the pi-workflows state
+ * files beside it and in pi-workflows' default folder ("did you mean …?").
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DB_PATH } from '../../src/server/config.js';
 import { DatabaseDirectoryError, prepareDatabaseDirectory } from '../../src/server/database/database-directory.js';
+import { createPiWorkflowsFile } from '../../fixtures/pi-workflows-file.js';
 import { REPO_ROOT } from '../helpers/live-fixtures.js';
 import { databaseClosedCleanly, spawnService, TSX_IMPORT, type ServiceProcess } from '../helpers/service-process.js';
 
@@ -118,5 +121,64 @@ describe('the server command with --db', () => {
     expect(await service.stop('SIGTERM')).toBe(0);
     expect(databaseClosedCleanly(join(cwd, DEFAULT_DB_PATH))).toBe(true);
     expect(existsSync(join(cwd, 'data'))).toBe(true);
+  });
+
+  it.each([
+    ['one process', ['--workers', '1']],
+    ['workers (the banner printed by the primary)', ['--workers', '2']],
+  ])('a --db naming no file (%s): a new, empty database is created and the banner says so, naming the state files near it', async (_name, flags) => {
+    const cwd = fresh();
+    const home = join(cwd, 'home');
+    const piFolder = join(home, '.pi', 'agent', 'workflows');
+    mkdirSync(piFolder, { recursive: true });
+    createPiWorkflowsFile(join(piFolder, 'state.sqlite')).close();
+    createPiWorkflowsFile(join(cwd, 'state.sqlite')).close();
+    writeFileSync(join(cwd, 'notes.sqlite'), 'not a database');
+    const typo = join(cwd, 'stat.sqlite');
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
+    delete env.PI_WORKFLOWS_DB;
+    service = spawnService(process.execPath, ['--import', TSX_IMPORT, join(REPO_ROOT, 'src/server/main.ts'), '--port', '0', '--db', typo, ...flags], {
+      cwd,
+      env,
+      label: 'main',
+    });
+    const banner = await new Promise<string>((resolve, reject) => {
+      const seen = (): void => {
+        if (service?.stderr().includes('Health:')) resolve(service.stderr());
+      };
+      service?.child.stderr?.on('data', seen);
+      void service?.exited.then(() => reject(new Error(`exited: ${service?.describe()}`)));
+      seen();
+    });
+    expect(banner).toContain(
+      `  Database:  ${typo} (0 runs)\n` +
+        `  New file:  no file was at ${typo}, so a new, empty database was created there\n` +
+        `  Did you mean --db ${join(piFolder, 'state.sqlite')}? (a pi-workflows state file)\n` +
+        `  Did you mean --db ${join(cwd, 'state.sqlite')}? (a pi-workflows state file)\n`,
+    );
+    expect(await service.stop('SIGTERM')).toBe(0);
+    expect(existsSync(typo)).toBe(true);
+  });
+
+  it('an existing file: nothing about a new file', async () => {
+    const cwd = fresh();
+    const path = join(cwd, 'state.sqlite');
+    createPiWorkflowsFile(path).close();
+    service = spawnService(process.execPath, ['--import', TSX_IMPORT, join(REPO_ROOT, 'src/server/main.ts'), '--port', '0', '--db', path, '--workers', '1'], {
+      cwd,
+      env: { ...process.env, HOME: join(cwd, 'home') },
+      label: 'main',
+    });
+    await service.listening();
+    const banner = await new Promise<string>((resolve) => {
+      const seen = (): void => {
+        if (service?.stderr().includes('Health:')) resolve(service.stderr());
+      };
+      service?.child.stderr?.on('data', seen);
+      seen();
+    });
+    expect(banner).toContain(`  Database:  ${path} (pi-workflows state file: schema 1, layout of pi-workflows 0.16.1, 0.16.2`);
+    expect(banner).not.toContain('New file:');
+    expect(await service.stop('SIGTERM')).toBe(0);
   });
 });

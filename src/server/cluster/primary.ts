@@ -23,6 +23,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import type { ServerConfig } from '../config.js';
+import { withNewDatabaseNotice, type NewDatabaseNotice } from '../database/new-database.js';
 import { createLogger } from '../ops/logger.js';
 import { isClusterMessage, type PrimaryMessage, type WorkerHealth, type WorkerMessage } from './messages.js';
 import { HEALTH_DEADLINE_MS } from './worker-link.js';
@@ -67,10 +68,11 @@ interface HealthCollection {
  * Runs the primary: forks `count` workers of this same entry file (`process.argv`, with the
  * same Node options) and supervises them until the server stops.
  *
+ * @param notice the database file this start creates (checked before forking), told in the banner
  * @returns never: the process exits (0 after a signal and a clean drain, 1 after a failed start,
  *   a failed drain or too many restarts)
  */
-export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: number): Promise<never> {
+export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: number, notice: NewDatabaseNotice | null = null): Promise<never> {
   const logger = createLogger(config.logLevel, { role: 'primary', pid: process.pid });
   const aggregator = new AggregatorRegistry();
   const states = new Map<number, WorkerState>();
@@ -136,7 +138,7 @@ export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: 
         }
         if (banner === undefined) {
           // The server serves from the first worker on: the banner goes out now, once.
-          banner = message.banner;
+          banner = withNewDatabaseNotice(message.banner, notice);
           process.stderr.write(`${banner.replace(/\n\n$/, '\n')}  Workers:   ${count} processes (docs/OPERATIONS.md "Workers")\n\n`);
         }
         if (stopSignal !== undefined || fatal !== undefined) return;
