@@ -1,0 +1,180 @@
+/**
+ * The run view of a pi-workflows run, read from the rows of the state file as pi-workflows'
+ * own viewer computes it (`pi-workflows.run-view.v1`: pi's `readRun` in `src/host/view.ts`
+ * and `buildRunState` in `src/workflows/store.ts`), GraphQL-free (docs/PI-WORKFLOWS-FILES.md §9).
+ *
+ * Every function takes a better-sqlite3 connection; statements are prepared once per
+ * connection, and the tables present are read once per connection (a missing table reads as an
+ * empty list). Lists are pages by position ({@link PageRequest}, at most 256 items); large values
+ * are {@link BlobRef}s read with {@link readRunBlob} / {@link readRunValue}, scoped to the run.
+ * Times are epoch ms.
+ */
+import type { Database as SqliteDatabase } from 'better-sqlite3';
+import { StoreError } from '../errors.js';
+import { readSnapshot } from './connection.js';
+import type { Page, PageRequest } from './pages.js';
+import { definitionOfRow, type RunDefinition } from './run-definition.js';
+import { readRunDisplay, type DisplayOptions, type RunDisplay } from './run-display.js';
+import { readRunWorkflowMessages, readRunWorkflowTurns, type RunWorkflowMessage, type RunWorkflowTurn } from './run-messages.js';
+import {
+  readRunHumanDecisions,
+  readRunInteractiveRequests,
+  readRunPendingRequest,
+  type RunHumanDecision,
+  type RunInteractiveRequest,
+} from './run-questions.js';
+import { readRunRow } from './run-row.js';
+import { readRunSession, readRunSessionEntries, readRunSessionEvents, type RunSession, type SessionEntryItem, type SessionEventItem } from './run-session.js';
+import { readRunRevision, stateOfRow, type RunState } from './run-state.js';
+import { countRunSteps, readRunGraphSteps, readRunSteps, readRunTakenTransitions, type RunStep, type TakenTransition } from './run-steps.js';
+import { readRunTrace, type TraceEvent } from './run-trace.js';
+import {
+  readRunFollowUps,
+  readRunOriginSession,
+  readRunSettings,
+  readRunUpdates,
+  type RunFollowUp,
+  type RunSettingsScope,
+  type RunUpdate,
+} from './run-updates.js';
+
+export * from './connection.js';
+export * from './pages.js';
+export * from './run-blobs.js';
+export * from './run-definition.js';
+export * from './run-display.js';
+export * from './run-messages.js';
+export * from './run-questions.js';
+export * from './run-row.js';
+export * from './run-session.js';
+export * from './run-state.js';
+export * from './run-steps.js';
+export * from './run-trace.js';
+export * from './run-updates.js';
+
+/** What {@link readRunViewSnapshot} hands its callback: the run and the revision of the snapshot. */
+export interface RunViewSnapshot {
+  runId: string;
+  /** `viewer_runs.presentation_revision` in this snapshot (0 without a row). */
+  revision: number;
+}
+
+/**
+ * Runs `fn` inside one deferred read transaction with the run's presentation revision, so the
+ * revision and everything `fn` reads (with the readers of this module) come from the same
+ * snapshot of the file: a commit of another connection after the first read does not show
+ * until `fn` returns. Inside a transaction already open on the connection, `fn` joins it.
+ *
+ * @throws StoreError(not_found) `Workflow run not found: <runId>`; whatever `fn` throws
+ */
+export function readRunViewSnapshot<T>(connection: SqliteDatabase, runId: string, fn: (snapshot: RunViewSnapshot) => T): T {
+  return readSnapshot(connection, () => {
+    if (readRunRow(connection, runId) === undefined) throw new StoreError('not_found', `Workflow run not found: ${runId}`);
+    return fn({ runId, revision: readRunRevision(connection, runId) });
+  });
+}
+
+/** Which pages {@link readRunView} reads (each default: the tail page, as pi's viewer). */
+export interface RunViewPages {
+  steps?: PageRequest;
+  trace?: PageRequest;
+  sessionEntries?: PageRequest;
+  sessionEvents?: PageRequest;
+  updates?: PageRequest;
+  settings?: PageRequest;
+  followUps?: PageRequest;
+  interactiveRequests?: PageRequest;
+  humanDecisions?: PageRequest;
+  workflowMessages?: PageRequest;
+  workflowTurns?: PageRequest;
+}
+
+/** Options of {@link readRunView}. */
+export interface RunViewOptions extends DisplayOptions {
+  pages?: RunViewPages;
+  /** The last step the graph shows (pi's `graphCursor`); default the last step. */
+  graphCursor?: number;
+}
+
+/**
+ * A run's view, all parts read in one snapshot (pi's `pi-workflows.run-view.v1`, with large
+ * values as references and times as epoch ms).
+ */
+export interface RunView {
+  runId: string;
+  /** `viewer_runs.presentation_revision`. */
+  revision: number;
+  state: RunState;
+  definition: RunDefinition;
+  display: RunDisplay;
+  steps: Page<RunStep>;
+  /** The latest step of each node up to {@link graphCursor}. */
+  graphSteps: RunStep[];
+  takenTransitions: TakenTransition[];
+  /** Index of the last step the graph shows (0 without steps). */
+  graphCursor: number;
+  trace: Page<TraceEvent>;
+  session: RunSession | null;
+  sessionEntries: Page<SessionEntryItem>;
+  sessionEvents: Page<SessionEventItem>;
+  updates: Page<RunUpdate>;
+  settings: Page<RunSettingsScope>;
+  followUps: Page<RunFollowUp>;
+  /** The run's origin Pi session (pi's `followUpQueue.originSessionId`). */
+  originSessionId: string | null;
+  pendingRequest: RunInteractiveRequest | null;
+  interactiveRequests: Page<RunInteractiveRequest>;
+  humanDecisions: Page<RunHumanDecision>;
+  workflowMessages: Page<RunWorkflowMessage>;
+  workflowTurns: Page<RunWorkflowTurn>;
+  /** Display status `running` or `waiting` (pi's `live`). */
+  live: boolean;
+  /** Queue `parked` and not paused (pi's `possiblyInterrupted`). */
+  possiblyInterrupted: boolean;
+}
+
+/**
+ * A run's whole view in one snapshot ({@link readRunViewSnapshot}), or null when there is no
+ * such run.
+ *
+ * @throws StoreError(validation) for a malformed page request; StoreError(integrity) for rows
+ *   pi itself would refuse (a definition snapshot of another schema, a step of an open attempt,
+ *   an invalid decision receipt)
+ */
+export function readRunView(connection: SqliteDatabase, runId: string, options: RunViewOptions = {}): RunView | null {
+  return readSnapshot(connection, () => {
+    const run = readRunRow(connection, runId);
+    if (run === undefined) return null;
+    const pages = options.pages ?? {};
+    const state = stateOfRow(connection, run);
+    const display = readRunDisplay(connection, state, options);
+    const stepTotal = countRunSteps(connection, runId);
+    const graphCursor = Math.min(Math.max(0, options.graphCursor ?? stepTotal - 1), Math.max(0, stepTotal - 1));
+    return {
+      runId,
+      revision: state.revision,
+      state,
+      definition: definitionOfRow(connection, run),
+      display,
+      steps: readRunSteps(connection, runId, pages.steps),
+      graphSteps: readRunGraphSteps(connection, runId, graphCursor),
+      takenTransitions: readRunTakenTransitions(connection, runId, graphCursor),
+      graphCursor,
+      trace: readRunTrace(connection, runId, pages.trace),
+      session: readRunSession(connection, runId, state.status),
+      sessionEntries: readRunSessionEntries(connection, runId, pages.sessionEntries),
+      sessionEvents: readRunSessionEvents(connection, runId, pages.sessionEvents),
+      updates: readRunUpdates(connection, runId, pages.updates),
+      settings: readRunSettings(connection, runId, pages.settings),
+      followUps: readRunFollowUps(connection, runId, pages.followUps),
+      originSessionId: readRunOriginSession(connection, runId),
+      pendingRequest: readRunPendingRequest(connection, runId),
+      interactiveRequests: readRunInteractiveRequests(connection, runId, pages.interactiveRequests),
+      humanDecisions: readRunHumanDecisions(connection, runId, pages.humanDecisions),
+      workflowMessages: readRunWorkflowMessages(connection, runId, pages.workflowMessages),
+      workflowTurns: readRunWorkflowTurns(connection, runId, pages.workflowTurns),
+      live: display.status === 'running' || display.status === 'waiting',
+      possiblyInterrupted: state.queue?.status === 'parked' && display.status !== 'paused',
+    };
+  });
+}

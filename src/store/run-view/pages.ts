@@ -1,0 +1,109 @@
+import type { Database as SqliteDatabase } from 'better-sqlite3';
+import { StoreError } from '../errors.js';
+import { allRows, getRow, hasTables, type Row } from './connection.js';
+
+/** The most items one page holds (as pi's viewer pages). */
+export const MAX_PAGE_ITEMS = 256;
+
+/**
+ * Which part of a list to read, by position (each list names its position: a sequence number
+ * or an order number that never changes for an item once written).
+ *
+ * - `first` (with optional `after`): the first `first` items after position `after`;
+ * - `last` (with optional `before`): the last `last` items before position `before`;
+ * - `after` and `before` together bound both ends;
+ * - neither `first` nor `last`: the tail page, the last {@link MAX_PAGE_ITEMS} items (what pi's
+ *   viewer shows by default).
+ *
+ * `first`/`last` are integers from 0 to 256; `after`/`before` integers.
+ */
+export interface PageRequest {
+  first?: number;
+  after?: number;
+  last?: number;
+  before?: number;
+}
+
+/** One page of a list: items in position order, and where they sit in the whole list. */
+export interface Page<T> {
+  items: T[];
+  /** Items in the whole list. */
+  total: number;
+  /** Index (0-based) of the first item in the whole list (pi's `start`); for an empty page, where it would be. */
+  start: number;
+  /** True when items exist before the page. */
+  hasBefore: boolean;
+  /** True when items exist after the page. */
+  hasAfter: boolean;
+}
+
+/**
+ * A list as SQL: `sql` selects the list's rows with a column `pos` (the position), over named
+ * parameters; `tables` are the tables it reads (missing ones make the list empty).
+ */
+export interface ListQuery<T> {
+  tables: readonly string[];
+  sql: string;
+  params: Record<string, unknown>;
+  map: (row: Row) => T;
+}
+
+function checkCount(value: number | undefined, field: string): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < 0 || value > MAX_PAGE_ITEMS) {
+    throw new StoreError('validation', `${field} must be an integer from 0 to ${MAX_PAGE_ITEMS}`, field);
+  }
+}
+
+function checkPosition(value: number | undefined, field: string): void {
+  if (value !== undefined && !Number.isSafeInteger(value)) throw new StoreError('validation', `${field} must be an integer`, field);
+}
+
+/**
+ * @throws StoreError(validation) `first must be an integer from 0 to 256` (and for `last`),
+ *   `after must be an integer` (and for `before`), `Give first or last, not both`
+ */
+function checkRequest(request: PageRequest): void {
+  checkCount(request.first, 'first');
+  checkCount(request.last, 'last');
+  checkPosition(request.after, 'after');
+  checkPosition(request.before, 'before');
+  if (request.first !== undefined && request.last !== undefined) throw new StoreError('validation', 'Give first or last, not both', 'first');
+}
+
+/** The number of items of a list; 0 when a table it reads is missing. */
+export function countList(connection: SqliteDatabase, query: ListQuery<unknown>): number {
+  if (!hasTables(connection, ...query.tables)) return 0;
+  return getRow<{ n: number }>(connection, `WITH list AS (${query.sql}) SELECT count(*) AS n FROM list`, query.params)?.n ?? 0;
+}
+
+/**
+ * Reads one page of a list (see {@link PageRequest}); an empty page when a table it reads is
+ * missing.
+ *
+ * @throws StoreError(validation) for a malformed request (see {@link PageRequest})
+ */
+export function readPage<T>(connection: SqliteDatabase, query: ListQuery<T>, request: PageRequest = {}): Page<T> {
+  checkRequest(request);
+  if (!hasTables(connection, ...query.tables)) return { items: [], total: 0, start: 0, hasBefore: false, hasAfter: false };
+  const forward = request.first !== undefined;
+  const limit = request.first ?? request.last ?? MAX_PAGE_ITEMS;
+  const bounds = [request.after === undefined ? '' : 'pos > @pageAfter', request.before === undefined ? '' : 'pos < @pageBefore'].filter((part) => part !== '');
+  const where = bounds.length === 0 ? '' : `WHERE ${bounds.join(' AND ')}`;
+  const params = { ...query.params, pageAfter: request.after ?? null, pageBefore: request.before ?? null, pageLimit: limit };
+  const rows = allRows(connection, `WITH list AS (${query.sql}) SELECT * FROM list ${where} ORDER BY pos ${forward ? 'ASC' : 'DESC'} LIMIT @pageLimit`, params);
+  if (!forward) rows.reverse();
+  const total = countList(connection, query);
+  const firstPos = rows[0]?.pos;
+  let start: number;
+  if (typeof firstPos === 'number') start = countBefore(connection, query, 'pos < @pagePos', firstPos);
+  else if (forward && request.after !== undefined) start = countBefore(connection, query, 'pos <= @pagePos', request.after);
+  else if (!forward && request.before !== undefined) start = countBefore(connection, query, 'pos < @pagePos', request.before);
+  else start = forward ? 0 : total;
+  return { items: rows.map(query.map), total, start, hasBefore: start > 0, hasAfter: start + rows.length < total };
+}
+
+function countBefore(connection: SqliteDatabase, query: ListQuery<unknown>, condition: string, position: number): number {
+  const params = { ...query.params, pagePos: position };
+  return getRow<{ n: number }>(connection, `WITH list AS (${query.sql}) SELECT count(*) AS n FROM list WHERE ${condition}`, params)?.n ?? 0;
+}
