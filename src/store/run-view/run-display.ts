@@ -118,7 +118,9 @@ function exists(connection: SqliteDatabase, tables: string[], sql: string, runId
 
 function text(connection: SqliteDatabase, ref: BlobRef | null): string | null {
   if (ref === null) return null;
-  return getRow<{ content: Buffer }>(connection, 'SELECT content FROM blobs WHERE blob_hash = ?', [Buffer.from(ref.hash, 'hex')])?.content.toString('utf8') ?? null;
+  return (
+    getRow<{ content: Buffer }>(connection, 'SELECT content FROM blobs WHERE blob_hash = ?', [Buffer.from(ref.hash, 'hex')])?.content.toString('utf8') ?? null
+  );
 }
 
 /** The facts of a run's display (see {@link DisplayFacts}), read from its rows. */
@@ -142,7 +144,12 @@ export function readDisplayFacts(connection: SqliteDatabase, state: RunState, op
        WHERE t.run_id = ? AND t.state = 'started' AND m.kind IN ('step', 'terminal') LIMIT 1`,
       runId,
     ),
-    pendingInteraction: exists(connection, ['interactive_requests'], "SELECT 1 FROM interactive_requests WHERE run_id = ? AND status = 'pending' LIMIT 1", runId),
+    pendingInteraction: exists(
+      connection,
+      ['interactive_requests'],
+      "SELECT 1 FROM interactive_requests WHERE run_id = ? AND status = 'pending' LIMIT 1",
+      runId,
+    ),
     errorMessage: text(connection, state.error) ?? text(connection, state.queue?.error ?? null),
   };
 }

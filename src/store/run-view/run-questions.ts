@@ -163,7 +163,12 @@ export function readRunPendingRequest(connection: SqliteDatabase, runId: string)
  *
  * @throws StoreError(validation) for a malformed request
  */
-export function readRunRequestSubmissions(connection: SqliteDatabase, runId: string, requestId: string, request: PageRequest = {}): Page<RunInteractiveSubmission> {
+export function readRunRequestSubmissions(
+  connection: SqliteDatabase,
+  runId: string,
+  requestId: string,
+  request: PageRequest = {},
+): Page<RunInteractiveSubmission> {
   return readPage(
     connection,
     {
@@ -257,7 +262,12 @@ export function countRunHumanDecisions(connection: SqliteDatabase, runId: string
  *
  * @throws StoreError(validation) for a malformed request
  */
-export function readRunDecisionSubmissions(connection: SqliteDatabase, runId: string, decisionId: string, request: PageRequest = {}): Page<RunHumanDecisionSubmission> {
+export function readRunDecisionSubmissions(
+  connection: SqliteDatabase,
+  runId: string,
+  decisionId: string,
+  request: PageRequest = {},
+): Page<RunHumanDecisionSubmission> {
   return readPage(
     connection,
     {

@@ -121,7 +121,9 @@ export function readRunSession(connection: SqliteDatabase, runId: string, runSta
   const binding = blobValue(connection, segment.bindingHash);
   const failure = blobValue(connection, segment.failureHash);
   const durable = (table: string): number =>
-    hasTables(connection, table) ? (getRow<{ n: number }>(connection, `SELECT count(*) AS n FROM ${table} WHERE segment_id = ?`, [segment.segmentId])?.n ?? 0) : 0;
+    hasTables(connection, table)
+      ? (getRow<{ n: number }>(connection, `SELECT count(*) AS n FROM ${table} WHERE segment_id = ?`, [segment.segmentId])?.n ?? 0)
+      : 0;
   const diagnostics: string[] = [];
   if (durable('session_entries') !== segment.entryCount || durable('session_events') !== segment.eventCount) {
     diagnostics.push('session capture counts do not match durable rows');
