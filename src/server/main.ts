@@ -29,7 +29,7 @@ import { createLogger } from './ops/logger.js';
 import { prepareDatabaseDirectory } from './database/database-directory.js';
 import { describeStartError } from './start-errors.js';
 import { databaseKindHealth, describeDatabase } from './database/state-file.js';
-import { newDatabaseNotice, withNewDatabaseNotice } from './database/new-database.js';
+import { NEW_DATABASE_LOG, newDatabaseNotice, withNewDatabaseNotice } from './database/new-database.js';
 
 const config = parseServerConfig(process.argv);
 /** Set when this process is a worker of the cluster. */
@@ -117,8 +117,7 @@ try {
 }
 const runs = server.store.countWorkflowRuns();
 server.logger.info({ url: server.url, database: config.dbPath, runs, ...databaseKindHealth(server.store) }, 'listening');
-if (notice !== null)
-  server.logger.warn({ database: notice.path, stateFiles: notice.stateFiles }, 'no file was at the database path: a new, empty database was created');
+if (notice !== null) server.logger.warn({ database: notice.path, stateFiles: notice.stateFiles }, NEW_DATABASE_LOG);
 const banner = withNewDatabaseNotice(
   `\npi-workflows-graphql listening on ${server.url}\n` +
     `  GraphiQL:  open ${server.url} in a browser\n` +

@@ -384,13 +384,13 @@ describe('a pi-workflows state file served read-only', () => {
 
 describe('the server CLI on a pi-workflows state file', () => {
   it.each([
-    ['an unlisted layout (not written)', { schemaDigest: UNLISTED }, [], `${UNLISTED_LAYOUT}; served read-only: ${NOT_WRITTEN}; 8 runs`, false],
-    ['the 0.16 layout', {}, [], `${LAYOUT_0_16}; served read-write; 8 runs`, true],
+    ['an unlisted layout (not written)', { schemaDigest: UNLISTED }, [], `; served read-only: ${NOT_WRITTEN}; 8 runs`, false],
+    ['the 0.16 layout', {}, [], `, ${LAYOUT_0_16}; served read-write; 8 runs`, true],
     [
       'the 0.16 layout with --read-only',
       {},
       ['--read-only'],
-      `${LAYOUT_0_16}; served read-only: the server was started read-only (--read-only); 8 runs`,
+      `, ${LAYOUT_0_16}; served read-only: the server was started read-only (--read-only); 8 runs`,
       false,
     ],
   ])('%s: the start banner says how the file is served and why; /health the same', async (_name, fileOptions, flags, banner, writable) => {
@@ -424,7 +424,7 @@ describe('the server CLI on a pi-workflows state file', () => {
           child.stderr.on('data', onData);
           void exited.then(() => reject(new Error(`exited: ${output}`)));
         });
-        expect(output).toContain(`  Database:  ${path} (pi-workflows state file: schema 1, ${banner})\n`);
+        expect(output).toContain(`  Database:  ${path} (pi-workflows state file: schema 1${banner})\n`);
         // The CLI's /health says the same.
         const healthUrl = /Health:\s+(\S+)/.exec(output)?.[1] as string;
         const health = (await (await fetch(healthUrl)).json()) as { database: { kind: string; readOnly: boolean; piWorkflows: { writable: boolean } } };

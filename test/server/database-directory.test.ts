@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DB_PATH } from '../../src/server/config.js';
 import { DatabaseDirectoryError, prepareDatabaseDirectory } from '../../src/server/database/database-directory.js';
 import { createPiWorkflowsFile } from '../../fixtures/pi-workflows-file.js';
+import { NEW_DATABASE_LOG } from '../../src/server/database/new-database.js';
 import { REPO_ROOT } from '../helpers/live-fixtures.js';
 import { databaseClosedCleanly, spawnService, TSX_IMPORT, type ServiceProcess } from '../helpers/service-process.js';
 
@@ -49,7 +50,7 @@ describe('prepareDatabaseDirectory', () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 
-  it('accepts an existing directory, and refuses a path whose directory is a file', () => {
+  it('accepts an existing directory, and refuses a path whose directory is a file or that is a directory', () => {
     const cwd = fresh();
     mkdirSync(join(cwd, 'state'));
     expect(prepareDatabaseDirectory(join(cwd, 'state', 'x.db'), DEFAULT_DB_PATH, { cwd })).toBe('exists');
@@ -57,6 +58,11 @@ describe('prepareDatabaseDirectory', () => {
     writeFileSync(join(cwd, 'file'), '');
     expect(() => prepareDatabaseDirectory(join(cwd, 'file', 'x.db'), DEFAULT_DB_PATH, { cwd })).toThrow(
       new DatabaseDirectoryError(`--db ${join(cwd, 'file', 'x.db')}: ${join(cwd, 'file')} is not a directory`),
+    );
+    expect(() => prepareDatabaseDirectory('state', DEFAULT_DB_PATH, { cwd })).toThrow(
+      new DatabaseDirectoryError(
+        `--db ${join(cwd, 'state')} is a directory, not a database file: name the file in it (e.g. ${join(cwd, 'state', 'state.sqlite')})`,
+      ),
     );
   });
 
@@ -156,6 +162,8 @@ describe('the server command with --db', () => {
         `  Did you mean --db ${join(piFolder, 'state.sqlite')}? (a pi-workflows state file)\n` +
         `  Did you mean --db ${join(cwd, 'state.sqlite')}? (a pi-workflows state file)\n`,
     );
+    const logged = service.lines.events.find((line) => line.msg === NEW_DATABASE_LOG);
+    expect(logged).toMatchObject({ level: 40, database: typo, stateFiles: [join(piFolder, 'state.sqlite'), join(cwd, 'state.sqlite')].sort() });
     expect(await service.stop('SIGTERM')).toBe(0);
     expect(existsSync(typo)).toBe(true);
   });

@@ -23,7 +23,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import type { ServerConfig } from '../config.js';
-import { withNewDatabaseNotice, type NewDatabaseNotice } from '../database/new-database.js';
+import { NEW_DATABASE_LOG, withNewDatabaseNotice, type NewDatabaseNotice } from '../database/new-database.js';
 import { createLogger } from '../ops/logger.js';
 import { isClusterMessage, type PrimaryMessage, type WorkerHealth, type WorkerMessage } from './messages.js';
 import { HEALTH_DEADLINE_MS } from './worker-link.js';
@@ -139,6 +139,7 @@ export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: 
         if (banner === undefined) {
           // The server serves from the first worker on: the banner goes out now, once.
           banner = withNewDatabaseNotice(message.banner, notice);
+          if (notice !== null) logger.warn({ database: notice.path, stateFiles: notice.stateFiles }, NEW_DATABASE_LOG);
           process.stderr.write(`${banner.replace(/\n\n$/, '\n')}  Workers:   ${count} processes (docs/OPERATIONS.md "Workers")\n\n`);
         }
         if (stopSignal !== undefined || fatal !== undefined) return;

@@ -5,7 +5,7 @@
  * any other directory has to exist already.
  */
 import { mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** A database path whose directory is missing (and not the default) or is not a directory. */
 export class DatabaseDirectoryError extends Error {
@@ -23,8 +23,8 @@ export class DatabaseDirectoryError extends Error {
  * @param options `readOnly`: create nothing; `cwd`: base of relative paths (default `process.cwd()`);
  *   `option`: how the user named the setting, for the message (default `--db`)
  * @returns `'created'` when the default directory was just made, `'exists'` otherwise
- * @throws DatabaseDirectoryError when the directory is missing and not the default one, or
- *   when it exists but is not a directory
+ * @throws DatabaseDirectoryError when the directory is missing and not the default one, when it
+ *   exists but is not a directory, or when `dbPath` itself is a directory
  */
 export function prepareDatabaseDirectory(
   dbPath: string,
@@ -39,6 +39,9 @@ export function prepareDatabaseDirectory(
   const stats = statSync(directory, { throwIfNoEntry: false });
   if (stats !== undefined) {
     if (!stats.isDirectory()) throw new DatabaseDirectoryError(`${option} ${file}: ${directory} is not a directory`);
+    if (statSync(file, { throwIfNoEntry: false })?.isDirectory() === true) {
+      throw new DatabaseDirectoryError(`${option} ${file} is a directory, not a database file: name the file in it (e.g. ${join(file, 'state.sqlite')})`);
+    }
     return 'exists';
   }
   if (file !== resolve(cwd, defaultDbPath)) {

@@ -14,6 +14,9 @@ export function piWorkflowsDefaultDirectory(home: string = homedir()): string {
   return join(home, '.pi', 'agent', 'workflows');
 }
 
+/** The `msg` of the warning logged (with `database` and `stateFiles`) when the start created the database file. */
+export const NEW_DATABASE_LOG = 'no file was at the database path: a new, empty database was created';
+
 /** At most this many entries of a folder are looked at for state files: a huge folder is not walked. */
 const MAX_ENTRIES = 1_000;
 

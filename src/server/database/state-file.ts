@@ -12,9 +12,9 @@ export const READ_ONLY_FLAG_REASON = 'the server was started read-only (--read-o
  * The banner's description of the open database, e.g. `12 runs, read-only`,
  * `pi-workflows state file: schema 1, layout of pi-workflows 0.16.1, 0.16.2 (schema digest
  * 0469f429aad9…, app version 0.14.0); served read-write; 12 runs` or `pi-workflows state file:
- * schema 1, unlisted layout (schema digest 1f2e3d4c5b6a…, app version 0.14.0); served read-only:
- * its unlisted layout (…) is not one this server writes (it writes the layout of pi-workflows
- * 0.16.1, 0.16.2: schema digest 0469f429aad9…); 12 runs` (docs/PI-WORKFLOWS-FILES.md §2).
+ * schema 1; served read-only: its unlisted layout (schema digest 1f2e3d4c5b6a…, app version
+ * 0.14.0) is not one this server writes (it writes the layout of pi-workflows 0.16.1, 0.16.2:
+ * schema digest 0469f429aad9…); 12 runs` (docs/PI-WORKFLOWS-FILES.md §2).
  *
  * @param runs number of runs in the file
  */
@@ -23,7 +23,9 @@ export function describeDatabase(store: WorkflowStore, runs: number): string {
   if (file.kind === 'pi-workflows') {
     const reason = piWorkflowsReadOnlyReason(store);
     const served = reason === null ? 'served read-write' : `served read-only: ${reason}`;
-    return `pi-workflows state file: schema ${file.schemaVersion}, ${describeLayout(file)}; ${served}; ${runs} runs`;
+    // A write refusal names the layout itself: said once.
+    const layout = file.writeRefusal === null ? `, ${describeLayout(file)}` : '';
+    return `pi-workflows state file: schema ${file.schemaVersion}${layout}; ${served}; ${runs} runs`;
   }
   return `${runs} runs${store.readOnly ? ', read-only' : ''}`;
 }
