@@ -14,6 +14,7 @@ import { READ_PAGE } from '../../src/delivery/feed-run-changes.js';
 import { claim, expectStoreError, openTestStore, reserve, reserveInput, snapshotTables, T0, tempDir, type TestStore, take } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 import { connectionOf } from '../helpers/store-internals.js';
+import { UNDO_MIGRATION_0009 } from '../helpers/undo-migration-0009.js';
 import { createPiWorkflowsFile } from '../../fixtures/pi-workflows-file.js';
 let feed: ChangeFeed;
 it.beforeEach(({ t }) => {
@@ -294,6 +295,7 @@ describe('the durable order: migration 0003', () => {
       store.close();
       // Back to a database of migration 0002 (as an older server left it), then reopen: 0003 to 0008 run (0008 drops the column 0001 made).
       const raw = new Database(path);
+      raw.exec(UNDO_MIGRATION_0009);
       raw.exec(`DROP TRIGGER run_changes_viewer_insert; DROP TRIGGER run_changes_viewer_revision;
         DROP TRIGGER run_changes_run_status; DROP TRIGGER run_changes_queue_insert; DROP TRIGGER run_changes_queue_status;
         DROP VIEW run_change_marks; DROP TABLE run_changes; DROP TABLE run_change_head;

@@ -20,6 +20,7 @@ import type { ServerConfig } from '../../src/server/config.js';
 import { applyMigrations, canonicalJson, loadMigrations, type StateDatabase, WorkflowStore } from '../../src/store/index.js';
 import { contentDigest, faultTempDir, postGraphQL, spawnTsx } from '../helpers/fault-fixtures.js';
 import { testServerConfig } from '../helpers/server-config.js';
+import { UNDO_MIGRATION_0009 } from '../helpers/undo-migration-0009.js';
 
 const MIGRATIONS = loadMigrations();
 
@@ -89,6 +90,7 @@ describe('migrations at the server level', () => {
     }
     store.close();
     const downgrade = new Database(scratch);
+    downgrade.exec(UNDO_MIGRATION_0009);
     const added = downgrade.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as Array<{ name: string }>;
     const introduced = [MIGRATIONS[1], MIGRATIONS[3]].flatMap(
       (migration) => migration?.sql.match(/CREATE INDEX (\w+)/g)?.map((statement) => statement.split(' ')[2] as string) ?? [],

@@ -12,6 +12,7 @@ import { WorkflowStore } from '../../src/store/index.js';
 import { claim, expectRejectedUnchanged, reserve, sql, tempDir, terminalRun, TestClock, type TestStore } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 import { connectionOf } from '../helpers/store-internals.js';
+import { UNDO_MIGRATION_0009 } from '../helpers/undo-migration-0009.js';
 
 type SizeRow = { root_run_id: string; run_count: number };
 
@@ -132,7 +133,8 @@ describe('migration 0007 backfill', () => {
       const store = WorkflowStore.open({ path, projectPath: dir, clock: clock.now });
       chain({ store, clock } as unknown as TestStore);
       reserve(store, 'third');
-      // Taken back to 0006 by dropping only what 0007 added (and giving back the column 0008 dropped): a database written before it.
+      // Taken back to 0006 by dropping only what 0007 added (and giving back the column 0008 dropped, undoing 0009): a database written before it.
+      connectionOf(store).exec(UNDO_MIGRATION_0009);
       connectionOf(store).exec(`DROP TRIGGER run_chain_size_inserted; DROP TRIGGER run_chain_size_deleted; DROP TRIGGER run_chain_size_rerooted;
         DROP TABLE run_chain_sizes; DELETE FROM schema_migrations WHERE version >= 7;
         ALTER TABLE workflow_messages ADD COLUMN trigger_turn INTEGER NOT NULL DEFAULT 0 CHECK (trigger_turn IN (0, 1));`);

@@ -12,6 +12,7 @@ import { WorkflowStore } from '../../src/store/index.js';
 import { claim, hostSetRunStatus, leaseOf, reserve, sql, tempDir, TestClock, type TestStore } from '../helpers/store-fixtures.js';
 import { storeTest as it } from '../helpers/store-test.js';
 import { connectionOf, storeInternals } from '../helpers/store-internals.js';
+import { UNDO_MIGRATION_0009 } from '../helpers/undo-migration-0009.js';
 
 const SHORT_LEASE_MS = 1_000;
 const LONG_LEASE_MS = 3_600_000;
@@ -227,6 +228,7 @@ describe('claimNextWorkflowRun over many candidates (docs/STORE-RULES.md §6.4, 
       releaseRaw(t, 'run-3');
       // Undo 0006 as if the file came from before it, with the same rows (later migrations re-run unchanged; the column 0008 dropped comes back).
       const connection = connectionOf(t.store);
+      connection.exec(UNDO_MIGRATION_0009);
       const triggers = connection.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'unowned_started_%'").all() as Array<{
         name: string;
       }>;

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyMigrations, loadMigrations, StateDatabase, WorkflowStore } from '../../src/store/index.js';
 import { claim, expectStoreError, reserve, reserveInput, sha256Hex, snapshotTables, tempDir, TestClock } from '../helpers/store-fixtures.js';
 import { storeInternals, connectionOf } from '../helpers/store-internals.js';
+import { UNDO_MIGRATION_0009 } from '../helpers/undo-migration-0009.js';
 
 let dir: string;
 let path: string;
@@ -41,6 +42,7 @@ describe('migrations (docs/STORE-RULES.md §13.9)', () => {
       [6, '0006_claim_candidates'],
       [7, '0007_chain_sizes'],
       [8, '0008_message_turn_flag_in_content'],
+      [9, '0009_run_view_tables'],
     ]);
     open().close();
     const rows = migrationRows() as Array<{ version: number; name: string }>;
@@ -53,6 +55,7 @@ describe('migrations (docs/STORE-RULES.md §13.9)', () => {
       [6, '0006_claim_candidates'],
       [7, '0007_chain_sizes'],
       [8, '0008_message_turn_flag_in_content'],
+      [9, '0009_run_view_tables'],
     ]);
   });
 
@@ -78,8 +81,14 @@ describe('migrations (docs/STORE-RULES.md §13.9)', () => {
         sql: string;
       }>;
       expect(tables.map((table) => table.name)).toEqual([
+        'attempt_entries',
         'blobs',
+        'continuations',
+        'effects',
         'events',
+        'human_decision_resolutions',
+        'human_decision_submissions',
+        'human_decisions',
         'interactive_requests',
         'interactive_submissions',
         'leases',
@@ -92,14 +101,22 @@ describe('migrations (docs/STORE-RULES.md §13.9)', () => {
         'run_changes',
         'run_queue',
         'run_sources',
+        'run_steps',
         'runs',
         'schema_migrations',
+        'session_entries',
+        'session_events',
+        'session_segments',
         'unowned_started_runs',
         'viewer_deltas',
         'viewer_runs',
         'workflow_definitions',
+        'workflow_follow_ups',
         'workflow_messages',
+        'workflow_setting_changes',
+        'workflow_settings',
         'workflow_turns',
+        'workflow_updates',
       ]);
       for (const table of tables) expect(table.sql, table.name).toMatch(/\)\s*(WITHOUT ROWID,\s*)?STRICT$/);
     } finally {
@@ -110,19 +127,19 @@ describe('migrations (docs/STORE-RULES.md §13.9)', () => {
   it('refuses a database with a newer migration, leaving its bytes unchanged', () => {
     open().close();
     const db = new Database(path);
-    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (9, '0009_future', 1)").run();
+    db.prepare("INSERT INTO schema_migrations(version, name, applied_at) VALUES (10, '0010_future', 1)").run();
     db.close();
     const before = fileHash(path);
     expectStoreError(
       () => open(),
-      `Workflow state database ${path} has migration 0009_future, newer than this server knows (latest 0008_message_turn_flag_in_content); upgrade the server`,
+      `Workflow state database ${path} has migration 0010_future, newer than this server knows (latest 0009_run_view_tables); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
     expect(existsSync(`${path}-wal`)).toBe(false);
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} has migration 0009_future, newer than this server knows (latest 0008_message_turn_flag_in_content); upgrade the server`,
+      `Workflow state database ${path} has migration 0010_future, newer than this server knows (latest 0009_run_view_tables); upgrade the server`,
       'integrity',
     );
     expect(fileHash(path)).toBe(before);
@@ -154,7 +171,7 @@ describe('migrations (docs/STORE-RULES.md §13.9)', () => {
     new Database(path).close();
     expectStoreError(
       () => open({ readOnly: true }),
-      `Workflow state database ${path} is not migrated to 0008_message_turn_flag_in_content; open it read-write once to upgrade`,
+      `Workflow state database ${path} is not migrated to 0009_run_view_tables; open it read-write once to upgrade`,
       'integrity',
     );
   });
@@ -206,6 +223,7 @@ describe('migrations (docs/STORE-RULES.md §13.9)', () => {
       store.createWorkflowMessage({ idempotencyKey: 'b', runId: 'run-1', targetSessionId: 'S', kind: 'notification', sourceId: 'n', content: content(false) });
       store.close();
       const db = new Database(path);
+      db.exec(UNDO_MIGRATION_0009);
       db.exec(`ALTER TABLE workflow_messages ADD COLUMN trigger_turn INTEGER NOT NULL DEFAULT 0 CHECK (trigger_turn IN (0, 1));
         UPDATE workflow_messages SET trigger_turn = (SELECT json_extract(CAST(content AS TEXT), '$.triggerTurn') FROM blobs WHERE blob_hash = content_hash);
         DELETE FROM schema_migrations WHERE version >= 8;`);
@@ -239,7 +257,7 @@ describe('migrations (docs/STORE-RULES.md §13.9)', () => {
       expect(messageColumns()).not.toContain('trigger_turn');
       expect(rows().slice(0, 2)).toEqual(before);
       expect(JSON.parse((rows()[2] as { content: string }).content).triggerTurn).toBe(true);
-      expect((migrationRows() as Array<{ version: number }>).map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect((migrationRows() as Array<{ version: number }>).map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     });
 
     it.each([
