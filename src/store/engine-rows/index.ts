@@ -16,13 +16,7 @@ import { StateDatabase } from '../database.js';
 import { systemClock, type Clock } from '../values.js';
 import { engineContext, type EngineContext, type EngineTraceDraft } from './engine-context.js';
 import { finishEngineRun, startEngineRun, type EngineWriteResult, type FinishEngineRunInput, type StartEngineRunInput } from './run-lifecycle.js';
-import {
-  appendEngineSessionEntry,
-  appendEngineSessionEvents,
-  bindEngineSession,
-  finishEngineSessionCapture,
-  type EngineSessionEvent,
-} from './session.js';
+import { appendEngineSessionEntry, appendEngineSessionEvents, bindEngineSession, finishEngineSessionCapture, type EngineSessionEvent } from './session.js';
 import { finishEngineStep, sendEnginePrompt, startEngineStep, type EngineStepStarted, type FinishEngineStepInput, type StartEngineStepInput } from './steps.js';
 import { recordEngineTrace } from './trace.js';
 import { publishEngineUpdate, type PublishEngineUpdateInput } from './updates.js';
@@ -122,7 +116,9 @@ export class EngineRowWriter {
   }
 
   /** Ends the session capture, `complete` or `failed` (see `finishEngineSessionCapture`). */
-  finishSessionCapture(input: { runId: string; status: 'complete' } | { runId: string; status: 'failed'; code: string; message: string }): { revision: number } {
+  finishSessionCapture(input: { runId: string; status: 'complete' } | { runId: string; status: 'failed'; code: string; message: string }): {
+    revision: number;
+  } {
     return finishEngineSessionCapture(this.context, input);
   }
 }

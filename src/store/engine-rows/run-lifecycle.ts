@@ -84,9 +84,7 @@ export function startEngineRun(context: EngineContext, input: StartEngineRunInpu
 }
 
 /** How a run ends: completed with a final output, or failed with an error text. */
-export type FinishEngineRunInput =
-  | { runId: string; status: 'completed'; finalOutput?: JsonValue }
-  | { runId: string; status: 'failed'; error: string };
+export type FinishEngineRunInput = { runId: string; status: 'completed'; finalOutput?: JsonValue } | { runId: string; status: 'failed'; error: string };
 
 /**
  * Ends a run's engine state: `runs` `completed` (final output blob when given) or `failed`

@@ -43,7 +43,13 @@ function requireSegment(context: EngineContext, runId: string): SegmentRow {
 /** Bumps the session resource and inserts its event (actor `session`, the Pi session id). */
 function sessionEvent(context: EngineContext, segment: SegmentRow, eventType: string, payloadHash: Buffer | null, now: number): void {
   const revision = context.database.get<{ revision: number }>('SELECT revision FROM resources WHERE resource_id = ?', segment.resourceId)?.revision as number;
-  context.database.run('UPDATE resources SET revision = ?, updated_at = ? WHERE resource_id = ? AND revision = ?', revision + 1, now, segment.resourceId, revision);
+  context.database.run(
+    'UPDATE resources SET revision = ?, updated_at = ? WHERE resource_id = ? AND revision = ?',
+    revision + 1,
+    now,
+    segment.resourceId,
+    revision,
+  );
   context.database.run(
     `INSERT INTO events(event_id, resource_id, resource_revision, event_type, actor_type, actor_id, lease_generation, payload_hash, recorded_at)
      VALUES (?, ?, ?, ?, 'session', ?, NULL, ?, ?)`,
@@ -146,7 +152,8 @@ export function appendEngineSessionEntry(
   return engineWrite(context, (now) => {
     const segment = requireSegment(context, input.runId);
     const entrySeq = segment.entryCount + 1;
-    const runSeq = context.database.get<{ n: number }>('SELECT COALESCE(MAX(run_seq), 0) + 1 AS n FROM session_entries WHERE run_id = ?', input.runId)?.n as number;
+    const runSeq = context.database.get<{ n: number }>('SELECT COALESCE(MAX(run_seq), 0) + 1 AS n FROM session_entries WHERE run_id = ?', input.runId)
+      ?.n as number;
     const entryId = typeof input.entry.id === 'string' ? input.entry.id : `entry-${entrySeq}`;
     context.database.run(
       'INSERT INTO session_entries(segment_id, run_id, entry_seq, run_seq, entry_id, entry_hash, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -197,7 +204,8 @@ export function appendEngineSessionEvents(context: EngineContext, input: { runId
   return engineWrite(context, (now) => {
     const segment = requireSegment(context, input.runId);
     if (segment.status !== 'recording') throw new StoreError('conflict', 'Session event capture has stopped');
-    const firstRunSeq = context.database.get<{ n: number }>('SELECT COALESCE(MAX(run_seq), 0) + 1 AS n FROM session_events WHERE run_id = ?', input.runId)?.n as number;
+    const firstRunSeq = context.database.get<{ n: number }>('SELECT COALESCE(MAX(run_seq), 0) + 1 AS n FROM session_events WHERE run_id = ?', input.runId)
+      ?.n as number;
     const items: JsonValue[] = input.events.map((event, index) => {
       context.database.run(
         `INSERT INTO session_events(segment_id, run_id, event_seq, run_seq, event_type, node_id, attempt_id, turn_id, message_id, tool_call_id, payload_hash, recorded_at)
@@ -244,7 +252,10 @@ export function appendEngineSessionEvents(context: EngineContext, input: { runId
       ],
       now,
     );
-    const seq = context.database.get<{ revision: number }>('SELECT revision FROM resources WHERE resource_id = ?', requireEngineRun(context, input.runId).resourceId)?.revision as number;
+    const seq = context.database.get<{ revision: number }>(
+      'SELECT revision FROM resources WHERE resource_id = ?',
+      requireEngineRun(context, input.runId).resourceId,
+    )?.revision as number;
     return { seq, revision };
   });
 }
@@ -281,7 +292,11 @@ export function finishEngineSessionCapture(
       segment.segmentId,
     );
     sessionEvent(context, segment, 'session.capture_updated', context.blobs.putJson(capture, now), now);
-    const revision = context.viewer.record(input.runId, [{ targetType: 'conversation', targetKey: 'capture', ops: [{ op: 'add', path: '/capture', value: capture }] }], now);
+    const revision = context.viewer.record(
+      input.runId,
+      [{ targetType: 'conversation', targetKey: 'capture', ops: [{ op: 'add', path: '/capture', value: capture }] }],
+      now,
+    );
     return { revision };
   });
 }

@@ -65,9 +65,11 @@ export function startEngineStep(context: EngineContext, input: StartEngineStepIn
     if (open !== undefined) throw new StoreError('conflict', `Workflow run ${input.runId} already has an open attempt`);
     const attemptId = input.attemptId ?? randomUUID();
     const nodeType = input.nodeType ?? nodeTypeOf(context, run, input.nodeId);
-    const attemptNumber =
-      (context.database.get<{ n: number }>('SELECT COALESCE(MAX(attempt_number), 0) + 1 AS n FROM node_attempts WHERE run_id = ? AND node_id = ?', input.runId, input.nodeId)
-        ?.n as number);
+    const attemptNumber = context.database.get<{ n: number }>(
+      'SELECT COALESCE(MAX(attempt_number), 0) + 1 AS n FROM node_attempts WHERE run_id = ? AND node_id = ?',
+      input.runId,
+      input.nodeId,
+    )?.n as number;
     context.database.run(
       `INSERT INTO node_attempts(attempt_id, run_id, node_id, attempt_number, node_type, status, started_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
@@ -175,7 +177,12 @@ export function finishEngineStep(context: EngineContext, input: FinishEngineStep
       input.attemptId,
     );
     const stepIndex = context.database.get<{ n: number }>('SELECT count(*) AS n FROM run_steps WHERE run_id = ?', input.runId)?.n as number;
-    context.database.run('INSERT INTO run_steps(run_id, step_index, attempt_id, output_override_hash) VALUES (?, ?, ?, NULL)', input.runId, stepIndex, input.attemptId);
+    context.database.run(
+      'INSERT INTO run_steps(run_id, step_index, attempt_id, output_override_hash) VALUES (?, ?, ?, NULL)',
+      input.runId,
+      stepIndex,
+      input.attemptId,
+    );
     if (input.conversation !== undefined) linkEntries(context, input.runId, input.attemptId, input.conversation);
     const durationMs = Math.max(0, now - (attempt.startedAt ?? now));
     const { event, revision } = traceAndRecord(

@@ -30,7 +30,11 @@ export interface PublishEngineUpdateInput {
 export function publishEngineUpdate(context: EngineContext, input: PublishEngineUpdateInput): EngineWriteResult & { updateId: string } {
   return engineWrite(context, (now) => {
     const run = requireEngineRun(context, input.runId);
-    const attempt = context.database.get<{ nodeId: string }>('SELECT node_id AS nodeId FROM node_attempts WHERE attempt_id = ? AND run_id = ?', input.attemptId, input.runId);
+    const attempt = context.database.get<{ nodeId: string }>(
+      'SELECT node_id AS nodeId FROM node_attempts WHERE attempt_id = ? AND run_id = ?',
+      input.attemptId,
+      input.runId,
+    );
     if (attempt === undefined) throw new StoreError('not_found', `Node attempt not found in run ${input.runId}: ${input.attemptId}`);
     const updateId = `upd_${randomUUID()}`;
     const event = appendTrace(
@@ -45,7 +49,10 @@ export function publishEngineUpdate(context: EngineContext, input: PublishEngine
       },
       now,
     );
-    const updateSeq = context.database.get<{ n: number }>('SELECT COALESCE(MAX(update_seq), 0) + 1 AS n FROM workflow_updates WHERE attempt_id = ?', input.attemptId)?.n as number;
+    const updateSeq = context.database.get<{ n: number }>(
+      'SELECT COALESCE(MAX(update_seq), 0) + 1 AS n FROM workflow_updates WHERE attempt_id = ?',
+      input.attemptId,
+    )?.n as number;
     context.database.run(
       `INSERT INTO workflow_updates(update_id, attempt_id, update_seq, run_revision, update_type, update_key, data_hash, recorded_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
