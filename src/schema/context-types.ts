@@ -7,10 +7,12 @@ import type { ChangeFeed } from '../delivery/index.js';
  */
 
 /**
- * What the caller's credential may do: `read` (queries, subscriptions) or `write`
- * (everything). The server decides it from the bearer token (src/server/http/auth.ts).
+ * What the caller's credential may do: `metadata` (queries and subscriptions without the content
+ * of runs: prompts, outputs, payloads, the conversation answer null with a FORBIDDEN error),
+ * `read` (queries, subscriptions) or `write` (everything). The server decides it from the bearer
+ * token (src/server/http/auth.ts; docs/OPERATIONS.md "Security").
  */
-export type Scope = 'read' | 'write';
+export type Scope = 'metadata' | 'read' | 'write';
 
 /**
  * The GraphQL context of one request (or of one subscription). Its DataLoaders are the

@@ -72,6 +72,30 @@ export function decodeLineageCursor(cursor: string): LineageKey {
   throw badUserInput(`Invalid cursor: ${quotedPrefix(cursor)}`);
 }
 
+/**
+ * Encodes the cursor of an item of a run view's list (`WorkflowRunView.steps`, `.trace`, …): the
+ * list's name and the item's position in it (docs/GRAPHQL-CONTRACT.md "The run view").
+ */
+export function encodeViewCursor(list: string, position: number): string {
+  return Buffer.from(JSON.stringify(['view', list, position])).toString('base64url');
+}
+
+/**
+ * Decodes a cursor of a run view's list.
+ *
+ * @returns the item's position in the list
+ * @throws GraphQLError(BAD_USER_INPUT) `Invalid cursor: <first 16 characters of the cursor>`;
+ *   `This cursor belongs to <list>, not <list>: page with cursors of the same list`
+ */
+export function decodeViewCursor(cursor: string, list: string): number {
+  const value = parse(cursor);
+  if (value.length !== 3 || value[0] !== 'view' || typeof value[1] !== 'string' || !Number.isSafeInteger(value[2])) {
+    throw badUserInput(`Invalid cursor: ${quotedPrefix(cursor)}`);
+  }
+  if (value[1] !== list) throw badUserInput(`This cursor belongs to ${quotedPrefix(value[1])}, not ${list}: page with cursors of the same list`);
+  return value[2] as number;
+}
+
 function parse(cursor: string): unknown[] {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;

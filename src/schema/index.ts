@@ -54,6 +54,7 @@ import './types/report-workflow-run-state.js';
 import './types/cancel-workflow-run.js';
 import './types/pause-workflow-run.js';
 import './types/resume-workflow-run.js';
+import './types/run-view/workflow-run-view.js';
 
 /**
  * The executable schema, with the `@live` query directive (the GraphQL ecosystem's

@@ -2,7 +2,8 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BlobStore } from './blobs.js';
 import { StateDatabase, type WriteGroupStats } from './database.js';
-import { StoreError } from './errors.js';
+import { isStoreError, StoreError } from './errors.js';
+import type { JsonValue } from './canonical-json.js';
 import { countWorkflowRunsByStatus, type WorkflowRunCounts } from './run-counts.js';
 import { liveLeaseExpiry, nextLeaseExpiry, readLeaseExpiries, type LeaseExpiryRequest, type LeaseExpiryRow } from './lease-expiries.js';
 import {
@@ -63,6 +64,15 @@ import { encodeRunChangeCursor } from './run-change-cursor.js';
 import { runChangeLogOf, type RunChangeHead, type RunChangeLog, type RunChangeRow } from './run-change-log.js';
 import { headerApplicationId, PI_WORKFLOWS_APPLICATION_ID, type StateFile } from './state-file.js';
 import type { StoreContext } from './store-context.js';
+import {
+  readPlannedRunView,
+  readRunSessionEntry,
+  readRunValue,
+  type PlannedRunView,
+  type RunViewPlan,
+  type SessionEntryContent,
+  type ValueRef,
+} from './run-view/index.js';
 import { resolveNow, sha256Hex, systemClock, type Clock } from './values.js';
 import { VIEWER_TARGET_TYPES, ViewerDeltaLog, type ViewerDeltaDraft, type ViewerDeltaRead } from './viewer-deltas.js';
 import {
@@ -681,6 +691,38 @@ export class WorkflowStore {
   }
 
   /**
+   * A run's view as pi-workflows' viewer computes it, with the pages `plan` names, all read in one
+   * snapshot (docs/PI-WORKFLOWS-FILES.md §9). See {@link readPlannedRunView}.
+   *
+   * @returns null for an unknown run
+   * @throws StoreError(validation) for a malformed page request
+   */
+  readRunView(runId: string, plan: RunViewPlan): PlannedRunView | null {
+    return this.database.readSnapshot(() => readPlannedRunView(this.database.connection, runId, plan));
+  }
+
+  /**
+   * The values behind references of a run view, made as pi-workflows makes them (a prompt from
+   * its session entry, a trace payload from its envelope, …), in one snapshot. See {@link readRunValue}.
+   *
+   * @returns per reference, its value or the StoreError reading it threw (`Blob <hash> is not part
+   *   of run <runId>`, `Workflow run not found: <runId>`)
+   */
+  readRunValues(runId: string, refs: ReadonlyArray<Pick<ValueRef, 'hash' | 'decode'>>): Array<JsonValue | StoreError> {
+    return this.database.readSnapshot(() => refs.map((ref) => attempt(() => readRunValue(this.database.connection, runId, ref))));
+  }
+
+  /**
+   * Captured session entries of a run (role, text, custom type, tool calls), by blob hash, in one
+   * snapshot. See {@link readRunSessionEntry}.
+   *
+   * @returns per hash, the entry or the StoreError reading it threw
+   */
+  readRunSessionEntries(runId: string, hashes: readonly string[]): Array<SessionEntryContent | StoreError> {
+    return this.database.readSnapshot(() => hashes.map((hash) => attempt(() => readRunSessionEntry(this.database.connection, runId, hash))));
+  }
+
+  /**
    * A run's current presentation revision and the oldest one the log still holds (docs/STORE-RULES.md §8).
    *
    * @returns undefined for an unknown run (every reserved run has a viewer row)
@@ -840,4 +882,14 @@ function registerProject(database: StateDatabase, projectPath: string | null, cl
     );
   });
   return projectId;
+}
+
+/** What `read` returns, or the StoreError it threw (any other error is thrown on). */
+function attempt<T>(read: () => T): T | StoreError {
+  try {
+    return read();
+  } catch (error) {
+    if (isStoreError(error)) return error;
+    throw error;
+  }
 }

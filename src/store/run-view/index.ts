@@ -178,3 +178,116 @@ export function readRunView(connection: SqliteDatabase, runId: string, options: 
     };
   });
 }
+
+/** The lists of a run view, each read by page (see {@link RunViewPlan}). */
+export type RunViewList = keyof RunViewPages;
+
+/** What one item of each list is. */
+export interface RunViewListItems {
+  steps: RunStep;
+  trace: TraceEvent;
+  sessionEntries: SessionEntryItem;
+  sessionEvents: SessionEventItem;
+  updates: RunUpdate;
+  settings: RunSettingsScope;
+  followUps: RunFollowUp;
+  interactiveRequests: RunInteractiveRequest;
+  humanDecisions: RunHumanDecision;
+  workflowMessages: RunWorkflowMessage;
+  workflowTurns: RunWorkflowTurn;
+}
+
+/** How each list is read. */
+const LIST_READERS: { [List in RunViewList]: (connection: SqliteDatabase, runId: string, request: PageRequest) => Page<RunViewListItems[List]> } = {
+  steps: readRunSteps,
+  trace: readRunTrace,
+  sessionEntries: readRunSessionEntries,
+  sessionEvents: readRunSessionEvents,
+  updates: readRunUpdates,
+  settings: readRunSettings,
+  followUps: readRunFollowUps,
+  interactiveRequests: readRunInteractiveRequests,
+  humanDecisions: readRunHumanDecisions,
+  workflowMessages: readRunWorkflowMessages,
+  workflowTurns: readRunWorkflowTurns,
+};
+
+/**
+ * The position of an item in its list (what a page's `after`/`before` name): a step's index, an
+ * event's or entry's sequence number, an update's run revision, a follow-up's order, …
+ */
+export function positionOf<List extends RunViewList>(list: List, item: RunViewListItems[List]): number {
+  const value = item as unknown as Record<string, unknown>;
+  switch (list) {
+    case 'steps':
+      return value.stepIndex as number;
+    case 'trace':
+    case 'sessionEntries':
+    case 'sessionEvents':
+    case 'updates':
+      return value.seq as number;
+    case 'followUps':
+    case 'workflowMessages':
+      return value.order as number;
+    default:
+      return value.position as number;
+  }
+}
+
+/** One page a {@link RunViewPlan} asks for: `key` names it in {@link PlannedRunView.pages}. */
+export interface PlannedPage {
+  key: string;
+  list: RunViewList;
+  request: PageRequest;
+}
+
+/** Which pages of a run view one read takes (each list as many times as asked, by key). */
+export interface RunViewPlan extends DisplayOptions {
+  pages: readonly PlannedPage[];
+}
+
+/** A run view without its lists (see {@link RunView}). */
+export type RunViewHead = Omit<RunView, RunViewList>;
+
+/** What {@link readPlannedRunView} read: the view's head and each planned page by key. */
+export interface PlannedRunView {
+  head: RunViewHead;
+  pages: ReadonlyMap<string, Page<unknown>>;
+}
+
+/**
+ * A run's view head and the pages `plan` names, all read in one snapshot (so the revision and
+ * every part agree, docs/PI-WORKFLOWS-FILES.md §9); null when there is no such run.
+ *
+ * @throws StoreError(validation) for a malformed page request; StoreError(integrity) as {@link readRunView}
+ */
+export function readPlannedRunView(connection: SqliteDatabase, runId: string, plan: RunViewPlan): PlannedRunView | null {
+  return readSnapshot(connection, () => {
+    const run = readRunRow(connection, runId);
+    if (run === undefined) return null;
+    const state = stateOfRow(connection, run);
+    const display = readRunDisplay(connection, state, plan);
+    const stepTotal = countRunSteps(connection, runId);
+    const graphCursor = Math.max(0, stepTotal - 1);
+    const head: RunViewHead = {
+      runId,
+      revision: state.revision,
+      state,
+      definition: definitionOfRow(connection, run),
+      display,
+      graphSteps: readRunGraphSteps(connection, runId, graphCursor),
+      takenTransitions: readRunTakenTransitions(connection, runId, graphCursor),
+      graphCursor,
+      session: readRunSession(connection, runId, state.status),
+      originSessionId: readRunOriginSession(connection, runId),
+      pendingRequest: readRunPendingRequest(connection, runId),
+      live: display.status === 'running' || display.status === 'waiting',
+      possiblyInterrupted: state.queue?.status === 'parked' && display.status !== 'paused',
+    };
+    const pages = new Map<string, Page<unknown>>();
+    for (const page of plan.pages) {
+      if (!pages.has(page.key)) pages.set(page.key, LIST_READERS[page.list](connection, runId, page.request));
+    }
+    return { head, pages };
+  });
+}

@@ -1,0 +1,158 @@
+import { dataloaderGetter } from '@pothos/plugin-dataloader';
+import { GraphQLError } from 'graphql';
+import { isStoreError, type BlobRef, type JsonValue, type SessionEntryContent, type ValueRef } from '../../../store/index.js';
+import { builder } from '../../builder.js';
+import type { GraphQLContext } from '../../context.js';
+
+/**
+ * Large values of a run view — prompts, outputs, errors, payloads, session entries — as
+ * `RunContent`: its size always, its value only when asked for, read by a per-request DataLoader
+ * (one snapshot per run and batch). Content is sensitive: a caller with the `metadata` scope
+ * gets null and a FORBIDDEN error naming why (docs/OPERATIONS.md "Security").
+ */
+
+/** A value of a run view by reference: the run whose view holds it and how its value is made. */
+export interface ContentShape {
+  runId: string;
+  ref: BlobRef;
+  /** How the value is made from the blob (see the store's `ValueDecoding`). */
+  decode: ValueRef['decode'];
+}
+
+/** A {@link ContentShape} of a reference (plain blobs decode as `value`); null for a null reference. */
+export function contentOf(runId: string, ref: BlobRef | ValueRef): ContentShape;
+export function contentOf(runId: string, ref: BlobRef | ValueRef | null): ContentShape | null;
+export function contentOf(runId: string, ref: BlobRef | ValueRef | null): ContentShape | null {
+  if (ref === null) return null;
+  return { runId, ref, decode: 'decode' in ref ? ref.decode : 'value' };
+}
+
+/** The text of the FORBIDDEN error a `metadata` caller gets for content. */
+export const CONTENT_SCOPE_MESSAGE =
+  "This token's scope is metadata: the content of runs (prompts, outputs, payloads, the conversation) is not readable with it";
+
+/**
+ * Refuses content to a caller with the `metadata` scope.
+ *
+ * @throws GraphQLError `CONTENT_SCOPE_MESSAGE`, extensions `{ code: 'FORBIDDEN', reason: 'METADATA_SCOPE' }`
+ */
+export function assertContentScope(context: GraphQLContext): void {
+  if (context.scope === 'metadata') throw new GraphQLError(CONTENT_SCOPE_MESSAGE, { extensions: { code: 'FORBIDDEN', reason: 'METADATA_SCOPE' } });
+}
+
+/** A store failure reading content, as a GraphQL error with its message (not masked). */
+function readFailure(error: unknown): Error {
+  return new GraphQLError(isStoreError(error) ? error.message : 'Content could not be read', { extensions: { code: 'CONTENT_UNREADABLE' } });
+}
+
+/** Groups keyed requests by run, keeping each key's index. */
+function byRun<T extends { runId: string }>(requests: readonly T[]): Map<string, Array<{ index: number; request: T }>> {
+  const groups = new Map<string, Array<{ index: number; request: T }>>();
+  requests.forEach((request, index) => {
+    const group = groups.get(request.runId) ?? [];
+    group.push({ index, request });
+    groups.set(request.runId, group);
+  });
+  return groups;
+}
+
+/** Values by `[runId, hash, decode]` keys (JSON text), one store read per run and batch. */
+const contentValues = dataloaderGetter<string, JsonValue, string>(
+  undefined,
+  async (keys, context) => {
+    const requests = keys.map((key) => {
+      const [runId, hash, decode] = JSON.parse(key) as [string, string, ValueRef['decode']];
+      return { runId, hash, decode };
+    });
+    const results: Array<JsonValue | Error> = [];
+    for (const [runId, group] of byRun(requests)) {
+      const values = (context as GraphQLContext).store.readRunValues(
+        runId,
+        group.map(({ request }) => request),
+      );
+      group.forEach(({ index }, at) => {
+        const value = values[at] as JsonValue | Error;
+        results[index] = isStoreError(value) ? readFailure(value) : value;
+      });
+    }
+    return results;
+  },
+  undefined,
+  false,
+);
+
+/** Session entries by `[runId, hash]` keys (JSON text), one store read per run and batch. */
+const sessionEntries = dataloaderGetter<string, SessionEntryContent, string>(
+  undefined,
+  async (keys, context) => {
+    const requests = keys.map((key) => {
+      const [runId, hash] = JSON.parse(key) as [string, string];
+      return { runId, hash };
+    });
+    const results: Array<SessionEntryContent | Error> = [];
+    for (const [runId, group] of byRun(requests)) {
+      const entries = (context as GraphQLContext).store.readRunSessionEntries(
+        runId,
+        group.map(({ request }) => request.hash),
+      );
+      group.forEach(({ index }, at) => {
+        const entry = entries[at] as SessionEntryContent | Error;
+        results[index] = isStoreError(entry) ? readFailure(entry) : entry;
+      });
+    }
+    return results;
+  },
+  undefined,
+  false,
+);
+
+/**
+ * The value of a content reference, read through the request's DataLoader.
+ *
+ * @throws (rejects) the FORBIDDEN error of {@link assertContentScope}; a `CONTENT_UNREADABLE` error
+ */
+export async function loadContent(context: GraphQLContext, content: ContentShape): Promise<JsonValue> {
+  assertContentScope(context);
+  return contentValues(context).load(JSON.stringify([content.runId, content.ref.hash, content.decode]));
+}
+
+/**
+ * A captured session entry's content (role, text, tool calls), read through the request's DataLoader.
+ *
+ * @throws (rejects) the FORBIDDEN error of {@link assertContentScope}; a `CONTENT_UNREADABLE` error
+ */
+export async function loadSessionEntry(context: GraphQLContext, runId: string, hash: string): Promise<SessionEntryContent> {
+  assertContentScope(context);
+  return sessionEntries(context).load(JSON.stringify([runId, hash]));
+}
+
+/** The text form of a value: a string as it is, anything else as indented JSON. */
+function textOf(value: JsonValue): string {
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+}
+
+/** `RunContent`: a large value of a run view, by reference. */
+export const RunContentRef = builder.objectRef<ContentShape>('RunContent').implement({
+  description:
+    'A large value of a run view (a prompt, an output, an error, a payload, a session entry): its size and hash always, ' +
+    'its value only when selected (json or text), so a list never carries values it was not asked for. ' +
+    'With a metadata-scope token json and text are null with a FORBIDDEN error (docs/OPERATIONS.md "Security").',
+  fields: (t) => ({
+    sha256: t.string({ description: 'SHA-256 of the stored bytes, 64 lowercase hex (the blob it is read from).', resolve: (content) => content.ref.hash }),
+    byteLength: t.int({ description: 'Size of the stored bytes.', resolve: (content) => content.ref.byteLength }),
+    mediaType: t.string({ description: 'Media type of the stored bytes: application/json or text/plain.', resolve: (content) => content.ref.mediaType }),
+    json: t.field({
+      type: 'JSON',
+      nullable: true,
+      description:
+        'The value, as pi-workflows shows it: JSON as stored, text as a string; a prompt or an output kept in a captured Pi session ' +
+        'entry is its text, a trace payload the event’s own payload. Null (with an error) for a metadata-scope token.',
+      resolve: (content, _args, context) => loadContent(context, content),
+    }),
+    text: t.string({
+      nullable: true,
+      description: 'The value as text: a string as it is, any other value as indented JSON. Null (with an error) for a metadata-scope token.',
+      resolve: async (content, _args, context) => textOf(await loadContent(context, content)),
+    }),
+  }),
+});
