@@ -1,6 +1,7 @@
 /**
  * The demo workflow host, a process of its own: opens the database file through the store
- * (`WorkflowStore.open` on the same path as the server) and drives run lifecycles until
+ * (`WorkflowStore.open` on the same path as the server) and the engine-row writer
+ * (`EngineRowWriter.open`: what pi-workflows' engine writes) and drives run lifecycles until
  * SIGINT/SIGTERM. `npm run demo` starts it; it also runs alone:
  *
  *   npx tsx demo/host.ts --db data/demo.db --chains 3 --interval-ms 500 --seed 7
@@ -8,6 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
+import { EngineRowWriter } from '../src/store/engine-rows/index.js';
 import { WorkflowStore } from '../src/store/index.js';
 import { DEMO_DB_PATH, integer } from './options.js';
 import { mulberry32 } from './prng.js';
@@ -29,12 +31,22 @@ const options = program.opts<{ db: string; chains: number; intervalMs: number; s
 const dbPath = resolve(options.db);
 mkdirSync(dirname(dbPath), { recursive: true });
 const store = WorkflowStore.open({ path: dbPath, projectPath: resolve(options.project) });
+// What pi-workflows' engine writes beside the controller (steps, prompts, outputs, trace, session,
+// updates): its own connection to the same file, opened once the store has migrated it.
+const engine = EngineRowWriter.open({ path: dbPath });
 const prefix = options.prefix ?? nextDemoPrefix(store);
 let outputClosed = false;
 const log = (line: string): void => {
   if (!outputClosed) process.stdout.write(`${line}\n`);
 };
-const host = new DemoHost(store, mulberry32(options.seed), { chains: options.chains, prefix, intervalMs: options.intervalMs, log });
+const host = new DemoHost(store, mulberry32(options.seed), {
+  chains: options.chains,
+  prefix,
+  intervalMs: options.intervalMs,
+  log,
+  engine,
+  cwd: resolve(options.project),
+});
 log(
   `[host] pid ${process.pid}: ${options.chains} chain(s), seed ${options.seed}, every ${options.intervalMs} ms, run ids ${prefix}-c<chain>-<n>, db ${dbPath}`,
 );
@@ -68,5 +80,6 @@ while (!stopped) {
     timer = setTimeout(resolveWait, options.intervalMs);
   });
 }
+engine.close();
 store.close();
 log('[host] database closed');

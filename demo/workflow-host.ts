@@ -21,6 +21,15 @@
  * The engine reporting the run's durable status (`running`, or `waiting` when it waits for
  * input, docs/STORE-RULES.md §4) goes through `store.reportWorkflowRunState`: runs.status, a run event
  * and the viewer deltas, in one transaction.
+ *
+ * With an engine-row writer (`options.engine`, src/store/engine-rows/), each run also gets what
+ * pi-workflows' engine writes, in transactions of its own beside the controller's (before an
+ * outcome's settle, after the other steps' writes): its engine state and title, a bound Pi
+ * session, one step per workflow node with a prompt, session entries (the step prompt, the
+ * assistant's text and tool call, the tool result, the assistant's answer) and events, an output
+ * or an error, progress updates, and the run's final output or error — so the run view
+ * (src/store/run-view/) shows what a real pi-workflows run shows. The engine content comes from
+ * the run id and the step, never from the PRNG: the same seed prints the same lines either way.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -34,6 +43,7 @@ import {
   type WorkflowRunRecord,
   type WorkflowStore,
 } from '../src/store/index.js';
+import type { EngineRowWriter } from '../src/store/engine-rows/index.js';
 import type { Prng } from './prng.js';
 
 /** Runner id of the demo host (`host-` prefix: lease owner type `host`). */
@@ -101,7 +111,13 @@ interface ActiveRun {
   hadNoProgress: boolean;
   hadInteraction: boolean;
   interaction: { requestId: string; deadlineAt: number; paused: boolean } | undefined;
+  /** The outcome drawn before the step that settles it (so the engine can write first). */
+  planned: { choice: Outcome; error?: string } | undefined;
+  /** Engine state: started, the open attempt, attempts per node, session entries written. */
+  engine: { started: boolean; attemptId: string | undefined; promptEntryId: string | undefined; attempts: Record<string, number>; entries: number };
 }
+
+type Outcome = 'complete' | 'fail' | 'wait' | 'noProgress' | 'interaction';
 
 interface Slot {
   /** 1-based slot number. */
@@ -128,6 +144,10 @@ export interface DemoHostOptions {
   intervalMs: number;
   /** Prints one line. */
   log: (line: string) => void;
+  /** Writes what pi-workflows' engine writes for each run (steps, prompts, outputs, trace, session, updates); none: controller writes only. */
+  engine?: EngineRowWriter;
+  /** The working directory the demo's Pi sessions are bound to (default `/workspace/demo`). */
+  cwd?: string;
 }
 
 /**
@@ -144,18 +164,31 @@ function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** The workflow's definition snapshot as pi-workflows records it (`pi-workflows.definition-snapshot.v1`). */
 function definitionOf(workflow: WorkflowKind): JsonValue {
   return {
+    schema: 'pi-workflows.definition-snapshot.v1',
     name: workflow.name,
-    version: 1,
-    nodes: workflow.steps.map((id, index) => ({ id, type: 'agent', next: workflow.steps[index + 1] ?? null })),
+    startAt: workflow.steps[0] as string,
+    nodes: Object.fromEntries(workflow.steps.map((id) => [id, { nodeType: 'agent' }])),
+    edges: workflow.steps.slice(1).map((id, index) => ({ from: workflow.steps[index] as string, to: id })),
   };
+}
+
+/** The tool an agent step calls (a read of the module, or a test run). */
+function toolCallOf(workflow: WorkflowKind, stepIndex: number, callId: string): { type: string; id: string; name: string; arguments: JsonValue } {
+  const step = workflow.steps[stepIndex] as string;
+  return stepIndex % 2 === 0
+    ? { type: 'toolCall', id: callId, name: 'read', arguments: { path: `src/${workflow.name}/${step}.ts` } }
+    : { type: 'toolCall', id: callId, name: 'bash', arguments: { command: `npm test -- ${step}` } };
 }
 
 /** The demo workflow host. Call {@link step} once per tick. */
 export class DemoHost {
   private readonly slots: Slot[];
   private chainCounter = 0;
+  /** Engine writes of the current step that follow the controller's transaction. */
+  private readonly engineAfter: Array<() => void> = [];
   /** Steps taken so far. */
   steps = 0;
 
@@ -185,9 +218,14 @@ export class DemoHost {
   async step(): Promise<void> {
     const slot = this.rng.pick(this.slots);
     this.steps += 1;
+    this.engineAfter.length = 0;
     try {
       if (slot.phase === 'interaction') await this.interactionStep(slot);
-      else await this.store.writeAsync(() => this.advance(slot));
+      else {
+        this.planOutcome(slot);
+        await this.store.writeAsync(() => this.advance(slot));
+        for (const write of this.engineAfter.splice(0)) write();
+      }
     } catch (error) {
       // A host keeps going: report, abandon this chain, start a fresh one in the slot.
       this.say(slot, `error: ${(error as Error).message} (abandoning chain ${slot.chain})`);
@@ -263,6 +301,8 @@ export class DemoHost {
       hadNoProgress: false,
       hadInteraction: false,
       interaction: undefined,
+      planned: undefined,
+      engine: { started: false, attemptId: undefined, promptEntryId: undefined, attempts: {}, entries: 0 },
     };
     slot.phase = 'claimed';
   }
@@ -366,6 +406,10 @@ export class DemoHost {
       this.timelineItem('started', `Run started at step ${step}`),
     ]);
     slot.phase = 'working';
+    this.engineLater(() => {
+      if (!run.engine.started) this.engineStartRun(slot, run);
+      if (run.engine.attemptId === undefined) this.engineStartStep(slot, run);
+    });
     this.say(slot, `${run.runId} running: step ${step} (rev ${revision})`);
   }
 
@@ -383,6 +427,12 @@ export class DemoHost {
       this.timelineItem('note', note),
       { targetType: 'summary', ops: [{ op: 'replace', path: '/progress', value: progress }] },
     ]);
+    this.engineLater(() => {
+      const attemptId = run.engine.attemptId;
+      if (attemptId === undefined) return;
+      const data = { schema: 'pi-workflows.progress.v1', label: note, status: 'running', completed: progress, total: 100, unit: 'percent' };
+      this.engine().publishUpdate({ runId: run.runId, attemptId, type: 'progress', key: 'run', data });
+    });
     this.say(slot, `${run.runId} timeline: "${note}", progress ${progress}% (rev ${revision})`);
   }
 
@@ -402,6 +452,10 @@ export class DemoHost {
       { targetType: 'summary', ops: [{ op: 'replace', path: '/step', value: next }] },
       this.timelineItem('step', `Step ${done} done, ${next} started`),
     ]);
+    this.engineLater(() => {
+      this.engineFinishStep(slot, run, run.stepIndex - 1);
+      this.engineStartStep(slot, run);
+    });
     this.say(slot, `${run.runId} graph: ${done} → ${next} (rev ${revision})`);
   }
 
@@ -473,9 +527,16 @@ export class DemoHost {
 
   // ---- outcomes ----------------------------------------------------------------------------
 
-  private outcome(slot: Slot, run: ActiveRun): void {
+  /**
+   * Draws the outcome of a working run whose work is done, before the step that settles it (the
+   * same draws in the same order as drawing it in that step), and has the engine write the
+   * run's end first, as pi-workflows' engine does before its host settles the queue.
+   */
+  private planOutcome(slot: Slot): void {
+    const run = slot.run;
+    if (slot.phase !== 'working' || run === undefined || run.openTurn !== undefined || run.workLeft > 0) return;
     const longChain = slot.runs >= MAX_CHAIN_RUNS;
-    const choice = longChain
+    const choice: Outcome = longChain
       ? 'complete'
       : this.rng.weighted({
           complete: 2,
@@ -484,11 +545,34 @@ export class DemoHost {
           noProgress: run.hadNoProgress ? 0 : 1,
           interaction: run.hadInteraction ? 0 : 1.5,
         });
-    switch (choice) {
+    const step = slot.workflow.steps[run.stepIndex] as string;
+    const error = choice === 'fail' ? `step ${step} failed in ${run.runId}: exit code ${this.rng.int(1, 127)}` : undefined;
+    run.planned = { choice, ...(error === undefined ? {} : { error }) };
+    if (this.options.engine === undefined || !run.engine.started) return;
+    if (error !== undefined) {
+      this.engineFinishStep(slot, run, run.stepIndex, error);
+      this.engine().finishSessionCapture({ runId: run.runId, status: 'complete' });
+      this.engine().finishRun({ runId: run.runId, status: 'failed', error });
+      return;
+    }
+    this.engineFinishStep(slot, run, run.stepIndex);
+    if (choice === 'complete' || choice === 'wait') this.engine().finishSessionCapture({ runId: run.runId, status: 'complete' });
+    if (choice === 'complete') this.engine().finishRun({ runId: run.runId, status: 'completed', finalOutput: this.finalOutput(slot) });
+  }
+
+  private finalOutput(slot: Slot): JsonValue {
+    return { summary: `${slot.workflow.name} finished`, steps: slot.workflow.steps.length };
+  }
+
+  private outcome(slot: Slot, run: ActiveRun): void {
+    const planned = run.planned;
+    if (planned === undefined) throw new Error(`${run.runId}: no outcome drawn`);
+    run.planned = undefined;
+    switch (planned.choice) {
       case 'complete':
         return this.complete(slot, run);
       case 'fail':
-        return this.fail(slot, run);
+        return this.fail(slot, run, planned.error as string);
       case 'wait':
         return this.parkForInput(slot, run);
       case 'noProgress':
@@ -503,7 +587,7 @@ export class DemoHost {
       runId: run.runId,
       claimToken: run.token,
       status: 'completed',
-      output: { summary: `${slot.workflow.name} finished`, steps: slot.workflow.steps.length },
+      output: this.finalOutput(slot),
     });
     this.store.recordViewerDeltas(run.runId, [
       {
@@ -520,9 +604,8 @@ export class DemoHost {
     slot.run = undefined;
   }
 
-  private fail(slot: Slot, run: ActiveRun): void {
+  private fail(slot: Slot, run: ActiveRun, error: string): void {
     const step = slot.workflow.steps[run.stepIndex] as string;
-    const error = `step ${step} failed in ${run.runId}: exit code ${this.rng.int(1, 127)}`;
     const record = this.store.settleWorkflowRun({ runId: run.runId, claimToken: run.token, status: 'failed', error });
     this.store.recordViewerDeltas(run.runId, [
       {
@@ -583,7 +666,7 @@ export class DemoHost {
       this.store.openInteraction({
         runId: run.runId,
         nodeId: slot.workflow.steps[run.stepIndex] as string,
-        attemptNumber: 1,
+        attemptNumber: (run.engine.attempts[slot.workflow.steps[run.stepIndex] as string] ?? 0) + 1,
         attemptId: `attempt-${run.runId}-${run.messages}`,
         requestId,
         targetSessionId: slot.session,
@@ -602,6 +685,11 @@ export class DemoHost {
     ]);
     if (!this.store.parkWorkflowRun({ runId: run.runId, claimToken: run.token })) throw new Error(`${run.runId}: park refused`);
     run.interaction = { requestId, deadlineAt, paused: false };
+    // The interaction's attempt stays open (waiting) through its timeout: the engine finishes it later.
+    const node = slot.workflow.steps[run.stepIndex] as string;
+    run.engine.attempts[node] = (run.engine.attempts[node] ?? 0) + 1;
+    run.engine.attemptId = `attempt-${run.runId}-${run.messages}`;
+    run.engine.promptEntryId = undefined;
     slot.phase = 'interaction';
     this.say(slot, `${run.runId} asked ${requestId} (deadline in ${deadlineAt - this.store.now()} ms): waiting, parked, turn started`);
   }
@@ -639,5 +727,119 @@ export class DemoHost {
     if (!this.store.resumePausedInteraction({ runId: run.runId })) throw new Error(`${run.runId}: resume refused`);
     slot.phase = 'interaction';
     this.say(slot, `${run.runId} resumed: waiting for origin-session input again`);
+  }
+  // ---- engine rows (what pi-workflows' engine writes) -------------------------------------
+
+  private engine(): EngineRowWriter {
+    return this.options.engine as EngineRowWriter;
+  }
+
+  /** Queues an engine write for after this step's controller transaction (none without an engine). */
+  private engineLater(write: () => void): void {
+    if (this.options.engine !== undefined) this.engineAfter.push(write);
+  }
+
+  private nextEntryId(run: ActiveRun): string {
+    run.engine.entries += 1;
+    return `${run.runId}-e${run.engine.entries}`;
+  }
+
+  private entry(run: ActiveRun, fields: { [key: string]: JsonValue }): string {
+    const id = this.nextEntryId(run);
+    const parentId = run.engine.entries > 1 ? `${run.runId}-e${run.engine.entries - 1}` : null;
+    this.engine().appendSessionEntry({
+      runId: run.runId,
+      entry: { type: 'message', id, parentId, timestamp: new Date(this.store.now()).toISOString(), ...fields },
+    });
+    return id;
+  }
+
+  /** The run's engine state: running with its title, bound to the chain's Pi session. */
+  private engineStartRun(slot: Slot, run: ActiveRun): void {
+    const ticket = (slot.rootInput as { ticket?: string } | null)?.ticket ?? run.runId;
+    this.engine().startRun({ runId: run.runId, title: `${slot.workflow.name} ${ticket}` });
+    this.engine().bindSession({ runId: run.runId, piSessionId: slot.session, cwd: this.options.cwd ?? '/workspace/demo' });
+    run.engine.started = true;
+  }
+
+  /** A step: its attempt, prompt, the prompt and the assistant's first reply (text and a tool call) in the session. */
+  private engineStartStep(slot: Slot, run: ActiveRun): void {
+    const node = slot.workflow.steps[run.stepIndex] as string;
+    const note = slot.workflow.notes[run.stepIndex] ?? node;
+    const started = this.engine().startStep({ runId: run.runId, nodeId: node, statusDetail: note.toLowerCase() });
+    run.engine.attemptId = started.attemptId;
+    run.engine.attempts[node] = started.attemptNumber;
+    const prompt = `Step ${node} of ${slot.workflow.name} (${run.runId}): ${note.toLowerCase()}.`;
+    this.engine().sendPrompt({ runId: run.runId, attemptId: started.attemptId, prompt });
+    const contract = { runId: run.runId, nodeId: node, attemptId: started.attemptId };
+    const promptId = this.nextEntryId(run);
+    const parentId = run.engine.entries > 1 ? `${run.runId}-e${run.engine.entries - 1}` : null;
+    const timestamp = new Date(this.store.now()).toISOString();
+    this.engine().appendSessionEntry({
+      runId: run.runId,
+      entry: {
+        type: 'custom_message',
+        id: promptId,
+        parentId,
+        timestamp,
+        customType: 'pi-workflows-step',
+        content: prompt,
+        display: true,
+        details: { contract },
+      },
+    });
+    run.engine.promptEntryId = promptId;
+    const call = toolCallOf(slot.workflow, run.stepIndex, `call-${started.attemptId.slice(0, 8)}`);
+    this.entry(run, { message: { role: 'assistant', content: [{ type: 'text', text: `${note}.` }, call], stopReason: 'toolUse' } });
+    const ids = { nodeId: node, attemptId: started.attemptId, turnId: `turn-${started.attemptId.slice(0, 8)}` };
+    this.engine().appendSessionEvents({
+      runId: run.runId,
+      events: [
+        { type: 'turn_started', ...ids, payload: {} },
+        { type: 'message_started', ...ids, messageId: `m-${promptId}`, payload: { role: 'assistant' } },
+        { type: 'tool_execution_started', ...ids, messageId: `m-${promptId}`, toolCallId: call.id, payload: { toolName: call.name, args: call.arguments } },
+      ],
+    });
+  }
+
+  /** The open step ends: the tool result and the assistant's answer in the session, then its output (or `error`). */
+  private engineFinishStep(slot: Slot, run: ActiveRun, stepIndex: number, error?: string): void {
+    const attemptId = run.engine.attemptId;
+    if (attemptId === undefined) return;
+    const node = slot.workflow.steps[stepIndex] as string;
+    const promptEntryId = run.engine.promptEntryId;
+    let conversation: { promptEntryId: string; firstEntryId: string; lastEntryId: string } | undefined;
+    if (promptEntryId !== undefined) {
+      const call = toolCallOf(slot.workflow, stepIndex, `call-${attemptId.slice(0, 8)}`);
+      const failed = error !== undefined;
+      const resultText = call.name === 'read' ? `// src/${slot.workflow.name}/${node}.ts: 120 lines` : failed ? error : `${4 + stepIndex} tests passed`;
+      this.entry(run, {
+        message: { role: 'toolResult', toolCallId: call.id, toolName: call.name, isError: failed, content: [{ type: 'text', text: resultText }] },
+      });
+      const answer = failed ? `The ${node} step failed: ${error}` : `${node}: done.`;
+      const lastEntryId = this.entry(run, { message: { role: 'assistant', content: [{ type: 'text', text: answer }], stopReason: 'stop' } });
+      const ids = { nodeId: node, attemptId, turnId: `turn-${attemptId.slice(0, 8)}` };
+      this.engine().appendSessionEvents({
+        runId: run.runId,
+        events: [
+          {
+            type: 'tool_execution_finished',
+            ...ids,
+            messageId: `m-${promptEntryId}`,
+            toolCallId: call.id,
+            payload: { isError: failed, result: { text: resultText } },
+          },
+          { type: 'message_finished', ...ids, messageId: `m-${promptEntryId}`, payload: { entryId: lastEntryId, settled: true } },
+          { type: 'turn_finished', ...ids, payload: {} },
+        ],
+      });
+      conversation = { promptEntryId, firstEntryId: promptEntryId, lastEntryId };
+    }
+    if (error === undefined) {
+      const output = { step: node, summary: `${node} done`, attempt: run.engine.attempts[node] ?? 1 };
+      this.engine().finishStep({ runId: run.runId, attemptId, outcome: 'ok', output, ...(conversation === undefined ? {} : { conversation }) });
+    } else this.engine().finishStep({ runId: run.runId, attemptId, outcome: 'failed', error, ...(conversation === undefined ? {} : { conversation }) });
+    run.engine.attemptId = undefined;
+    run.engine.promptEntryId = undefined;
   }
 }
