@@ -1,13 +1,17 @@
 /**
  * The GraphiQL page: compressed (brotli or gzip, as the browser accepts),
  * cacheable (ETag, Cache-Control, 304 on revalidation), and opening with a default query that
- * runs without errors on the demo's data.
+ * runs without errors on the demo's data; the demo's runs carry what pi-workflows' engine
+ * writes (steps with prompts and outputs, trace events, session entries), read back as the run view.
  */
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoHost } from '../../demo/workflow-host.js';
 import { mulberry32 } from '../../demo/prng.js';
+import { EngineRowWriter } from '../../src/store/engine-rows/index.js';
+import { readRunValue, readRunView, type RunView, type ValueRef } from '../../src/store/run-view/index.js';
 import { GRAPHIQL_DEFAULT_QUERY, GRAPHIQL_MAX_AGE_S, pickEncoding } from '../../src/server/page/graphiql-page.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 
@@ -108,5 +112,42 @@ describe('the default query on the demo', () => {
     expect(data?.workflowRuns.totalCount).toBeGreaterThan(3);
     expect(data?.workflowRuns.edges.length).toBe(Math.min(10, data?.workflowRuns.totalCount ?? 0));
     expect(data?.workflowRuns.edges.every((edge) => edge.node.runId.startsWith('d1-') && edge.node.rootRun.runId.startsWith('d1-'))).toBe(true);
+  });
+
+  it("with the engine-row writer, a demo run's view has steps with prompts and outputs, trace events and session entries", async () => {
+    const engine = EngineRowWriter.open({ path: fx.dbPath, clock: fx.clock.now });
+    const host = new DemoHost(fx.store, mulberry32(11), { chains: 2, prefix: 'd2', intervalMs: 1_000, log: () => undefined, engine });
+    try {
+      for (let step = 0; step < 30; step += 1) {
+        await host.step();
+        fx.clock.advance(1_000);
+      }
+    } finally {
+      engine.close();
+    }
+    const connection = new Database(fx.dbPath, { readonly: true });
+    try {
+      const runIds = (
+        connection.prepare("SELECT run_id AS runId FROM runs WHERE run_id LIKE 'd2-%' ORDER BY created_at").all() as Array<{ runId: string }>
+      ).map((row) => row.runId);
+      const views = runIds.map((runId) => readRunView(connection, runId) as RunView);
+      const withSteps = views.filter((view) => view.steps.total > 0);
+      expect(withSteps.length).toBeGreaterThan(0);
+      const view = withSteps[0] as RunView;
+      const step = view.steps.items[0];
+      expect(step?.prompt).not.toBeNull();
+      expect(readRunValue(connection, view.runId, step?.prompt as ValueRef)).toMatch(/^Step \w+ of [a-z-]+ \(d2-c\d+-\d+\): /);
+      expect(readRunValue(connection, view.runId, step?.output as ValueRef)).toMatchObject({ step: step?.nodeId });
+      expect(view.trace.items.map((event) => event.type)).toEqual(
+        expect.arrayContaining(['run_initialized', 'run_started', 'session_bound', 'node_started', 'agent_prompt_sent', 'node_finished']),
+      );
+      expect(view.sessionEntries.items.map((entry) => entry.role ?? entry.customType)).toEqual(
+        expect.arrayContaining(['pi-workflows-step', 'assistant', 'toolResult']),
+      );
+      expect(view.sessionEvents.total).toBeGreaterThan(0);
+      expect(view.session?.binding).toMatchObject({ runId: view.runId, piSessionId: expect.stringMatching(/^demo-d2-s\d$/) });
+    } finally {
+      connection.close();
+    }
   });
 });
