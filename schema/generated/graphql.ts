@@ -175,6 +175,47 @@ export type ResumeWorkflowRunInput = {
   runId: string;
 };
 
+/** Who is executing a running run. */
+export type RunActivity =
+  /** A turn of the Pi session that started the run. */
+  | 'ORIGIN_TURN'
+  /** A worker process supervised by pi-workflows' host. */
+  | 'SUPERVISED_WORKER';
+
+/** What a person may do with a run now (pi-workflows’ viewer controls). */
+export type RunControl =
+  /** Answer the question it waits on. */
+  | 'ANSWER'
+  /** Cancel it (cancelWorkflowRun). */
+  | 'CANCEL'
+  /** Pause it (pauseWorkflowRun). */
+  | 'PAUSE'
+  /** Resume it (resumeWorkflowRun). */
+  | 'RESUME'
+  /** Review an effect of unknown outcome. */
+  | 'REVIEW';
+
+/** What pi-workflows' viewer shows a run as: the durable status, the queue and what is live, reduced to one word. */
+export type RunDisplayStatus =
+  /** An effect of the run has an unknown outcome: a person must review it. */
+  | 'AMBIGUOUS'
+  /** Cancelled. */
+  | 'CANCELLED'
+  /** Finished successfully. */
+  | 'COMPLETED'
+  /** Finished with an error. */
+  | 'FAILED'
+  /** Paused by a person. */
+  | 'PAUSED'
+  /** Queued, not started yet (or parked with nothing live). */
+  | 'QUEUED'
+  /** A worker or the origin session is executing it. */
+  | 'RUNNING'
+  /** Ran out of time. */
+  | 'TIMED_OUT'
+  /** It waits for input or a decision. */
+  | 'WAITING';
+
 /** Scheduling state (run_queue.status): who may execute the run now. */
 export type RunQueueStatus =
   /** Cancelled. */
@@ -216,6 +257,30 @@ export type SettleWorkflowRunInput = {
   /** The terminal outcome. */
   status: SettleStatus;
 };
+
+/** How a step ended (pi-workflows' step outcome). */
+export type StepOutcome =
+  /** Cancelled. */
+  | 'CANCELLED'
+  /** Failed with an error. */
+  | 'FAILED'
+  /** Finished with an output. */
+  | 'OK'
+  /** Ran past its deadline. */
+  | 'TIMED_OUT';
+
+/** What a trace event is about (pi-workflows' trace scope). */
+export type TraceScope =
+  /** An action node. */
+  | 'ACTION'
+  /** An agent node’s model work. */
+  | 'AGENT'
+  /** A node attempt. */
+  | 'NODE'
+  /** The run, its queue entry and its lease. */
+  | 'RUN'
+  /** The captured Pi session. */
+  | 'SESSION';
 
 /** What a catch-up read of the delta log answered. */
 export type ViewerDeltaPageKind =
@@ -387,6 +452,19 @@ export type LivePageRunChangesSubscription = { workflowRunChanges:
     | { __typename: 'WorkflowRunChange', cursor: string, run: { id: string, runId: string, rootRunId: string, workflowName: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, lineageKind: LineageKind | null, restartNumber: number, createdAt: string, updatedAt: string, presentationRevision: number, claim: { expiresAt: string } | null, expiredClaim: { expiresAt: string } | null, rootRun: { id: string, runId: string, workflowName: string, createdAt: string, lineage: { totalCount: number }, latestRun: { id: string, runId: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, lineageKind: LineageKind | null, restartNumber: number, updatedAt: string, claim: { expiresAt: string } | null, expiredClaim: { expiresAt: string } | null } } } }
     | { __typename: 'WorkflowRunChangesResetRequired', cursor: string }
    };
+
+export type LivePageStepFragment = { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null };
+
+export type LivePageRequestFragment = { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } };
+
+export type LivePageViewFragment = { runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> }, graphSteps: Array<{ nodeId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null } }> }, session: { piSessionId: string | null, captureStatus: string, integrity: string, entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, updates: { totalCount: number, edges: Array<{ node: { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } } }> }, followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> } };
+
+export type LivePageRunViewQueryVariables = Exact<{
+  runId: string;
+}>;
+
+
+export type LivePageRunViewQuery = { workflowRun: { id: string, runId: string, view: { runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> }, graphSteps: Array<{ nodeId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null } }> }, session: { piSessionId: string | null, captureStatus: string, integrity: string, entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, updates: { totalCount: number, edges: Array<{ node: { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } } }> }, followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> } } } | null };
 
 export type McpRunFieldsFragment = { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null };
 
@@ -957,6 +1035,264 @@ export const LivePageRunRecordFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"LivePageRunRecord"}) as unknown as TypedDocumentString<LivePageRunRecordFragment, unknown>;
+export const LivePageStepFragmentDoc = new TypedDocumentString(`
+    fragment LivePageStep on RunStep {
+  stepIndex
+  nodeId
+  nodeType
+  attempt
+  outcome
+  startedAt
+  finishedAt
+  prompt {
+    byteLength
+    mediaType
+    text
+  }
+  output {
+    byteLength
+    mediaType
+    text
+  }
+  error {
+    byteLength
+    mediaType
+    text
+  }
+}
+    `, {"fragmentName":"LivePageStep"}) as unknown as TypedDocumentString<LivePageStepFragment, unknown>;
+export const LivePageRequestFragmentDoc = new TypedDocumentString(`
+    fragment LivePageRequest on InteractiveRequest {
+  requestId
+  kind
+  status
+  createdAt
+  settledAt
+  contract {
+    byteLength
+    mediaType
+    text
+  }
+}
+    `, {"fragmentName":"LivePageRequest"}) as unknown as TypedDocumentString<LivePageRequestFragment, unknown>;
+export const LivePageViewFragmentDoc = new TypedDocumentString(`
+    fragment LivePageView on WorkflowRunView {
+  runId
+  revision
+  title
+  workflowName
+  status
+  statusDetail
+  live
+  paused
+  possiblyInterrupted
+  currentNode
+  waitingOn
+  createdAt
+  updatedAt
+  finishedAt
+  carriedStepCount
+  display {
+    status
+    reason
+    activity
+    controls
+  }
+  definition {
+    name
+    startAt
+    nodes {
+      nodeId
+      nodeType
+    }
+    edges {
+      from
+      to
+    }
+  }
+  graphSteps {
+    nodeId
+    outcome
+    attempt
+  }
+  takenTransitions {
+    from
+    to
+  }
+  input {
+    byteLength
+    mediaType
+    text
+  }
+  finalOutput {
+    byteLength
+    mediaType
+    text
+  }
+  error {
+    byteLength
+    mediaType
+    text
+  }
+  steps {
+    totalCount
+    edges {
+      node {
+        ...LivePageStep
+      }
+    }
+  }
+  trace {
+    totalCount
+    edges {
+      node {
+        seq
+        at
+        type
+        scope
+        nodeId
+        actorType
+        payload {
+          byteLength
+          mediaType
+          text
+        }
+      }
+    }
+  }
+  session {
+    piSessionId
+    captureStatus
+    integrity
+    entries {
+      totalCount
+      edges {
+        node {
+          seq
+          at
+          entryType
+          customType
+          role
+          text
+          toolCallId
+          toolName
+          toolCalls {
+            id
+            name
+            arguments
+          }
+        }
+      }
+    }
+  }
+  updates {
+    totalCount
+    edges {
+      node {
+        updateId
+        type
+        key
+        nodeId
+        at
+        data {
+          byteLength
+          mediaType
+          text
+        }
+      }
+    }
+  }
+  followUps {
+    totalCount
+    edges {
+      node {
+        followUpId
+        state
+        actorType
+        createdAt
+        prompt {
+          byteLength
+          mediaType
+          text
+        }
+        reason {
+          byteLength
+          mediaType
+          text
+        }
+      }
+    }
+  }
+  pendingRequest {
+    ...LivePageRequest
+  }
+  interactiveRequests {
+    totalCount
+    edges {
+      node {
+        ...LivePageRequest
+      }
+    }
+  }
+  humanDecisions {
+    totalCount
+    edges {
+      node {
+        decisionId
+        title
+        audience
+        createdAt
+        deadlineAt
+        choices {
+          byteLength
+          mediaType
+          text
+        }
+        resolution {
+          outcome
+          reason
+          resolvedAt
+        }
+      }
+    }
+  }
+}
+    fragment LivePageStep on RunStep {
+  stepIndex
+  nodeId
+  nodeType
+  attempt
+  outcome
+  startedAt
+  finishedAt
+  prompt {
+    byteLength
+    mediaType
+    text
+  }
+  output {
+    byteLength
+    mediaType
+    text
+  }
+  error {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageRequest on InteractiveRequest {
+  requestId
+  kind
+  status
+  createdAt
+  settledAt
+  contract {
+    byteLength
+    mediaType
+    text
+  }
+}`, {"fragmentName":"LivePageView"}) as unknown as TypedDocumentString<LivePageViewFragment, unknown>;
 export const McpRunFieldsFragmentDoc = new TypedDocumentString(`
     fragment McpRunFields on WorkflowRun {
   id
@@ -1288,6 +1624,233 @@ export const LivePageRunChangesDocument = new TypedDocumentString(`
     }
   }
 }`, {"hash":"sha256:f02f6d611dc6e6548e2a565101ad5ce5b4441bef70cbb0fa8d86f933bcaf1fd1"}) as unknown as TypedDocumentString<LivePageRunChangesSubscription, LivePageRunChangesSubscriptionVariables>;
+export const LivePageRunViewDocument = new TypedDocumentString(`
+    query LivePageRunView($runId: String!) {
+  workflowRun(runId: $runId) {
+    id
+    runId
+    view {
+      ...LivePageView
+    }
+  }
+}
+    fragment LivePageStep on RunStep {
+  stepIndex
+  nodeId
+  nodeType
+  attempt
+  outcome
+  startedAt
+  finishedAt
+  prompt {
+    byteLength
+    mediaType
+    text
+  }
+  output {
+    byteLength
+    mediaType
+    text
+  }
+  error {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageRequest on InteractiveRequest {
+  requestId
+  kind
+  status
+  createdAt
+  settledAt
+  contract {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageView on WorkflowRunView {
+  runId
+  revision
+  title
+  workflowName
+  status
+  statusDetail
+  live
+  paused
+  possiblyInterrupted
+  currentNode
+  waitingOn
+  createdAt
+  updatedAt
+  finishedAt
+  carriedStepCount
+  display {
+    status
+    reason
+    activity
+    controls
+  }
+  definition {
+    name
+    startAt
+    nodes {
+      nodeId
+      nodeType
+    }
+    edges {
+      from
+      to
+    }
+  }
+  graphSteps {
+    nodeId
+    outcome
+    attempt
+  }
+  takenTransitions {
+    from
+    to
+  }
+  input {
+    byteLength
+    mediaType
+    text
+  }
+  finalOutput {
+    byteLength
+    mediaType
+    text
+  }
+  error {
+    byteLength
+    mediaType
+    text
+  }
+  steps {
+    totalCount
+    edges {
+      node {
+        ...LivePageStep
+      }
+    }
+  }
+  trace {
+    totalCount
+    edges {
+      node {
+        seq
+        at
+        type
+        scope
+        nodeId
+        actorType
+        payload {
+          byteLength
+          mediaType
+          text
+        }
+      }
+    }
+  }
+  session {
+    piSessionId
+    captureStatus
+    integrity
+    entries {
+      totalCount
+      edges {
+        node {
+          seq
+          at
+          entryType
+          customType
+          role
+          text
+          toolCallId
+          toolName
+          toolCalls {
+            id
+            name
+            arguments
+          }
+        }
+      }
+    }
+  }
+  updates {
+    totalCount
+    edges {
+      node {
+        updateId
+        type
+        key
+        nodeId
+        at
+        data {
+          byteLength
+          mediaType
+          text
+        }
+      }
+    }
+  }
+  followUps {
+    totalCount
+    edges {
+      node {
+        followUpId
+        state
+        actorType
+        createdAt
+        prompt {
+          byteLength
+          mediaType
+          text
+        }
+        reason {
+          byteLength
+          mediaType
+          text
+        }
+      }
+    }
+  }
+  pendingRequest {
+    ...LivePageRequest
+  }
+  interactiveRequests {
+    totalCount
+    edges {
+      node {
+        ...LivePageRequest
+      }
+    }
+  }
+  humanDecisions {
+    totalCount
+    edges {
+      node {
+        decisionId
+        title
+        audience
+        createdAt
+        deadlineAt
+        choices {
+          byteLength
+          mediaType
+          text
+        }
+        resolution {
+          outcome
+          reason
+          resolvedAt
+        }
+      }
+    }
+  }
+}`, {"hash":"sha256:a4e1712014c9a8c9613fb060f65d2cee8dfe212d91b0e3f92a5b04f37aeec4ac"}) as unknown as TypedDocumentString<LivePageRunViewQuery, LivePageRunViewQueryVariables>;
 export const McpListRunsDocument = new TypedDocumentString(`
     query McpListRuns($first: Int, $after: String, $filter: WorkflowRunFilter, $orderBy: WorkflowRunOrder) {
   workflowRuns(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {
