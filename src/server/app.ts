@@ -102,7 +102,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const link = options.cluster;
   const healthSource = { store, dbPath: config.dbPath, replica: replica?.status };
   link?.attach({ health: () => healthReport(healthSource).body.status, registry: metrics.registry });
-  const credentials: Credentials = { token: config.token, readTokens: config.readTokens ?? [] };
+  const credentials: Credentials = { token: config.token, readTokens: config.readTokens ?? [], metadataTokens: config.metadataTokens ?? [] };
   const scopes = new GrantedScopes();
   const policy = createRequestPolicy({ bindHost: config.host, allowedHosts: config.allowedHosts ?? [], corsOrigins: config.corsOrigins ?? [] });
   // Subscribers share an event's result only within the scope their credential granted.

@@ -22,6 +22,11 @@ export interface ServerConfig {
    * and nothing can be written over GraphQL.
    */
   readTokens?: readonly string[];
+  /**
+   * Metadata bearer tokens (`--metadata-token`): like a read token, but the content of runs
+   * (prompts, outputs, payloads, the conversation) answers null with a FORBIDDEN error; default none.
+   */
+  metadataTokens?: readonly string[];
   /** Browser origins allowed besides the server's own (`--cors-origin`); default none. */
   corsOrigins?: readonly string[];
   /** Host names answered besides the bound address and loopback names (`--allowed-host`); default none. */
@@ -180,6 +185,15 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     )
     .addOption(
       new Option(
+        '--metadata-token <token>',
+        "like --read-token, but runs' content (prompts, outputs, payloads, the conversation) answers null with FORBIDDEN (repeatable; comma-separated in the environment)",
+      )
+        .env('PI_WORKFLOWS_METADATA_TOKENS')
+        .default([], 'none')
+        .argParser(list((value) => value)),
+    )
+    .addOption(
+      new Option(
         '--cors-origin <origin>',
         'also allow browser requests from this origin, exactly as the browser sends it (repeatable; comma-separated in the environment)',
       )
@@ -272,6 +286,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     .addHelpText(
       'after',
       '\nEnvironment variables: PI_WORKFLOWS_DB, PORT, HOST, PI_WORKFLOWS_READ_ONLY, PI_WORKFLOWS_TOKEN, PI_WORKFLOWS_READ_TOKENS,\n' +
+        'PI_WORKFLOWS_METADATA_TOKENS, ' +
         'PI_WORKFLOWS_CORS_ORIGINS, PI_WORKFLOWS_ALLOWED_HOSTS, PI_WORKFLOWS_PROJECT, PI_WORKFLOWS_POLL_INTERVAL_MS,\n' +
         'PI_WORKFLOWS_KEEP_ALIVE_MS, PI_WORKFLOWS_MAX_BODY_BYTES, PI_WORKFLOWS_PERSISTED_OPERATIONS, PI_WORKFLOWS_ONLY_PERSISTED,\n' +
         'PI_WORKFLOWS_LIVE_THROTTLE_MS, PI_WORKFLOWS_MAX_LIVE_QUERIES, PI_WORKFLOWS_OTEL, PI_WORKFLOWS_REPLICA, PI_WORKFLOWS_PRIMARY_TOKEN,\n' +
@@ -293,6 +308,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     readOnly?: boolean;
     token?: string;
     readToken: string[];
+    metadataToken: string[];
     corsOrigin: string[];
     allowedHost: string[];
     project: string;
@@ -330,6 +346,8 @@ export function parseServerConfig(argv: string[]): ServerConfig {
   const token = options.token === undefined || options.token === '' ? null : options.token;
   // The message never quotes a token: command-line errors end up in logs.
   if (token !== null && options.readToken.includes(token)) program.error('error: a --read-token must differ from --token');
+  if (token !== null && options.metadataToken.includes(token)) program.error('error: a --metadata-token must differ from --token');
+  if (options.metadataToken.some((value) => options.readToken.includes(value))) program.error('error: a --metadata-token must differ from every --read-token');
   return {
     dbPath: options.db === ':memory:' ? options.db : resolve(options.db),
     port: options.port,
@@ -337,6 +355,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     readOnly,
     token,
     readTokens: [...new Set(options.readToken)],
+    metadataTokens: [...new Set(options.metadataToken)],
     corsOrigins: options.corsOrigin,
     allowedHosts: options.allowedHost,
     projectPath: resolve(options.project),

@@ -280,3 +280,34 @@ describe('--read-token option', () => {
     expect(help.stdout).toContain('PI_WORKFLOWS_READ_TOKENS');
   });
 });
+
+describe('--metadata-token option', () => {
+  const saved = process.env.PI_WORKFLOWS_METADATA_TOKENS;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.PI_WORKFLOWS_METADATA_TOKENS;
+    else process.env.PI_WORKFLOWS_METADATA_TOKENS = saved;
+  });
+
+  it('grants the metadata scope; is repeatable, read from the environment, differs from --token and every --read-token, and is in --help', () => {
+    const credentials = { token: FULL, readTokens: [READ_A], metadataTokens: ['meta-1'] };
+    expect(scopeOf(credentials, 'Bearer meta-1')).toBe('metadata');
+    expect(scopeOf(credentials, `Bearer ${READ_A}`)).toBe('read');
+    expect(scopeOf({ token: null, readTokens: [], metadataTokens: ['meta-1'] }, undefined)).toBeNull();
+    delete process.env.PI_WORKFLOWS_METADATA_TOKENS;
+    expect(parseServerConfig(['node', 'main']).metadataTokens).toEqual([]);
+    expect(parseServerConfig(['node', 'main', '--metadata-token', 'm1', '--metadata-token', 'm2,m3']).metadataTokens).toEqual(['m1', 'm2', 'm3']);
+    process.env.PI_WORKFLOWS_METADATA_TOKENS = 'e1, e2';
+    expect(parseServerConfig(['node', 'main']).metadataTokens).toEqual(['e1', 'e2']);
+    expect(runCli(['--token', 'x-secret', '--metadata-token', 'x-secret'])).toMatchObject({
+      code: 1,
+      stderr: 'error: a --metadata-token must differ from --token\n',
+    });
+    expect(runCli(['--read-token', 'r-1', '--metadata-token', 'r-1'])).toMatchObject({
+      code: 1,
+      stderr: 'error: a --metadata-token must differ from every --read-token\n',
+    });
+    const help = runCli(['--help']);
+    expect(help.stdout).toContain('--metadata-token <token>');
+    expect(help.stdout).toContain('PI_WORKFLOWS_METADATA_TOKENS');
+  });
+});

@@ -69,6 +69,8 @@ export interface TestServerOptions {
   token?: string | null;
   /** `--read-token` values. */
   readTokens?: string[];
+  /** `--metadata-token` values. */
+  metadataTokens?: string[];
   /** `--cors-origin` values. */
   corsOrigins?: string[];
   /** `--allowed-host` values. */
@@ -135,6 +137,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     readOnly: options.readOnly ?? false,
     token: options.token ?? null,
     readTokens: options.readTokens ?? [],
+    metadataTokens: options.metadataTokens ?? [],
     corsOrigins: options.corsOrigins ?? [],
     allowedHosts: options.allowedHosts ?? [],
     projectPath: dir,

@@ -4,6 +4,8 @@
  * - `--token` grants the `write` scope: every query, subscription and mutation.
  * - Each `--read-token` grants the `read` scope: queries and subscriptions; a mutation answers
  *   `ForbiddenError` naming the missing `write` scope.
+ * - Each `--metadata-token` grants the `metadata` scope: the `read` scope without the content of
+ *   runs (prompts, outputs, payloads, the conversation answer null with a FORBIDDEN error).
  * - With no credential configured the server is open: every caller has `write`.
  *
  * Presented tokens are compared in constant time (SHA-256 of both sides, every configured token
@@ -12,8 +14,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-/** What a credential may do: `read` (queries, subscriptions) or `write` (everything). */
-export type Scope = 'read' | 'write';
+/** What a credential may do: `metadata` (`read` without runs' content), `read` (queries, subscriptions) or `write` (everything). */
+export type Scope = 'metadata' | 'read' | 'write';
 
 /** The credentials a server accepts. */
 export interface Credentials {
@@ -21,6 +23,8 @@ export interface Credentials {
   token: string | null;
   /** Read-only tokens (`--read-token`). */
   readTokens: readonly string[];
+  /** Metadata tokens (`--metadata-token`); default none. */
+  metadataTokens?: readonly string[];
 }
 
 /**
@@ -29,16 +33,20 @@ export interface Credentials {
  *
  * @param header the Authorization header (or the graphql-ws connection_init payload's `authorization`), if any
  * @returns `write` for the full token, or for anyone when no credential is configured; `read`
- *   for a read token; null when the header carries no accepted token
+ *   for a read token; `metadata` for a metadata token; null when the header carries no accepted token
  */
 export function scopeOf(credentials: Credentials, header: unknown): Scope | null {
-  if (credentials.token === null && credentials.readTokens.length === 0) return 'write';
+  const metadataTokens = credentials.metadataTokens ?? [];
+  if (credentials.token === null && credentials.readTokens.length === 0 && metadataTokens.length === 0) return 'write';
   if (typeof header !== 'string') return null;
   const match = /^bearer +(.*)$/i.exec(header);
   if (match === null) return null;
   const given = digest(match[1] as string);
   // Every configured token is compared, so the time taken says nothing about which matched.
   let scope: Scope | null = null;
+  for (const token of metadataTokens) {
+    if (timingSafeEqual(given, digest(token))) scope = 'metadata';
+  }
   for (const token of credentials.readTokens) {
     if (timingSafeEqual(given, digest(token))) scope = 'read';
   }
