@@ -18,6 +18,7 @@ import { schema } from '../../src/schema/index.js';
 import { loadMcpOperations } from '../../src/server/mcp/graphql-calls.js';
 import { OPERATIONS_DIR } from '../../src/server/page/static-files.js';
 import { CancelWorkflowRunDocument, ReportWorkflowRunStateDocument, ReserveWorkflowRunDocument, WorkflowRunDocument } from '../../schema/generated/graphql.js';
+import { buildReferenceFile, loadReferenceViews } from '../../fixtures/pi-workflows-reference-file.js';
 import { httpRequest } from '../helpers/raw-http.js';
 import { captureLog } from '../helpers/log-capture.js';
 import { feedWaiters } from '../helpers/server-signals.js';
@@ -239,6 +240,23 @@ describe('/mcp', () => {
       expect(deltas.kind).toBe('DELTAS');
       expect(deltas.currentRevision).toBe(run.presentationRevision);
       expect(deltas.batches.map((batch) => batch.presentationRevision)).toEqual([run.presentationRevision - 1, run.presentationRevision]);
+    });
+
+    it('answers the essentials of the run view: display, error, steps (none here), what it waits for', async () => {
+      await failedRoot(fx, 'view-1', 'the build broke', 's-view-1');
+      const inspected = ok(await call(read, 'inspect_run', { runId: 'view-1', recentRevisions: 0 }));
+      expect(inspected.view).toEqual({
+        revision: (inspected.run as { presentationRevision: number }).presentationRevision,
+        title: null,
+        display: { status: 'FAILED', activity: null, reason: 'the build broke', controls: [] },
+        error: 'the build broke',
+        finalOutput: null,
+        currentNode: null,
+        waitingOn: null,
+        pendingRequest: null,
+        stepTotal: 0,
+        steps: [],
+      });
     });
 
     it('answers an unknown run as a NOT_FOUND tool error', async () => {
@@ -604,5 +622,51 @@ describe('/mcp', () => {
     const closed = closing.close();
     expect(refused(await waiting)).toBe('The wait was stopped: the server is closing or the client went away');
     await closed;
+  });
+});
+
+describe('inspect_run on a file pi-workflows wrote', () => {
+  let dir: string;
+  let piServer: TestServer;
+  let client: Client;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-reference-'));
+    const path = join(dir, 'state.sqlite');
+    buildReferenceFile(path);
+    piServer = await startTestServer({ dbPath: path, token: FULL, metadataTokens: ['mcp-meta'] });
+    client = await connect(piServer, { authorization: `Bearer ${FULL}` });
+  });
+  afterAll(async () => {
+    await piServer.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the view: title, steps with outcomes, the final output, as pi-workflows shows them', async () => {
+    const pi = loadReferenceViews()['ref-translate-31'];
+    const { view } = ok(await call(client, 'inspect_run', { runId: 'ref-translate-31', recentRevisions: 0 })) as {
+      view: { title: string; display: { status: string }; finalOutput: { text: string }; stepTotal: number; steps: Array<Record<string, unknown>> };
+    };
+    expect(view).toMatchObject({ title: pi.state.runTitle, display: { status: 'COMPLETED' }, stepTotal: pi.stepTotal });
+    expect(view.finalOutput.text).toBe(typeof pi.state.finalOutput === 'string' ? pi.state.finalOutput : JSON.stringify(pi.state.finalOutput, null, 2));
+    expect(view.steps.map((step) => [step.nodeId, step.outcome, step.error])).toEqual(
+      pi.state.steps.map((step) => [step.nodeId, step.outcome.toUpperCase(), null]),
+    );
+  });
+
+  it('a waiting run says what it waits on; with a metadata token the content is null, not a failure', async () => {
+    const meta = await connect(piServer, { authorization: 'Bearer mcp-meta' });
+    const { view } = ok(await call(meta, 'inspect_run', { runId: 'ref-triage-77', recentRevisions: 0 })) as {
+      view: { waitingOn: string; display: { status: string; controls: string[] }; pendingRequest: { kind: string; status: string } | null };
+    };
+    const pi = loadReferenceViews()['ref-triage-77'];
+    expect(view).toMatchObject({
+      waitingOn: pi.state.waitingOn,
+      display: { status: 'WAITING', controls: pi.display.controls.map((control) => control.toUpperCase()) },
+      pendingRequest: { kind: 'agent', status: 'pending' },
+    });
+    const failed = ok(await call(meta, 'inspect_run', { runId: 'ref-import-52', recentRevisions: 0 })) as {
+      view: { error: null; display: { status: string } };
+    };
+    expect(failed.view).toMatchObject({ error: null, display: { status: 'FAILED' } });
   });
 });

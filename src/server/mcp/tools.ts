@@ -61,15 +61,37 @@ export function toolError(text: string, structured?: Record<string, unknown>): C
   return { isError: true, content: [{ type: 'text', text }], ...(structured === undefined ? {} : { structuredContent: structured }) };
 }
 
-/** A result's GraphQL errors as a tool error: one line per (masked) message, and the errors with their codes. */
+/**
+ * A result's GraphQL errors as a tool error: one line per (masked) message, and the errors with
+ * their codes. Content refused to a metadata-scope token is no failure: the value is null.
+ */
 function graphqlErrors(result: GraphQLResultJson): CallToolResult | undefined {
-  if (result.errors === undefined || result.errors.length === 0) return undefined;
-  const errors = result.errors.map((error) => ({
+  const failures = (result.errors ?? []).filter((error) => error.extensions?.reason !== 'METADATA_SCOPE');
+  if (failures.length === 0) return undefined;
+  const errors = failures.map((error) => ({
     message: error.message,
     code: typeof error.extensions?.code === 'string' ? error.extensions.code : null,
     ...(error.path === undefined ? {} : { path: error.path }),
   }));
   return toolError(errors.map((error) => (error.code === null ? error.message : `${error.code}: ${error.message}`)).join('\n'), { errors });
+}
+
+/** The run view's essentials as `McpInspectRun` reads them. */
+interface RunViewEssentials {
+  error: { text: string | null } | null;
+  steps: { totalCount: number; edges: Array<{ node: Record<string, unknown> & { error: { text: string | null } | null } }> };
+  [field: string]: unknown;
+}
+
+/** The run view's essentials as inspect_run returns them: errors as text, steps as a list (the last 50, with their total). */
+function viewEssentials(view: RunViewEssentials): Record<string, unknown> {
+  const { error, steps, ...fields } = view;
+  return {
+    ...fields,
+    error: error?.text ?? null,
+    stepTotal: steps.totalCount,
+    steps: steps.edges.map(({ node: { error: stepError, ...step } }) => ({ ...step, error: stepError?.text ?? null })),
+  };
 }
 
 /** A run the tool looked for and GraphQL answered null for. */
@@ -223,7 +245,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'inspect_run',
     title: 'Inspect a workflow run',
     description:
-      'One run in full (input, launch options, claim, error, fingerprints), its place in its chain (parent, continuation, restart, the latest run) ' +
+      'One run in full (input, launch options, claim, error, fingerprints); what pi-workflows shows of it (view: title, display status, ' +
+      'reason and controls, the last 50 steps with outcomes and errors, the final output, what it waits on); its place in its chain (parent, continuation, restart, the latest run) ' +
       'with the first 100 runs of the chain (lineage, root first), and the viewer deltas of its most recent revisions. ' +
       'presentationRevision is the cursor wait_for_run_change takes.',
     scope: 'read',
@@ -236,7 +259,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       if (failed !== undefined) return failed;
       const run = result.data?.workflowRun as (Record<string, unknown> & { presentationRevision: number; lineage: Record<string, unknown> }) | null;
       if (run == null) return runNotFound(id);
-      const { lineage, ...fields } = run;
+      const { lineage, view, ...fields } = run as typeof run & { view: RunViewEssentials };
       const { edges, ...page } = lineage as { edges: Array<{ node: unknown }> };
       const recent = (args.recentRevisions as number | undefined) ?? RECENT_REVISIONS.default;
       let viewerDeltas: unknown = null;
@@ -247,7 +270,7 @@ export const TOOLS: readonly ToolDefinition[] = [
         if (deltasFailed !== undefined) return deltasFailed;
         viewerDeltas = (deltas.data?.workflowRun as { viewerDeltas?: unknown } | null)?.viewerDeltas ?? null;
       }
-      return toolResult({ run: fields, lineage: { ...page, runs: edges.map((edge) => edge.node) }, viewerDeltas });
+      return toolResult({ run: fields, view: viewEssentials(view), lineage: { ...page, runs: edges.map((edge) => edge.node) }, viewerDeltas });
     },
   },
   {

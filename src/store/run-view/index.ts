@@ -23,7 +23,7 @@ import {
   type RunHumanDecision,
   type RunInteractiveRequest,
 } from './run-questions.js';
-import { readRunRow } from './run-row.js';
+import { readRunRow, type RunRow } from './run-row.js';
 import { readRunSession, readRunSessionEntries, readRunSessionEvents, type RunSession, type SessionEntryItem, type SessionEventItem } from './run-session.js';
 import { readRunRevision, stateOfRow, type RunState } from './run-state.js';
 import { countRunSteps, readRunGraphSteps, readRunSteps, readRunTakenTransitions, type RunStep, type TakenTransition } from './run-steps.js';
@@ -246,8 +246,22 @@ export interface RunViewPlan extends DisplayOptions {
   pages: readonly PlannedPage[];
 }
 
-/** A run view without its lists (see {@link RunView}). */
-export type RunViewHead = Omit<RunView, RunViewList>;
+/**
+ * A run view without its lists (see {@link RunView}); its `definition` is null when the stored
+ * snapshot is not a `pi-workflows.definition-snapshot.v1` (a run reserved through this server with
+ * a definition of another form): pi-workflows would not show such a run at all.
+ */
+export type RunViewHead = Omit<RunView, RunViewList | 'definition'> & { definition: RunDefinition | null };
+
+/** {@link definitionOfRow}, or null for a snapshot of another form. */
+function definitionOrNull(connection: SqliteDatabase, run: RunRow): RunDefinition | null {
+  try {
+    return definitionOfRow(connection, run);
+  } catch (error) {
+    if (error instanceof StoreError && error.kind === 'integrity') return null;
+    throw error;
+  }
+}
 
 /** What {@link readPlannedRunView} read: the view's head and each planned page by key. */
 export interface PlannedRunView {
@@ -273,7 +287,7 @@ export function readPlannedRunView(connection: SqliteDatabase, runId: string, pl
       runId,
       revision: state.revision,
       state,
-      definition: definitionOfRow(connection, run),
+      definition: definitionOrNull(connection, run),
       display,
       graphSteps: readRunGraphSteps(connection, runId, graphCursor),
       takenTransitions: readRunTakenTransitions(connection, runId, graphCursor),

@@ -75,7 +75,14 @@ export const WorkflowRunViewRef = builder.objectRef<RunViewShape>('WorkflowRunVi
       description: 'Parked and not paused: its worker may have stopped.',
       resolve: (view) => view.read.head.possiblyInterrupted,
     }),
-    definition: t.field({ type: WorkflowDefinitionRef, description: 'The definition snapshot it executes.', resolve: (view) => view.read.head.definition }),
+    definition: t.field({
+      type: WorkflowDefinitionRef,
+      nullable: true,
+      description:
+        'The definition snapshot it executes; null when the stored snapshot is not a pi-workflows definition snapshot ' +
+        '(a run reserved through this API with a definition of another form).',
+      resolve: (view) => view.read.head.definition,
+    }),
     sources: t.field({
       type: [RunSourceRef],
       description: 'Where its workflow (and each mounted one) comes from.',
