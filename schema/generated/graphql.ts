@@ -457,14 +457,14 @@ export type LivePageStepFragment = { stepIndex: number, nodeId: string, nodeType
 
 export type LivePageRequestFragment = { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } };
 
-export type LivePageViewFragment = { runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> }, graphSteps: Array<{ nodeId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null } }> }, session: { piSessionId: string | null, captureStatus: string, integrity: string, entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, updates: { totalCount: number, edges: Array<{ node: { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } } }> }, followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> } };
+export type LivePageViewFragment = { runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> } | null, graphSteps: Array<{ nodeId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null } }> }, session: { piSessionId: string | null, captureStatus: string, integrity: string, entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, updates: { totalCount: number, edges: Array<{ node: { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } } }> }, followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> } };
 
 export type LivePageRunViewQueryVariables = Exact<{
   runId: string;
 }>;
 
 
-export type LivePageRunViewQuery = { workflowRun: { id: string, runId: string, view: { runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> }, graphSteps: Array<{ nodeId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null } }> }, session: { piSessionId: string | null, captureStatus: string, integrity: string, entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, updates: { totalCount: number, edges: Array<{ node: { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } } }> }, followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> } } } | null };
+export type LivePageRunViewQuery = { workflowRun: { id: string, runId: string, view: { runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> } | null, graphSteps: Array<{ nodeId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null } }> }, session: { piSessionId: string | null, captureStatus: string, integrity: string, entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, updates: { totalCount: number, edges: Array<{ node: { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } } }> }, followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> } } } | null };
 
 export type McpRunFieldsFragment = { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null };
 
@@ -507,7 +507,7 @@ export type McpInspectRunQueryVariables = Exact<{
 }>;
 
 
-export type McpInspectRunQuery = { workflowRun: { input: unknown, launchOptions: unknown, parentTerminalFingerprint: string | null, id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, continuation: { id: string, runId: string } | null, restart: { id: string, runId: string } | null, latestRun: { id: string, runId: string }, lineage: { totalCount: number, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, createdAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } }, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null };
+export type McpInspectRunQuery = { workflowRun: { input: unknown, launchOptions: unknown, parentTerminalFingerprint: string | null, id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, view: { revision: number, title: string | null, currentNode: string | null, waitingOn: string | null, display: { status: RunDisplayStatus, activity: RunActivity | null, reason: string | null, controls: Array<RunControl> }, error: { text: string | null } | null, finalOutput: { byteLength: number, text: string | null } | null, pendingRequest: { requestId: string, kind: string, status: string, revision: number } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, error: { text: string | null } | null } }> } }, continuation: { id: string, runId: string } | null, restart: { id: string, runId: string } | null, latestRun: { id: string, runId: string }, lineage: { totalCount: number, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, createdAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } }, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null };
 
 export type McpViewerDeltasQueryVariables = Exact<{
   runId: string;
@@ -816,6 +816,16 @@ export type WorkflowRunCountsQueryVariables = Exact<{
 
 
 export type WorkflowRunCountsQuery = { workflowRunCounts: { total: number, byStatus: Array<{ status: WorkflowRunStatus, count: number }>, byQueueStatus: Array<{ status: RunQueueStatus, count: number }> } };
+
+export type WorkflowRunViewQueryVariables = Exact<{
+  runId: string;
+  steps?: number | null | undefined;
+  trace?: number | null | undefined;
+  entries?: number | null | undefined;
+}>;
+
+
+export type WorkflowRunViewQuery = { workflowRun: { id: string, runId: string, view: { revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, paused: boolean, statusDetail: string | null, createdAt: string, finishedAt: string | null, currentNode: string | null, waitingOn: string | null, display: { status: RunDisplayStatus, activity: RunActivity | null, reason: string | null, controls: Array<RunControl> }, input: { byteLength: number, json: unknown }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { text: string | null } | null, pendingRequest: { requestId: string, kind: string, status: string, revision: number } | null, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> } | null, graphSteps: Array<{ nodeId: string, outcome: StepOutcome }>, takenTransitions: Array<{ from: string, to: string }>, steps: { totalCount: number, pageInfo: { hasPreviousPage: boolean, startCursor: string | null }, edges: Array<{ node: { stepIndex: number, attemptId: string, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { text: string | null } | null } }> }, trace: { totalCount: number, pageInfo: { hasPreviousPage: boolean, startCursor: string | null }, edges: Array<{ node: { seq: number, at: string, scope: TraceScope, type: string, nodeId: string | null, attemptId: string | null } }> }, session: { piSessionId: string | null, cwd: string | null, captureStatus: string, entries: { totalCount: number, pageInfo: { hasPreviousPage: boolean, startCursor: string | null }, edges: Array<{ node: { seq: number, at: string, role: string | null, customType: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, updates: { edges: Array<{ node: { type: string, key: string, nodeId: string, data: { json: unknown } } }> }, humanDecisions: { edges: Array<{ node: { decisionId: string, title: string, deadlineAt: string | null, resolution: { outcome: string } | null } }> } } } | null };
 
 export type WorkflowRunDeltasSubscriptionVariables = Exact<{
   runId: string;
@@ -1902,6 +1912,48 @@ export const McpInspectRunDocument = new TypedDocumentString(`
     input
     launchOptions
     parentTerminalFingerprint
+    view {
+      revision
+      title
+      display {
+        status
+        activity
+        reason
+        controls
+      }
+      error {
+        text
+      }
+      finalOutput {
+        byteLength
+        text
+      }
+      currentNode
+      waitingOn
+      pendingRequest {
+        requestId
+        kind
+        status
+        revision
+      }
+      steps(last: 50) {
+        totalCount
+        edges {
+          node {
+            stepIndex
+            nodeId
+            nodeType
+            attempt
+            outcome
+            startedAt
+            finishedAt
+            error {
+              text
+            }
+          }
+        }
+      }
+    }
     continuation {
       id
       runId
@@ -1963,7 +2015,7 @@ export const McpInspectRunDocument = new TypedDocumentString(`
     leaseGeneration
     expiresAt
   }
-}`, {"hash":"sha256:b4c0afb9cef4daa8786d052e3b80f498275b69fd9390d89a958b4b2b7292f617"}) as unknown as TypedDocumentString<McpInspectRunQuery, McpInspectRunQueryVariables>;
+}`, {"hash":"sha256:4024272180abb53e1ccd528741b8fcd720dd048c78a02e3b23a1b2c67dc2291e"}) as unknown as TypedDocumentString<McpInspectRunQuery, McpInspectRunQueryVariables>;
 export const McpViewerDeltasDocument = new TypedDocumentString(`
     query McpViewerDeltas($runId: String!, $afterRevision: Int!) {
   workflowRun(runId: $runId) {
@@ -3136,6 +3188,170 @@ export const WorkflowRunCountsDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:913acab5725210f9acbc3afb3672749c0123fe4ec3d20aae1e28af7dbaba3d16"}) as unknown as TypedDocumentString<WorkflowRunCountsQuery, WorkflowRunCountsQueryVariables>;
+export const WorkflowRunViewDocument = new TypedDocumentString(`
+    query WorkflowRunView($runId: String!, $steps: Int = 50, $trace: Int = 50, $entries: Int = 50) {
+  workflowRun(runId: $runId) {
+    id
+    runId
+    view {
+      revision
+      title
+      workflowName
+      status
+      paused
+      statusDetail
+      createdAt
+      finishedAt
+      display {
+        status
+        activity
+        reason
+        controls
+      }
+      input {
+        byteLength
+        json
+      }
+      finalOutput {
+        byteLength
+        mediaType
+        text
+      }
+      error {
+        text
+      }
+      currentNode
+      waitingOn
+      pendingRequest {
+        requestId
+        kind
+        status
+        revision
+      }
+      definition {
+        name
+        startAt
+        nodes {
+          nodeId
+          nodeType
+        }
+        edges {
+          from
+          to
+        }
+      }
+      graphSteps {
+        nodeId
+        outcome
+      }
+      takenTransitions {
+        from
+        to
+      }
+      steps(last: $steps) {
+        totalCount
+        pageInfo {
+          hasPreviousPage
+          startCursor
+        }
+        edges {
+          node {
+            stepIndex
+            attemptId
+            nodeId
+            nodeType
+            attempt
+            outcome
+            startedAt
+            finishedAt
+            prompt {
+              byteLength
+              text
+            }
+            output {
+              byteLength
+              mediaType
+              text
+            }
+            error {
+              text
+            }
+          }
+        }
+      }
+      trace(last: $trace) {
+        totalCount
+        pageInfo {
+          hasPreviousPage
+          startCursor
+        }
+        edges {
+          node {
+            seq
+            at
+            scope
+            type
+            nodeId
+            attemptId
+          }
+        }
+      }
+      session {
+        piSessionId
+        cwd
+        captureStatus
+        entries(last: $entries) {
+          totalCount
+          pageInfo {
+            hasPreviousPage
+            startCursor
+          }
+          edges {
+            node {
+              seq
+              at
+              role
+              customType
+              text
+              toolCalls {
+                id
+                name
+                arguments
+              }
+              toolCallId
+              toolName
+            }
+          }
+        }
+      }
+      updates {
+        edges {
+          node {
+            type
+            key
+            nodeId
+            data {
+              json
+            }
+          }
+        }
+      }
+      humanDecisions {
+        edges {
+          node {
+            decisionId
+            title
+            deadlineAt
+            resolution {
+              outcome
+            }
+          }
+        }
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:57a9d46581e0891177f83ca14b046ab326fce49c2fa01a2e94e8e54b6d009dd9"}) as unknown as TypedDocumentString<WorkflowRunViewQuery, WorkflowRunViewQueryVariables>;
 export const WorkflowRunDeltasDocument = new TypedDocumentString(`
     subscription WorkflowRunDeltas($runId: String!, $afterRevision: Int) {
   workflowRunDeltas(runId: $runId, afterRevision: $afterRevision) {

@@ -15,6 +15,7 @@ import {
   RestartWorkflowRunDocument,
   WorkflowClientError,
   WorkflowRunDocument,
+  WorkflowRunViewDocument,
   WorkflowRunsDocument,
   type ChainEvent,
   type ConnectionStatus,
@@ -25,6 +26,10 @@ import {
   type WorkflowClientOptions,
 } from '../../src/client/index.js';
 import { WorkflowStore } from '../../src/store/index.js';
+import { buildReferenceFile, loadReferenceViews } from '../../fixtures/pi-workflows-reference-file.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { commitMarker, range, reserveRun } from '../helpers/live-fixtures.js';
 import { feedWaiters, Signal } from '../helpers/server-signals.js';
 import { claim, failedRoot, reserveInput, startTestServer, type TestServer } from '../helpers/server-fixture.js';
@@ -294,5 +299,34 @@ describe('the typed client', () => {
         : `run ${event.run.runId}`,
     );
     expect(told).toEqual(['run chain-1', `run ${restartId}`, ...range(head, head + 3).map((revision) => `${restartId} ${revision}`), `run ${second}`]);
+  });
+
+  it('reads a run view typed: title, steps with prompts and outputs, the conversation with its tool call (WorkflowRunViewDocument)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'typed-client-view-'));
+    try {
+      const path = join(dir, 'state.sqlite');
+      buildReferenceFile(path);
+      const fx = await startTestServer({ dbPath: path });
+      servers.push(fx);
+      const { client: typed } = client(fx);
+      const views = loadReferenceViews();
+      const translate = (await typed.query(WorkflowRunViewDocument, { runId: 'ref-translate-31' })).workflowRun?.view;
+      expect(translate?.title).toBe(views['ref-translate-31'].state.runTitle);
+      expect(translate?.steps.edges.map((edge) => [edge.node.nodeId, edge.node.outcome, edge.node.prompt?.text ?? null])).toEqual(
+        views['ref-translate-31'].state.steps.map((step) => [step.nodeId, step.outcome.toUpperCase(), step.prompt]),
+      );
+      const explain = (await typed.query(WorkflowRunViewDocument, { runId: 'ref-explain-14', entries: 2 })).workflowRun?.view;
+      expect(explain?.session?.entries.totalCount).toBe(views['ref-explain-14'].session.entryPage.total);
+      expect(explain?.session?.entries.edges.map((edge) => edge.node.seq)).toEqual(
+        views['ref-explain-14'].session.entryPage.items.slice(-2).map((item) => item.seq),
+      );
+      const calls = (await typed.query(WorkflowRunViewDocument, { runId: 'ref-explain-14' })).workflowRun?.view.session?.entries.edges.flatMap(
+        (edge) => edge.node.toolCalls ?? [],
+      );
+      expect(calls?.map((call) => call.name)).toEqual(['read']);
+    } finally {
+      for (const server of servers.splice(0).reverse()) await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
