@@ -18,10 +18,17 @@
 //   (merged by /app/run-list.js); no polling. Follow mode.
 // - /app/chain-tree.js: a chain's tree, the root's `lineage` (every page), reloaded on each
 //   change the feed `workflowRunChanges(filter: {rootRunId})` reports.
-// - /app/run-panel.js and /app/run-view.js: a run, its record (`workflowRunUpdated`), its
-//   GRAPH view rebuilt from the viewer deltas (/app/graph-view.js) and its live delta feed
-//   (`workflowRunDeltas` with a resume cursor); bookkeeping revisions (record bumps,
-//   /app/bookkeeping.js) hidden unless asked.
+// - /app/run-panel.js and /app/run-view.js: a run, its record (`workflowRunUpdated`) and its
+//   raw delta feed (`workflowRunDeltas` with a resume cursor, collapsed, for debugging);
+//   bookkeeping revisions (record bumps, /app/bookkeeping.js) hidden unless asked.
+// - /app/view-read.js: the run's view (`WorkflowRun.view`, what pi-workflows' own viewer shows)
+//   read in one query and read again when its deltas arrive; /app/view.js draws it with
+//   /app/view-header.js (title, status, controls, input, final output or error),
+//   /app/view-graph.js (the definition's graph with each node's state; GRAPH deltas from
+//   /app/graph-view.js fill in), /app/view-steps.js, /app/view-trace.js (the timeline),
+//   /app/view-conversation.js (the chat), /app/view-waiting.js (what it waits for, its
+//   questions), /app/view-progress.js (updates, follow-ups); /app/content.js formats values.
+// - /app/server-info.js: the header's database line (`GET /health`): which database, read-only or not.
 // - /app/stale-timer.js: stale marks (/app/stale.js), a STARTING or RUNNING run without a
 //   live claim, also when a shown claim expires.
 // - /app/url-selection.js: the selected run is in the URL, /#run=<runId> (/app/url-hash.js);
@@ -34,6 +41,7 @@ import { onReconnected as whenReconnected } from '/app/connection.js';
 import { $ } from '/app/dom.js';
 import { refreshRecord } from '/app/run-panel.js';
 import { renderStats, renderSummary } from '/app/run-view.js';
+import { showServerInfo } from '/app/server-info.js';
 import { redraw, state } from '/app/state.js';
 import { parseHash } from '/app/url-hash.js';
 import { openFromHash, watchHash } from '/app/url-selection.js';
@@ -80,6 +88,7 @@ $('filters').addEventListener('reset', () => {
 
 // ---- start ---------------------------------------------------------------------------------
 
+void showServerInfo();
 if (parseHash(location.hash).run !== null) void openFromHash();
 // The first page at once (no waiting for the socket): the list's change feed then starts from
 // the page's changeCursor, so a change committed before the subscription reached the server is

@@ -2,17 +2,21 @@
 /**
  * One run: selecting it (and recording it in the URL), its first load, its record's
  * subscription and its live delta feed with a resume cursor (docs/PROTOCOL.md "Reconnect
- * recipe"); timeline and conversation from the deltas. Drawing is /app/run-view.js.
+ * recipe"); its view read once and again as its deltas arrive (/app/view-read.js). Drawing is
+ * /app/run-view.js (record, feed) and /app/view.js (the view).
  */
-import { isBookkeeping, ownOps } from '/app/bookkeeping.js';
+import { isBookkeeping } from '/app/bookkeeping.js';
 import { subscribe } from '/app/connection.js';
-import { $, el, prependTo, showError, time } from '/app/dom.js';
+import { $, el, showError } from '/app/dom.js';
 import { applyGraphBatch, emptyGraph } from '/app/graph-view.js';
 import { gql, isSuperseded } from '/app/graphql-http.js';
 import { failureText } from '/app/failure-text.js';
-import { feedEntry, prependFeed, renderGraph, renderStats, renderSummary } from '/app/run-view.js';
+import { feedEntry, prependFeed, renderStats, renderSummary } from '/app/run-view.js';
 import { state } from '/app/state.js';
 import { hashWithRun } from '/app/url-hash.js';
+import { clearView } from '/app/view.js';
+import { renderGraph } from '/app/view-graph.js';
+import { readView, stopViewReads, viewChanged } from '/app/view-read.js';
 
 /** Revisions replayed when a run is opened: the whole retained window (docs/STORE-RULES.md §8: 256), so the graph view is complete. */
 const REPLAY_REVISIONS = 255;
@@ -47,6 +51,7 @@ function writeHash(runId, mode) {
 /** Empties the run panel and ends the run's subscriptions. */
 export function clearRun() {
   for (const unsubscribe of state.run?.unsubscribers ?? []) unsubscribe();
+  if (state.run !== null) stopViewReads(state.run);
   state.run = null;
   state.missing = null;
   state.stats = { live: 0, gaps: 0, duplicates: 0, bookkeeping: 0 };
@@ -54,10 +59,7 @@ export function clearRun() {
   $('run-id').textContent = '';
   $('run-summary').replaceChildren();
   $('feed').replaceChildren();
-  $('timeline').replaceChildren();
-  $('conversation').replaceChildren();
-  $('graph').replaceChildren();
-  $('graph-rev').textContent = '';
+  clearView();
   renderStats();
 }
 
@@ -93,7 +95,8 @@ export function selectRun(runId, { history: historyMode = 'replace' } = {}) {
     initialRevision: null,
     unsubscribers: [],
     record: null,
-    view: { summary: {} },
+    view: null,
+    viewRead: { reading: false, again: false, timer: null },
     graph: emptyGraph(),
     graphFrom: null,
   };
@@ -126,6 +129,7 @@ async function startRun(run) {
     setCursor(run, Math.max(1, run.initialRevision - REPLAY_REVISIONS));
     run.graphFrom = /** @type {number} */ (run.cursor) + 1;
     renderSummary(run);
+    void readView(run);
     run.unsubscribers.push(
       subscribe('LivePageDeltas', run.deltaVariables, {
         next: (result) => onDeltaEvent(run, result),
@@ -166,6 +170,7 @@ export async function refreshRecord() {
     if (record.presentationRevision < run.record.presentationRevision) return;
     run.record = record;
     renderSummary(run);
+    void readView(run);
   } catch (error) {
     if (isSuperseded(error)) return;
     showError(`Could not load the run: ${failureText(error)}`);
@@ -202,6 +207,7 @@ function onDeltaEvent(run, result) {
     run.graphFrom = event.currentRevision + 1;
     renderGraph(run);
     renderSummary(run);
+    viewChanged(run);
     prependFeed(el('li', { class: 'snapshot' }, `snapshot required: current revision ${event.currentRevision}, retained from ${event.retainedFromRevision}`));
     renderStats();
     return;
@@ -224,30 +230,7 @@ function onDeltaEvent(run, result) {
     run.graph = graph;
     renderGraph(run);
   }
-  applyToView(run, event.deltas);
+  viewChanged(run);
   prependFeed(feedEntry(event, live, bookkeeping));
   renderStats();
-}
-
-/**
- * The SUMMARY, TIMELINE and CONVERSATION views' changes of one revision.
- *
- * @param {SelectedRun} run
- * @param {Delta[]} deltas
- */
-function applyToView(run, deltas) {
-  for (const delta of deltas) {
-    for (const op of ownOps(delta)) {
-      if (delta.targetType === 'SUMMARY' && op.op === 'REPLACE') run.view.summary[op.path.slice(1)] = op.value;
-      if (delta.targetType === 'TIMELINE' && op.op === 'APPEND' && Array.isArray(op.value)) {
-        for (const item of op.value)
-          prependTo('timeline', el('li', {}, el('span', { class: 'kind' }, `${time(item.at)} ${item.kind ?? ''}`), item.text ?? JSON.stringify(item)));
-      }
-      if (delta.targetType === 'CONVERSATION' && op.op === 'APPEND' && Array.isArray(op.value)) {
-        for (const item of op.value)
-          prependTo('conversation', el('li', {}, el('span', { class: 'role' }, `${item.role ?? '?'}:`), item.text ?? JSON.stringify(item)));
-      }
-    }
-  }
-  renderSummary(run);
 }

@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * Drawing the selected run: its summary (record and SUMMARY view), its GRAPH view, the delta
- * feed's entries and counters. Reads the state; changes only the DOM.
+ * Drawing the selected run's record (the summary) and the raw delta feed's entries and counters
+ * (collapsed, for debugging). Reads the state; changes only the DOM. The run's view is drawn by
+ * /app/view.js.
  */
 import { ownOps } from '/app/bookkeeping.js';
 import { $, badge, el, prependTo, time } from '/app/dom.js';
@@ -18,34 +19,6 @@ const FEED_LIMIT = 300;
  * @typedef {import('/app/bookkeeping.js').PatchOp} PatchOp
  * @typedef {{ presentationRevision: number, deltas: Delta[] }} DeltaBatch
  */
-
-/**
- * The run's GRAPH view: its nodes in first-seen order, each with its state.
- *
- * @param {SelectedRun} run
- */
-export function renderGraph(run) {
-  const graph = run.graph;
-  const from = run.graphFrom !== null && run.graphFrom > 2 ? ` · from revision ${run.graphFrom}` : '';
-  $('graph-rev').textContent = graph.revision === null ? '' : `revision ${graph.revision}${from}`;
-  $('graph').dataset.revision = graph.revision === null ? '' : String(graph.revision);
-  $('graph').replaceChildren(
-    ...(graph.nodes.length === 0
-      ? [el('li', { class: 'empty' }, 'No graph deltas yet.')]
-      : graph.nodes.map((node) =>
-          el(
-            'li',
-            {
-              class: `g-node g-${node.state}`,
-              dataset: { node: node.name, state: node.state, revision: String(node.revision) },
-              title: `${node.name}: ${node.state} since revision ${node.revision}`,
-            },
-            el('span', { class: 'g-name' }, node.name),
-            el('span', { class: 'g-state' }, node.state),
-          ),
-        )),
-  );
-}
 
 /**
  * One patch operation in a few words (`build → running`, `append /items [2]`, …).
@@ -111,14 +84,13 @@ export function renderStats() {
 }
 
 /**
- * The run's summary: its record, the SUMMARY view's step and progress, its stale mark.
+ * The run's summary: its record (queue, lineage, claim) and its stale mark.
  *
  * @param {SelectedRun} run
  */
 export function renderSummary(run) {
   const record = run.record;
   if (record === null) return;
-  const view = run.view.summary;
   const stale = staleReason(record, Date.now());
   /** @type {Array<[string, import('/app/dom.js').Child | import('/app/dom.js').Child[]]>} */
   const rows = [
@@ -126,7 +98,6 @@ export function renderSummary(run) {
     ['status', [badge(record.status), ' ', badge(record.queueStatus, 'queue '), record.paused ? ' paused' : '']],
     ['stale', stale === null ? null : el('span', { class: 'stale-reason' }, `${stale}: the runner holding it is probably gone`)],
     ['lineage', record.lineageKind ? `${record.lineageKind.toLowerCase()} of ${record.parentRunId} · restart #${record.restartNumber}` : 'root'],
-    ['step', view.step !== undefined ? `${view.step}${view.progress !== undefined ? ` · ${view.progress}%` : ''}` : null],
     ['detail', record.statusDetail],
     ['error', record.errorMessage ? `${record.errorCode}: ${record.errorMessage}` : null],
     ['claim', record.claim ? `${record.claim.ownerId} · generation ${record.claim.leaseGeneration} · until ${time(record.claim.expiresAt)}` : 'none'],
