@@ -18,6 +18,12 @@
  * attempts are refused, then resumes every feed from its cursors (a change written meanwhile
  * comes once, the record is read again, a list read made meanwhile goes through), shows a change
  * made after, and leaves no banner; an unknown `#run=` id clears the chain pane.
+ * On a file pi-workflows' own code wrote (fixtures/pi-workflows-reference-file.ts, served
+ * read-only): the header names the file and says read-only; a run's view shows its title,
+ * status, steps with prompt and output (opened), final output; a captured conversation as a
+ * chat with its roles, the assistant's text and its tool call; what a waiting run waits for and
+ * the question it asks; the page is never wider than the window (1,500 and 1,024 px) and shows
+ * no raw JSON outside collapsed details.
  * Writes test-artifacts/live-page.png.
  *
  * Needs /usr/bin/chromium (`apt-get install -y chromium`); without it the test is skipped.
@@ -32,6 +38,7 @@ import { pino } from 'pino';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawnHost } from '../../demo/spawn-host.js';
+import { buildReferenceFile } from '../../fixtures/pi-workflows-reference-file.js';
 import { startServer, type RunningServer } from '../../src/server/app.js';
 import { testServerConfig } from '../helpers/server-config.js';
 
@@ -230,7 +237,7 @@ describe('live lineage page (browser)', () => {
       expect(parentOfRestart).toBe(restart.parentRunId);
       await restartNode.click();
       await page.waitForFunction((id) => document.querySelector('#run-id')?.textContent === id, restart.runId);
-      await page.waitForSelector('#feed li[data-revision][data-bookkeeping="false"]');
+      await page.waitForSelector('#feed li[data-revision][data-bookkeeping="false"]', { state: 'attached' });
       await page.waitForSelector('#run-summary dd');
 
       // Back to following whatever is active, then keep a picture of the page.
@@ -367,10 +374,18 @@ describe('live lineage page (browser)', () => {
         location.hash = `run=${runId}`;
       }, demoRun);
       await page.waitForFunction((id) => document.querySelector('#run-id')?.textContent === id, demoRun);
+      // The graph: the definition's nodes (a node the view knows nothing of takes its GRAPH deltas' state).
       await page.waitForSelector('#graph .g-node[data-state]');
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll<HTMLElement>('#graph .g-node')].some((node) => ['running', 'completed', 'failed'].includes(node.dataset.state ?? '')),
+      );
       const nodeStates = await page.locator('#graph .g-node').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.state));
-      expect(nodeStates.length).toBeGreaterThan(0);
-      expect(nodeStates.every((nodeState) => ['running', 'completed', 'failed'].includes(nodeState ?? ''))).toBe(true);
+      expect(
+        nodeStates.every((nodeState) => ['pending', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'timed-out'].includes(nodeState ?? '')),
+      ).toBe(true);
+      // The raw deltas are collapsed, for debugging; opened, bookkeeping revisions stay hidden until asked.
+      expect(await page.locator('#feed li[data-bookkeeping="false"]').first().isVisible()).toBe(false);
+      await page.locator('#raw-deltas > summary').click();
       await page.waitForFunction(() => Number((document.querySelector('#feed-stats') as HTMLElement).dataset.bookkeeping) > 0);
       const bookkeeping = page.locator('#feed li[data-bookkeeping="true"]');
       expect(await bookkeeping.count()).toBeGreaterThan(0);
@@ -380,6 +395,7 @@ describe('live lineage page (browser)', () => {
       expect(await bookkeeping.first().isVisible()).toBe(true);
       await page.locator('#show-bookkeeping').uncheck();
       expect(await bookkeeping.first().isVisible()).toBe(false);
+      await page.locator('#raw-deltas > summary').click();
 
       // Back and forward move between the selected runs.
       await page.goBack();
@@ -584,6 +600,8 @@ describe('live lineage page across a server restart (browser)', () => {
       await page.waitForSelector('#chains .chain[data-root="e2e-restart"][data-status="COMPLETED"]');
       await page.waitForFunction(() => document.querySelector('#run-summary dd .badge')?.textContent === 'COMPLETED');
       expect(await page.locator('#run-summary dd .badge').allTextContents()).toEqual(['COMPLETED', 'queue DONE']);
+      // The run's view is read again when its deltas arrive.
+      await page.waitForSelector('#view-head[data-status="COMPLETED"]');
       await page.waitForFunction((revision) => Number((document.querySelector('#feed-stats') as HTMLElement).dataset.cursor) === revision, final);
       expect(await cursor()).toBe(final);
 
@@ -624,4 +642,166 @@ describe('live lineage page across a server restart (browser)', () => {
     expect(await page.locator('#error').isHidden()).toBe(true);
     expect(pageErrors).toEqual([]);
   });
+});
+
+describe('the run view on a pi-workflows file (browser)', () => {
+  let dir: string;
+  let dbPath: string;
+  let server: RunningServer;
+  let context: BrowserContext;
+  let page: Page;
+  let base: string;
+  const pageErrors: string[] = [];
+
+  /** Opens a run by its URL and waits for its view. */
+  const openRun = async (runId: string): Promise<void> => {
+    await page.goto('about:blank');
+    await page.goto(`${base}/#run=${runId}`);
+    await page.waitForFunction((id) => document.querySelector('#run-id')?.textContent === id, runId);
+    await waitShowing(page, '#view-head .view-title');
+  };
+  /** The text a reader sees in the run panel (collapsed details and hidden parts excluded). */
+  const visibleText = (): Promise<string> => page.evaluate(() => (document.querySelector('#run-panel') as HTMLElement).innerText);
+  /** Whether the page fits the window's width. */
+  const fits = (): Promise<{ scrollWidth: number; innerWidth: number }> =>
+    page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+
+  beforeAll(async () => {
+    if (!HAS_CHROMIUM) return;
+    dir = mkdtempSync(join(tmpdir(), 'live-page-view-'));
+    dbPath = join(dir, 'pi-state.sqlite');
+    buildReferenceFile(dbPath);
+    server = await startServer(testServerConfig(dbPath, dir, { readOnly: true }), { logger: pino({ level: 'silent' }) });
+    base = server.url.replace(/\/graphql$/, '');
+    context = await launchChromium(join(dir, 'chromium-profile'));
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(30_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  }, 60_000);
+
+  afterAll(async () => {
+    if (!HAS_CHROMIUM) return;
+    await context?.close();
+    await server?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it.skipIf(!HAS_CHROMIUM)(
+    'ref-translate-31: title, status, the header’s database, three steps with prompt and output, the final output; never wider than the window',
+    async () => {
+      await openRun('ref-translate-31');
+      await page.waitForSelector('#steps li.step');
+      expect(await page.locator('#run-title').textContent()).toBe('Translate handbook chapter 3');
+      expect(await page.locator('#view-head').getAttribute('data-status')).toBe('COMPLETED');
+      expect(await page.locator('#view-head .view-title .badge').first().textContent()).toBe('COMPLETED');
+      // The header: the file served and read-only.
+      await page.waitForSelector('#db[data-mode="read-only"]');
+      expect(await page.locator('#db .db-path').textContent()).toBe(dbPath);
+      expect(await page.locator('#db .db-mode').textContent()).toBe('read-only');
+
+      // The graph: the definition's nodes in order, each completed.
+      const graph = await page
+        .locator('#graph .g-node')
+        .evaluateAll((nodes) => nodes.map((node) => `${(node as HTMLElement).dataset.node}:${(node as HTMLElement).dataset.state}`));
+      expect(graph).toEqual(['outline:completed', 'glossary:completed', 'render:completed']);
+
+      // Three steps, collapsed; opened, each shows its prompt and output.
+      const steps = page.locator('#steps li.step');
+      expect(await steps.count()).toBe(3);
+      expect(await steps.evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.node))).toEqual(['outline', 'glossary', 'render']);
+      expect(await steps.nth(0).locator('[data-field="prompt"]').isVisible()).toBe(false);
+      for (let index = 0; index < 3; index += 1) await steps.nth(index).locator('summary').first().click();
+      const fieldText = (index: number, name: string) => steps.nth(index).locator(`[data-field="${name}"]`).innerText();
+      expect(await fieldText(0, 'prompt')).toContain('Outline chapter 3 of the handbook for a German translation.');
+      expect(await fieldText(0, 'output')).toMatch(/sections\s+Setup, Daily use, Troubleshooting/);
+      expect(await steps.nth(1).locator('[data-field="prompt"]').count()).toBe(0); // a compute node sends no prompt
+      expect(await fieldText(1, 'output')).toMatch(/terms\s+18/);
+      expect(await fieldText(2, 'prompt')).toContain('Render chapter 3 in German with the 18-term glossary.');
+      expect(await fieldText(2, 'output')).toContain('Kapitel 3 fertig: 3 Abschnitte, 18 Fachbegriffe.');
+
+      // The final output, as fields.
+      const final = await page.locator('#result [data-field="final-output"]').innerText();
+      expect(final).toMatch(/language\s+de/);
+      expect(final).toMatch(/words\s+2140/);
+      // The trace as a timeline, oldest first.
+      const types = await page.locator('#timeline li.t-event').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.type));
+      expect(types[0]).toBe('run.queued');
+      expect(types).toContain('run_completed');
+
+      // No raw JSON outside collapsed details; the raw deltas are collapsed.
+      expect(await visibleText()).not.toContain('{"');
+      expect(await page.locator('#feed').isVisible()).toBe(false);
+      for (const width of [1500, 1024]) {
+        await page.setViewportSize({ width, height: 950 });
+        const { scrollWidth, innerWidth } = await fits();
+        expect(scrollWidth, `at ${width} px`).toBeLessThanOrEqual(innerWidth);
+      }
+      await page.setViewportSize({ width: 1500, height: 950 });
+      expect(pageErrors).toEqual([]);
+    },
+    60_000,
+  );
+
+  it.skipIf(!HAS_CHROMIUM)(
+    "ref-explain-14: the conversation as a chat — roles, the assistant's text, the read tool call",
+    async () => {
+      await openRun('ref-explain-14');
+      await page.waitForSelector('#conversation li.chat');
+      const roles = await page.locator('#conversation li.chat').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.role));
+      expect(roles).toEqual(['workflow', 'assistant', 'toolResult', 'assistant']);
+      const assistant = page.locator('#conversation li.chat-assistant');
+      expect(await assistant.nth(0).innerText()).toContain("I'll read the scheduler first.");
+      expect(await assistant.nth(1).innerText()).toContain('lib/scheduler.rs keeps a priority heap of jobs');
+      const call = assistant.nth(0).locator('.tool-call[data-tool="read"]');
+      expect(await call.locator('.tool-name').textContent()).toBe('read');
+      expect(await call.locator('.tool-args').textContent()).toBe('path: lib/scheduler.rs');
+      expect(await page.locator('#conversation li.chat-toolResult').innerText()).toMatch(/read result[\s\S]*pub struct Scheduler/);
+      expect(await page.locator('#conversation .chat-role').allTextContents()).toEqual([
+        'workflow · pi-workflows-step',
+        'assistant',
+        'read result',
+        'assistant',
+      ]);
+      expect(await visibleText()).not.toContain('{"');
+      for (const width of [1500, 1024]) {
+        await page.setViewportSize({ width, height: 950 });
+        const { scrollWidth, innerWidth } = await fits();
+        expect(scrollWidth, `at ${width} px`).toBeLessThanOrEqual(innerWidth);
+      }
+      await page.setViewportSize({ width: 1500, height: 950 });
+      expect(pageErrors).toEqual([]);
+    },
+    60_000,
+  );
+
+  it.skipIf(!HAS_CHROMIUM)(
+    'ref-triage-77: what it waits for and the question it asks; ref-import-52: its error',
+    async () => {
+      await openRun('ref-triage-77');
+      await page.waitForSelector('#waiting-box:not([hidden]) .question');
+      expect(await page.locator('#view-head').getAttribute('data-status')).toBe('WAITING');
+      const waiting = await page.locator('#waiting').innerText();
+      expect(waiting).toContain('Waits on node classify');
+      expect(waiting).toContain('The workflow is waiting for origin-session input.');
+      expect(await page.locator('#waiting .question[data-status="pending"] .q-prompt').textContent()).toBe(
+        'Classify support ticket SUP-3318 (checkout page times out) by severity.',
+      );
+      expect(waiting).toContain('expects: a severity label');
+      expect(await page.locator('#graph .g-node[data-node="classify"]').getAttribute('data-state')).toBe('waiting');
+      expect(await page.locator('#run-controls .control').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.control))).toEqual([
+        'PAUSE',
+        'CANCEL',
+        'ANSWER',
+      ]);
+      expect(await visibleText()).not.toContain('{"');
+
+      await openRun('ref-import-52');
+      await page.waitForSelector('#result [data-field="error"]');
+      expect(await page.locator('#result [data-field="error"]').innerText()).toContain("Node validate failed: Row 217: column 'sku' is empty");
+      expect(await page.locator('#graph .g-node[data-node="validate"]').getAttribute('data-state')).toBe('failed');
+      expect(await visibleText()).not.toContain('{"');
+      expect(pageErrors).toEqual([]);
+    },
+    60_000,
+  );
 });
