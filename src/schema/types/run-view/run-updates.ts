@@ -39,8 +39,8 @@ export const RunSettingsScopeRef = builder.objectRef<ViewItem<RunSettingsScope>>
   }),
 });
 
-/** `FollowUp`: a prompt queued for the run's origin session. */
-export const FollowUpRef = builder.objectRef<ViewItem<RunFollowUp>>('FollowUp').implement({
+/** `RunFollowUp`: a prompt queued for the run's origin session. */
+export const FollowUpRef = builder.objectRef<ViewItem<RunFollowUp>>('RunFollowUp').implement({
   description: "A follow-up prompt queued for the run's origin Pi session (queued, removed or cancelled).",
   fields: (t) => ({
     order: t.int({ description: 'Its place in the queue; cursors page by it.', resolve: (followUp) => followUp.order }),
@@ -64,5 +64,5 @@ export const FollowUpRef = builder.objectRef<ViewItem<RunFollowUp>>('FollowUp').
 export const WorkflowUpdateConnectionRef = viewConnection('WorkflowUpdate', WorkflowUpdateRef, 'updates');
 /** `RunSettingsScopeConnection`. */
 export const RunSettingsScopeConnectionRef = viewConnection('RunSettingsScope', RunSettingsScopeRef, 'settings scopes');
-/** `FollowUpConnection`. */
-export const FollowUpConnectionRef = viewConnection('FollowUp', FollowUpRef, 'follow-ups');
+/** `RunFollowUpConnection`. */
+export const FollowUpConnectionRef = viewConnection('RunFollowUp', FollowUpRef, 'follow-ups');

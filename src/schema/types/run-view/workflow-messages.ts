@@ -4,8 +4,8 @@ import type { ViewItem } from '../../run-view-pages.js';
 import { contentOf, RunContentRef } from './run-content.js';
 import { dateOf, viewConnection } from './view-connection.js';
 
-/** `WorkflowMessage`: a message a run sends its origin Pi session. */
-export const WorkflowMessageRef = builder.objectRef<ViewItem<RunWorkflowMessage>>('WorkflowMessage').implement({
+/** `RunWorkflowMessage`: a message a run sends its origin Pi session. */
+export const WorkflowMessageRef = builder.objectRef<ViewItem<RunWorkflowMessage>>('RunWorkflowMessage').implement({
   description: 'A message the run sends its origin Pi session (workflow_messages): a step prompt, a decision, a notification, …',
   fields: (t) => ({
     order: t.int({ description: "Its place in the session's order; cursors page by it.", resolve: (message) => message.order }),
@@ -21,8 +21,8 @@ export const WorkflowMessageRef = builder.objectRef<ViewItem<RunWorkflowMessage>
   }),
 });
 
-/** `WorkflowTurn`: a model turn a workflow message started. */
-export const WorkflowTurnRef = builder.objectRef<ViewItem<RunWorkflowTurn>>('WorkflowTurn').implement({
+/** `RunWorkflowTurn`: a model turn a workflow message started. */
+export const WorkflowTurnRef = builder.objectRef<ViewItem<RunWorkflowTurn>>('RunWorkflowTurn').implement({
   description: 'A model turn of the origin Pi session that a workflow message started (workflow_turns).',
   fields: (t) => ({
     workflowTurnId: t.string({ description: 'The turn.', resolve: (turn) => turn.workflowTurnId }),
@@ -36,7 +36,7 @@ export const WorkflowTurnRef = builder.objectRef<ViewItem<RunWorkflowTurn>>('Wor
   }),
 });
 
-/** `WorkflowMessageConnection`. */
-export const WorkflowMessageConnectionRef = viewConnection('WorkflowMessage', WorkflowMessageRef, 'workflow messages');
-/** `WorkflowTurnConnection`. */
-export const WorkflowTurnConnectionRef = viewConnection('WorkflowTurn', WorkflowTurnRef, 'workflow turns');
+/** `RunWorkflowMessageConnection`. */
+export const WorkflowMessageConnectionRef = viewConnection('RunWorkflowMessage', WorkflowMessageRef, 'workflow messages');
+/** `RunWorkflowTurnConnection`. */
+export const WorkflowTurnConnectionRef = viewConnection('RunWorkflowTurn', WorkflowTurnRef, 'workflow turns');
