@@ -156,6 +156,8 @@ function entriesQuery(runId: string): ListQuery<SessionEntryItem> {
         ${refColumns('e.entry_hash', 'entry')}
       FROM session_entries e JOIN blobs b ON b.blob_hash = e.entry_hash
       WHERE e.segment_id = @segmentId AND e.run_id = @runId`,
+    // Every entry has its blob (a foreign key), so the positions need no join.
+    positions: 'SELECT entry_seq AS pos FROM session_entries WHERE segment_id = @segmentId AND run_id = @runId',
     params: { segmentId: runSegmentId(runId), runId },
     map: (row) => ({
       seq: Number(row.pos),

@@ -50,6 +50,7 @@ function traceQuery(connection: SqliteDatabase, resourceId: string): ListQuery<T
         ${refColumns('e.payload_hash', 'payload')}
       FROM events e LEFT JOIN blobs b ON b.blob_hash = e.payload_hash
       WHERE e.resource_id = @resourceId`,
+    positions: 'SELECT resource_revision AS pos FROM events WHERE resource_id = @resourceId',
     params: { resourceId },
     map: (row: Row) => ({
       seq: Number(row.pos),
