@@ -102,6 +102,8 @@ export default tseslint.config(
               'WorkflowRunChainMoved',
               'WorkflowRunCounts',
               'WorkflowRunView',
+              'WorkflowRunViewReset',
+              'WorkflowRunViewChanged',
               'RunContent',
               'RunDisplay',
               'RunSession',

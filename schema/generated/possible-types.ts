@@ -111,6 +111,10 @@
     "WorkflowRunDeltaEvent": [
       "ViewerDeltaBatch",
       "ViewerSnapshotRequired"
+    ],
+    "WorkflowRunViewEvent": [
+      "WorkflowRunViewChanged",
+      "WorkflowRunViewReset"
     ]
   }
 };
@@ -226,6 +230,10 @@
     "WorkflowRunDeltaEvent": [
       "ViewerDeltaBatch",
       "ViewerSnapshotRequired"
+    ],
+    "WorkflowRunViewEvent": [
+      "WorkflowRunViewChanged",
+      "WorkflowRunViewReset"
     ]
   }
 };

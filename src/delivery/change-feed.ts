@@ -6,11 +6,13 @@ import type { FollowOptions, RunDeltaEvent } from './feed-follow.js';
 import { followChain, type ChainEvent } from './feed-chain.js';
 import { followRunChanges, type RunChangeEvent } from './feed-run-changes.js';
 import { observe, type PullObserver } from './pull-stream.js';
+import { followRunView, positionsKey, readViewEvent, type RunViewEvent } from './feed-view.js';
 import {
   openDataVersionProbe,
   type DataVersionProbe,
   type LeaseExpiryRequest,
   type ViewerDeltaRead,
+  type ViewPositions,
   type WorkflowRunFilter,
   type WorkflowRunRecord,
   type WorkflowStore,
@@ -194,6 +196,17 @@ export class ChangeFeed {
   }
 
   /**
+   * One run's view: the whole view first (or after `after`, what changed since), then what
+   * changed at each revision move, live (docs/PROTOCOL.md "Following a run's view"). See
+   * {@link followRunView} in `feed-view.ts` for the rules and errors.
+   *
+   * @param after the positions of the client's copy of the view; null = the whole view first
+   */
+  followRunView(runId: string, after: ViewPositions | null, options?: FollowOptions): AsyncIterableIterator<RunViewEvent> {
+    return this.measured(followRunView(this, this.store, this.readViewChanges, runId, after, options));
+  }
+
+  /**
    * The run after each committed change of its summary, live only (docs/GRAPHQL-CONTRACT.md
    * `workflowRunUpdated`). See {@link follow.followRunUpdates}.
    */
@@ -288,6 +301,23 @@ export class ChangeFeed {
         for (const listener of this.deliveryListeners) listener(lagMs);
       }
     },
+  };
+
+  /** The view reads of the current wake-up, by follower positions (see {@link readViewChanges}). */
+  private viewReads: { tick: number; events: Map<string, RunViewEvent | undefined> } = { tick: -1, events: new Map() };
+
+  /**
+   * A view follower's next event (`feed-view.ts` `readViewEvent`), the read and its event object
+   * shared between followers at the same positions during one wake-up: one read per revision per
+   * run however many follow it.
+   */
+  readonly readViewChanges = (runId: string, since: ViewPositions | null): RunViewEvent | undefined => {
+    if (this.viewReads.tick !== this.ticks) this.viewReads = { tick: this.ticks, events: new Map() };
+    const key = positionsKey(runId, since);
+    if (this.viewReads.events.has(key)) return this.viewReads.events.get(key);
+    const event = readViewEvent(this.store, runId, since);
+    this.viewReads.events.set(key, event);
+    return event;
   };
 
   /**

@@ -1,4 +1,4 @@
-import { DEFAULT_RUN_ORDER, type LineageKey, type RunKey, type RunOrder } from '../store/index.js';
+import { DEFAULT_RUN_ORDER, type LineageKey, type RunKey, type RunOrder, type ViewPositions } from '../store/index.js';
 import type { CursorCodec } from './connections.js';
 import { badUserInput, quotedPrefix } from './bad-user-input.js';
 
@@ -94,6 +94,35 @@ export function decodeViewCursor(cursor: string, list: string): number {
   }
   if (value[1] !== list) throw badUserInput(`This cursor belongs to ${quotedPrefix(value[1])}, not ${list}: page with cursors of the same list`);
   return value[2] as number;
+}
+
+/**
+ * Encodes where a client's copy of a run's view stands (`WorkflowRunView.cursor`, each
+ * `workflowRunView` event's `cursor`): the run, its revision and the last position of each
+ * growing list (docs/PROTOCOL.md "Following a run's view").
+ */
+export function encodeViewFollowCursor(runId: string, positions: ViewPositions): string {
+  const { revision, steps, trace, entries, events, updates } = positions;
+  return Buffer.from(JSON.stringify(['view-at', runId, revision, steps, trace, entries, events, updates])).toString('base64url');
+}
+
+/** The text of a view cursor of another run. */
+export const FOREIGN_VIEW_CURSOR = 'This cursor belongs to another run: follow a run with a cursor of its own view, or with after: null';
+
+/**
+ * Decodes a view cursor of `runId`.
+ *
+ * @throws GraphQLError(BAD_USER_INPUT) `Invalid cursor: <first 16 characters>`; {@link FOREIGN_VIEW_CURSOR}
+ */
+export function decodeViewFollowCursor(cursor: string, runId: string): ViewPositions {
+  const value = parse(cursor);
+  const numbers = value.slice(2);
+  if (value.length !== 8 || value[0] !== 'view-at' || typeof value[1] !== 'string' || !numbers.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) {
+    throw badUserInput(`Invalid cursor: ${quotedPrefix(cursor)}`);
+  }
+  if (value[1] !== runId) throw badUserInput(FOREIGN_VIEW_CURSOR);
+  const [revision, steps, trace, entries, events, updates] = numbers as number[];
+  return { revision, steps, trace, entries, events, updates } as ViewPositions;
 }
 
 function parse(cursor: string): unknown[] {

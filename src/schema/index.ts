@@ -55,6 +55,7 @@ import './types/cancel-workflow-run.js';
 import './types/pause-workflow-run.js';
 import './types/resume-workflow-run.js';
 import './types/run-view/workflow-run-view.js';
+import './types/run-view/workflow-run-view-event.js';
 
 /**
  * The executable schema, with the `@live` query directive (the GraphQL ecosystem's

@@ -85,6 +85,7 @@ export { READ_SIDE_COLUMNS, VERSION_DEPENDENT_COLUMNS, WRITE_SIDE_COLUMNS } from
 export { ReplicaFollower, type ReplicaFileState, type ReplicaFollowerOptions } from './replica-follower.js';
 export {
   MAX_PAGE_ITEMS,
+  NEWEST_PAGES,
   positionOf,
   type BlobRef,
   type DisplayControl,
@@ -117,4 +118,6 @@ export {
   type TakenTransition,
   type TraceEvent,
   type ValueRef,
+  type ViewListChanges,
+  type ViewPositions,
 } from './run-view/index.js';

@@ -65,8 +65,11 @@ import { runChangeLogOf, type RunChangeHead, type RunChangeLog, type RunChangeRo
 import { headerApplicationId, PI_WORKFLOWS_APPLICATION_ID, type StateFile } from './state-file.js';
 import type { StoreContext } from './store-context.js';
 import {
+  NEWEST_PAGES,
   readPlannedRunView,
   readRunSessionEntry,
+  readRunViewChanges,
+  type ViewPositions,
   readRunValue,
   type PlannedRunView,
   type RunViewPlan,
@@ -699,6 +702,26 @@ export class WorkflowStore {
    */
   readRunView(runId: string, plan: RunViewPlan): PlannedRunView | null {
     return this.database.readSnapshot(() => readPlannedRunView(this.database.connection, runId, plan));
+  }
+
+  /**
+   * A run's whole view with the newest page of every list and the lists' positions, in one
+   * snapshot: what a follower of the view starts from (docs/PROTOCOL.md "Following a run's view").
+   *
+   * @returns null for an unknown run
+   */
+  readRunViewNewest(runId: string): (PlannedRunView & { positions: ViewPositions }) | null {
+    return this.readRunView(runId, { pages: NEWEST_PAGES, positions: true }) as (PlannedRunView & { positions: ViewPositions }) | null;
+  }
+
+  /**
+   * What changed in a run's view since `since`, in one snapshot (docs/PROTOCOL.md "Following a
+   * run's view"). See {@link readRunViewChanges}.
+   *
+   * @returns null for an unknown run
+   */
+  readRunViewChanges(runId: string, since: ViewPositions): ReturnType<typeof readRunViewChanges> {
+    return this.database.readSnapshot(() => readRunViewChanges(this.database.connection, runId, since));
   }
 
   /**

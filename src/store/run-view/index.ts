@@ -24,6 +24,7 @@ import {
   type RunInteractiveRequest,
 } from './run-questions.js';
 import { readRunRow, type RunRow } from './run-row.js';
+import { readViewListChanges, readViewPositions, type ViewListChanges, type ViewPositions } from './view-changes.js';
 import { readRunSession, readRunSessionEntries, readRunSessionEvents, type RunSession, type SessionEntryItem, type SessionEventItem } from './run-session.js';
 import { readRunRevision, stateOfRow, type RunState } from './run-state.js';
 import { countRunSteps, readRunGraphSteps, readRunSteps, readRunTakenTransitions, type RunStep, type TakenTransition } from './run-steps.js';
@@ -51,6 +52,7 @@ export * from './run-state.js';
 export * from './run-steps.js';
 export * from './run-trace.js';
 export * from './run-updates.js';
+export * from './view-changes.js';
 
 /** What {@link readRunViewSnapshot} hands its callback: the run and the revision of the snapshot. */
 export interface RunViewSnapshot {
@@ -244,6 +246,8 @@ export interface PlannedPage {
 /** Which pages of a run view one read takes (each list as many times as asked, by key). */
 export interface RunViewPlan extends DisplayOptions {
   pages: readonly PlannedPage[];
+  /** Also read the lists' {@link ViewPositions} (what a follower resumes from). */
+  positions?: boolean;
 }
 
 /**
@@ -263,10 +267,35 @@ function definitionOrNull(connection: SqliteDatabase, run: RunRow): RunDefinitio
   }
 }
 
-/** What {@link readPlannedRunView} read: the view's head and each planned page by key. */
+/** What {@link readPlannedRunView} read: the view's head, each planned page by key, and the lists' positions when asked for. */
 export interface PlannedRunView {
   head: RunViewHead;
   pages: ReadonlyMap<string, Page<unknown>>;
+  positions: ViewPositions | null;
+}
+
+/** The head of a run's view (inside a snapshot). */
+function readHead(connection: SqliteDatabase, run: RunRow, options: DisplayOptions): RunViewHead {
+  const runId = run.runId;
+  const state = stateOfRow(connection, run);
+  const display = readRunDisplay(connection, state, options);
+  const stepTotal = countRunSteps(connection, runId);
+  const graphCursor = Math.max(0, stepTotal - 1);
+  return {
+    runId,
+    revision: state.revision,
+    state,
+    definition: definitionOrNull(connection, run),
+    display,
+    graphSteps: readRunGraphSteps(connection, runId, graphCursor),
+    takenTransitions: readRunTakenTransitions(connection, runId, graphCursor),
+    graphCursor,
+    session: readRunSession(connection, runId, state.status),
+    originSessionId: readRunOriginSession(connection, runId),
+    pendingRequest: readRunPendingRequest(connection, runId),
+    live: display.status === 'running' || display.status === 'waiting',
+    possiblyInterrupted: state.queue?.status === 'parked' && display.status !== 'paused',
+  };
 }
 
 /**
@@ -279,29 +308,46 @@ export function readPlannedRunView(connection: SqliteDatabase, runId: string, pl
   return readSnapshot(connection, () => {
     const run = readRunRow(connection, runId);
     if (run === undefined) return null;
-    const state = stateOfRow(connection, run);
-    const display = readRunDisplay(connection, state, plan);
-    const stepTotal = countRunSteps(connection, runId);
-    const graphCursor = Math.max(0, stepTotal - 1);
-    const head: RunViewHead = {
-      runId,
-      revision: state.revision,
-      state,
-      definition: definitionOrNull(connection, run),
-      display,
-      graphSteps: readRunGraphSteps(connection, runId, graphCursor),
-      takenTransitions: readRunTakenTransitions(connection, runId, graphCursor),
-      graphCursor,
-      session: readRunSession(connection, runId, state.status),
-      originSessionId: readRunOriginSession(connection, runId),
-      pendingRequest: readRunPendingRequest(connection, runId),
-      live: display.status === 'running' || display.status === 'waiting',
-      possiblyInterrupted: state.queue?.status === 'parked' && display.status !== 'paused',
-    };
+    const head = readHead(connection, run, plan);
     const pages = new Map<string, Page<unknown>>();
     for (const page of plan.pages) {
       if (!pages.has(page.key)) pages.set(page.key, LIST_READERS[page.list](connection, runId, page.request));
     }
-    return { head, pages };
+    return { head, pages, positions: plan.positions === true ? readViewPositions(connection, runId, head.revision) : null };
+  });
+}
+
+/** The default page of every list (its newest 256 items), as a reset event carries them. */
+export const NEWEST_PAGES: readonly PlannedPage[] = (Object.keys(LIST_READERS) as RunViewList[]).map((list) => ({
+  key: `${list}::::`,
+  list,
+  request: {},
+}));
+
+/**
+ * What changed in a run's view since `since` (docs/PROTOCOL.md "Following a run's view"), read
+ * in one snapshot: `changes` — the head now, the positions now, and the items each growing list
+ * gained — or `reset` — the whole view (its newest pages and positions) — when a list gained
+ * more than 255 items or `since` is ahead of the run (a cursor of another file); null for an
+ * unknown run.
+ */
+export function readRunViewChanges(
+  connection: SqliteDatabase,
+  runId: string,
+  since: ViewPositions,
+  options: DisplayOptions = {},
+): { kind: 'changes'; head: RunViewHead; positions: ViewPositions; changes: ViewListChanges } | { kind: 'reset'; read: PlannedRunView } | null {
+  return readSnapshot(connection, () => {
+    const run = readRunRow(connection, runId);
+    if (run === undefined) return null;
+    const head = readHead(connection, run, options);
+    const positions = readViewPositions(connection, runId, head.revision);
+    const behind = (Object.keys(positions) as Array<keyof ViewPositions>).some((name) => since[name] > positions[name]);
+    const changes = behind ? 'too-many' : readViewListChanges(connection, runId, since);
+    if (changes === 'too-many') {
+      const pages = new Map<string, Page<unknown>>(NEWEST_PAGES.map((page) => [page.key, LIST_READERS[page.list](connection, runId, page.request)]));
+      return { kind: 'reset', read: { head, pages, positions } };
+    }
+    return { kind: 'changes', head, positions, changes };
   });
 }

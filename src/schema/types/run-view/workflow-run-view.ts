@@ -2,7 +2,9 @@ import { GraphQLError } from 'graphql';
 import type { WorkflowRunRecord } from '../../../store/index.js';
 import { builder } from '../../builder.js';
 import type { RunViewShape } from '../../run-view-pages.js';
+import { encodeViewFollowCursor } from '../../cursors.js';
 import { planRunView } from '../../run-view-plan.js';
+import { selectsField } from '../../selection.js';
 import { WorkflowRunStatusEnum } from '../workflow-run-status.js';
 import { WorkflowRunRef } from '../workflow-run.js';
 import { contentOf, RunContentRef } from './run-content.js';
@@ -34,6 +36,16 @@ export const WorkflowRunViewRef = builder.objectRef<RunViewShape>('WorkflowRunVi
     revision: t.int({
       description: 'The presentation revision this view reflects (viewer_runs.presentation_revision): every part of it was read at this revision.',
       resolve: (view) => view.read.head.revision,
+    }),
+    cursor: t.string({
+      description:
+        'Where this view stands (its revision and the last item of each growing list): subscribe to workflowRunView with after: cursor ' +
+        'to get what changes from here, missing and repeating nothing (docs/PROTOCOL.md "Following a run\'s view").',
+      resolve: (view) => {
+        if (view.read.positions === null)
+          throw new GraphQLError('The view was read without its cursor: read it again', { extensions: { code: 'VIEW_CHANGED' } });
+        return encodeViewFollowCursor(view.runId, view.read.positions);
+      },
     }),
     traceSeq: t.int({ description: "The run's last trace position (its resource revision).", resolve: (view) => view.read.head.state.traceSeq }),
     title: t.string({ nullable: true, description: "The run's title, if it has one.", resolve: (view) => view.read.head.state.title }),
@@ -197,7 +209,7 @@ builder.objectField(WorkflowRunRef, 'view', (t) =>
       "What pi-workflows' own viewer shows of this run (title, steps with prompts and outputs, trace, conversation, questions), " +
       'read in one snapshot with the presentation revision it reflects (docs/GRAPHQL-CONTRACT.md "The run view").',
     resolve: (run: WorkflowRunRecord, _args, context, info) => {
-      const read = context.store.readRunView(run.runId, { pages: planRunView(info) });
+      const read = context.store.readRunView(run.runId, { pages: planRunView(info), positions: selectsField(info, 'cursor') });
       if (read === null) throw new GraphQLError(`Workflow run not found: ${run.runId}`, { extensions: { code: 'NOT_FOUND' } });
       return { runId: run.runId, read };
     },
