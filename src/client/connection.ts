@@ -22,6 +22,7 @@
  */
 import { createClient, type Client } from 'graphql-ws';
 import { WorkflowClientError, type GraphQLErrorLike } from './errors.js';
+import { isContentHidden } from './http.js';
 
 /** Why the socket dropped: the close code and reason, and the last socket error's message. */
 export interface DisconnectReason {
@@ -333,7 +334,8 @@ export class Connection {
     const stop = this.client.subscribe<TData>(payload, {
       next: (result) => {
         if (ended) return;
-        const errors = (result as { errors?: GraphQLErrorLike[] }).errors;
+        // Content hidden from a metadata-scope token is no failure (see `isContentHidden`).
+        const errors = (result as { errors?: GraphQLErrorLike[] }).errors?.filter((error) => !isContentHidden(error));
         if (errors !== undefined && errors.length > 0) {
           finish();
           stop();

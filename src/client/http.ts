@@ -72,8 +72,10 @@ export async function postOperation<TResult, TVariables>(
       status: response.status,
     });
   }
-  if (body.errors !== undefined && body.errors.length > 0) {
-    throw new WorkflowClientError('graphql', body.errors.map((error) => error.message).join('; '), { status: response.status, errors: body.errors });
+  // Content hidden from a metadata-scope token is no failure: its values are null, the rest is there.
+  const failures = (body.errors ?? []).filter((error) => !isContentHidden(error));
+  if (failures.length > 0) {
+    throw new WorkflowClientError('graphql', failures.map((error) => error.message).join('; '), { status: response.status, errors: failures });
   }
   if (body.data === undefined || body.data === null) {
     throw new WorkflowClientError('http', `HTTP ${response.status} from ${target.url} carries no data`, { status: response.status });
@@ -134,4 +136,13 @@ export async function retrying<T>(
       if (!isCurrent()) throw aborted();
     }
   }
+}
+
+/**
+ * Whether a GraphQL error only says that a value is content a metadata-scope token may not read
+ * (`extensions.reason` `METADATA_SCOPE`, docs/OPERATIONS.md "Security"): the value is null and
+ * the answer is otherwise whole, so a request does not fail on it.
+ */
+export function isContentHidden(error: { extensions?: Record<string, unknown> }): boolean {
+  return error.extensions?.reason === 'METADATA_SCOPE';
 }

@@ -9,6 +9,7 @@ import {
   type RunViewListItems,
   type WorkflowStore,
 } from '../store/index.js';
+import { badUserInput } from './bad-user-input.js';
 import { assertPageArgs, type ConnectionArgs } from './connections.js';
 import { decodeViewCursor, encodeViewCursor } from './cursors.js';
 
@@ -37,11 +38,17 @@ export const VIEW_LIST_NAMES: { readonly [List in RunViewList]: string } = {
 /**
  * The store's request for a page of `list`.
  *
- * @throws GraphQLError(BAD_USER_INPUT) `first must be between 0 and 256` (likewise `last`),
- *   `first and last cannot be used together: …`, `Invalid cursor: …`, `This cursor belongs to …`
+ * @throws GraphQLError(BAD_USER_INPUT) `<list>: first must be between 0 and 256` (likewise
+ *   `last`), `<list>: first and last cannot be used together: …`, `Invalid cursor: …`, `This cursor belongs to …`
  */
 export function pageRequestOf(list: RunViewList, args: ConnectionArgs): PageRequest {
-  assertPageArgs(args, MAX_PAGE_ITEMS);
+  try {
+    assertPageArgs(args, MAX_PAGE_ITEMS);
+  } catch (error) {
+    // Named after the list: a query may page several.
+    if (error instanceof GraphQLError) throw badUserInput(`${VIEW_LIST_NAMES[list]}: ${error.message}`);
+    throw error;
+  }
   const name = VIEW_LIST_NAMES[list];
   return {
     ...(args.first == null ? {} : { first: args.first }),

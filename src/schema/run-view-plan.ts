@@ -1,5 +1,5 @@
-import { getArgumentValues, isObjectType, Kind, type GraphQLObjectType, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
-import type { PlannedPage, RunViewList } from '../store/index.js';
+import { getArgumentValues, GraphQLError, isObjectType, Kind, type GraphQLObjectType, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { PageRequest, PlannedPage, RunViewList } from '../store/index.js';
 import { pageKey, pageRequestOf } from './run-view-pages.js';
 
 /**
@@ -32,11 +32,17 @@ function namedObjectType(parent: GraphQLObjectType, field: string): GraphQLObjec
   return isObjectType(type) ? type : undefined;
 }
 
-/**
- * The pages the `view` field being resolved selects.
- *
- * @throws GraphQLError(BAD_USER_INPUT) for a list's bad arguments (see `pageRequestOf`)
- */
+/** The request of a list's arguments, or undefined when they are bad (its field refuses them). */
+function validRequest(list: RunViewList, args: () => Record<string, unknown>): PageRequest | undefined {
+  try {
+    return pageRequestOf(list, args());
+  } catch (error) {
+    if (error instanceof GraphQLError) return undefined;
+    throw error;
+  }
+}
+
+/** The pages the `view` field being resolved selects (lists with bad arguments left out). */
 export function planRunView(info: GraphQLResolveInfo): PlannedPage[] {
   const viewType = namedObjectType(info.parentType, info.fieldName);
   if (viewType === undefined) return [];
@@ -57,9 +63,13 @@ export function planRunView(info: GraphQLResolveInfo): PlannedPage[] {
         const list = lists[name];
         const field = type.getFields()[name];
         if (list !== undefined && field !== undefined) {
-          const request = pageRequestOf(list, getArgumentValues(field, selection, info.variableValues));
-          const key = pageKey(list, request);
-          pages.set(key, { key, list, request });
+          // A list's bad arguments are refused by that list's own field (its path in the error),
+          // not here: the view and its other lists are still read.
+          const request = validRequest(list, () => getArgumentValues(field, selection, info.variableValues));
+          if (request !== undefined) {
+            const key = pageKey(list, request);
+            pages.set(key, { key, list, request });
+          }
         } else if (lists === VIEW_LISTS && name === 'session') {
           const sessionType = namedObjectType(type, name);
           if (sessionType !== undefined) visit(selection.selectionSet, sessionType, SESSION_LISTS, new Set());

@@ -32,7 +32,7 @@ const WRITE_TOOLS = ['restart_run', 'cancel_run', 'pause_run', 'resume_run'];
 /** The test server's --max-body-bytes. */
 const MAX_BODY = 65_536;
 const UNAUTHORIZED = 'Unauthorized: send Authorization: Bearer <token>';
-const WRONG_TOKEN = "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token or a --read-token";
+const WRONG_TOKEN = "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token, a --read-token or a --metadata-token";
 const FOREIGN_ORIGIN = 'Origin "http://evil.example" is not allowed; start the server with --cors-origin <origin> to allow it';
 
 /** `http://127.0.0.1:<port>/mcp` of a test server. */

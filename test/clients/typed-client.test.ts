@@ -215,7 +215,7 @@ describe('the typed client', () => {
     expect(error).toBeInstanceOf(WorkflowClientError);
     expect((error as WorkflowClientError).kind).toBe('unauthorized');
     expect((error as WorkflowClientError).message).toBe(
-      `the server at ${fx.url} refused the request (401: Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token or a --read-token): the token is not one the server accepts`,
+      `the server at ${fx.url} refused the request (401: Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token, a --read-token or a --metadata-token): the token is not one the server accepts`,
     );
     const { client: none } = client(fx);
     const missing = await none.query(WorkflowRunDocument, { runId: 'run-sec' }).catch((caught: unknown) => caught);
@@ -324,6 +324,15 @@ describe('the typed client', () => {
         (edge) => edge.node.toolCalls ?? [],
       );
       expect(calls?.map((call) => call.name)).toEqual(['read']);
+      // A metadata-scope token: the same answer with the content null, not a failure.
+      const metaServer = await startTestServer({ dbPath: path, token: 'full', metadataTokens: ['meta'] });
+      servers.push(metaServer);
+      const { client: meta } = client(metaServer, { token: 'meta' });
+      const hidden = (await meta.query(WorkflowRunViewDocument, { runId: 'ref-translate-31' })).workflowRun?.view;
+      expect(hidden?.title).toBe(views['ref-translate-31'].state.runTitle);
+      expect(hidden?.steps.edges.map((edge) => [edge.node.nodeId, edge.node.prompt?.text ?? null])).toEqual(
+        views['ref-translate-31'].state.steps.map((step) => [step.nodeId, null]),
+      );
     } finally {
       for (const server of servers.splice(0).reverse()) await server.close();
       rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildReferenceFile, loadReferenceViews } from '../../fixtures/pi-workflows-reference-file.js';
-import { CONTENT_SCOPE_MESSAGE } from '../../src/schema/types/run-view/run-content.js';
+import { CONTENT_SCOPE_MESSAGE } from '../../src/schema/content-scope.js';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.js';
 import { tempDir } from '../helpers/store-fixtures.js';
 
@@ -95,14 +95,27 @@ describe('paging a run view’s list', () => {
   });
 
   it.each([
-    [{ first: 257 }, 'first must be between 0 and 256'],
-    [{ last: -1 }, 'last must be between 0 and 256'],
-    [{ first: 1, last: 1 }, 'first and last cannot be used together: page forward with first/after or backward with last/before'],
+    [{ first: 257 }, 'trace: first must be between 0 and 256'],
+    [{ last: -1 }, 'trace: last must be between 0 and 256'],
+    [{ first: 1, last: 1 }, 'trace: first and last cannot be used together: page forward with first/after or backward with last/before'],
     [{ after: 'not-a-cursor' }, 'Invalid cursor: not-a-cursor'],
   ])('%j is refused with BAD_USER_INPUT', async (variables, message) => {
     const result = await fx.gql(TRACE_PAGE as never, { runId: RUN, ...variables } as never);
-    expect(result.errors).toEqual([expect.objectContaining({ message, extensions: { code: 'BAD_USER_INPUT' } })]);
+    expect(result.errors).toEqual([expect.objectContaining({ message, extensions: { code: 'BAD_USER_INPUT' }, path: ['workflowRun', 'view', 'trace'] })]);
     expect(result.data).toEqual({ workflowRun: null });
+  });
+
+  it('the list with bad arguments is named, at its own path (the session’s too)', async () => {
+    const result = await fx.gql(
+      `query { workflowRun(runId: "${RUN}") { view { steps(first: 2) { totalCount } trace(first: 300) { totalCount } session { entries(first: 999) { totalCount } } } } }` as never,
+    );
+    expect(result.errors).toEqual([expect.objectContaining({ message: 'trace: first must be between 0 and 256', path: ['workflowRun', 'view', 'trace'] })]);
+    const explain = await fx.gql(
+      `query { workflowRun(runId: "ref-explain-14") { view { steps { totalCount } session { entries(first: 999) { totalCount } } } } }` as never,
+    );
+    expect(explain.errors?.map((error) => [error.message, error.path])).toEqual([
+      ['session.entries: first must be between 0 and 256', ['workflowRun', 'view', 'session', 'entries']],
+    ]);
   });
 
   it('a cursor of another list is refused, naming both lists', async () => {
@@ -155,6 +168,33 @@ describe('a metadata-scope token', () => {
     for (const error of result.errors ?? []) {
       expect(error).toMatchObject({ message: CONTENT_SCOPE_MESSAGE, extensions: { code: 'FORBIDDEN', reason: 'METADATA_SCOPE' } });
     }
+  });
+
+  it('the run’s input and launch options and the viewer deltas’ values are content too (a delta’s presentationRevision is not)', async () => {
+    const result = await fx.gql(
+      `query { workflowRun(runId: "${RUN}") { runId input launchOptions viewerDeltas(afterRevision: 1) { batches { deltas { patch { path value } } } } } }` as never,
+      undefined,
+      { authorization: 'Bearer meta-token' },
+    );
+    const run = (
+      result.data as {
+        workflowRun: {
+          runId: string;
+          input: null;
+          launchOptions: null;
+          viewerDeltas: { batches: Array<{ deltas: Array<{ patch: Array<{ path: string; value: unknown }> }> }> };
+        };
+      }
+    ).workflowRun;
+    expect(run).toMatchObject({ runId: RUN, input: null, launchOptions: null });
+    const operations = run.viewerDeltas.batches.flatMap((batch) => batch.deltas.flatMap((delta) => delta.patch));
+    const hidden = operations.filter((operation) => operation.path !== '/presentationRevision');
+    expect(hidden.length).toBeGreaterThan(0);
+    for (const operation of hidden) expect(operation.value).toBeNull();
+    for (const operation of operations.filter((each) => each.path === '/presentationRevision')) expect(typeof operation.value).toBe('number');
+    expect(result.errors?.length).toBe(2 + hidden.length);
+    for (const error of result.errors ?? [])
+      expect(error).toMatchObject({ message: CONTENT_SCOPE_MESSAGE, extensions: { code: 'FORBIDDEN', reason: 'METADATA_SCOPE' } });
   });
 
   it('a read token reads the content', async () => {

@@ -71,7 +71,7 @@ describe('subscription auth', () => {
       [{}, 'Unauthorized: send Authorization: Bearer <token>'],
       [
         { authorization: 'Bearer nope' },
-        "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token or a --read-token",
+        "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token, a --read-token or a --metadata-token",
       ],
     ];
     for (const [headers, message] of cases) {

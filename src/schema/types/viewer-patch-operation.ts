@@ -1,5 +1,6 @@
 import type { ViewerPatchOperation } from '../../store/index.js';
 import { builder } from '../builder.js';
+import { assertContentScope } from '../content-scope.js';
 import { PatchOpEnum } from './patch-op.js';
 
 /** One operation of `ViewerDelta.patch`. */
@@ -11,8 +12,13 @@ export const ViewerPatchOperationRef = builder.objectRef<ViewerPatchOperation>('
     value: t.field({
       type: 'JSON',
       nullable: true,
-      description: 'The value to add, replace or append; null for REMOVE.',
-      resolve: (operation) => ('value' in operation ? operation.value : null),
+      description:
+        'The value to add, replace or append; null for REMOVE. Content (but for /presentationRevision): null with a FORBIDDEN error ' +
+        'for a metadata-scope token.',
+      resolve: (operation, _args, context) => {
+        if (operation.path !== '/presentationRevision') assertContentScope(context);
+        return 'value' in operation ? operation.value : null;
+      },
     }),
   }),
 });

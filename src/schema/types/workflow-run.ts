@@ -2,6 +2,7 @@ import { dataloaderGetter, pathDataloaderGetter } from '@pothos/plugin-dataloade
 import type { GraphQLResolveInfo } from 'graphql';
 import type { LineageKind, WorkflowRunRecord, WorkflowStore } from '../../store/index.js';
 import { builder } from '../builder.js';
+import { assertContentScope } from '../content-scope.js';
 import type { GraphQLContext } from '../context.js';
 import { follow, freshLoaders } from '../follow.js';
 import { isIdOnly, RunBatch, runIdOnly } from '../id-only-runs.js';
@@ -180,12 +181,23 @@ WorkflowRunRef.implement({
       resolve: (run) => run.executionMode,
     }),
     originSessionId: t.exposeString('originSessionId', { nullable: true, description: 'Null for headless runs.' }),
-    input: t.field({ type: 'JSON', nullable: true, description: 'The input the run was reserved with, or null.', resolve: (run) => run.input }),
+    input: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'The input the run was reserved with, or null. Content: null with a FORBIDDEN error for a metadata-scope token.',
+      resolve: (run, _args, context) => {
+        assertContentScope(context);
+        return run.input;
+      },
+    }),
     launchOptions: t.field({
       type: 'JSON',
       nullable: true,
-      description: 'The launch options the run was reserved with, or null.',
-      resolve: (run) => run.launchOptions,
+      description: 'The launch options the run was reserved with, or null. Content: null with a FORBIDDEN error for a metadata-scope token.',
+      resolve: (run, _args, context) => {
+        assertContentScope(context);
+        return run.launchOptions;
+      },
     }),
     errorCode: t.exposeString('errorCode', { nullable: true, description: 'From the queue row.' }),
     errorMessage: t.exposeString('errorMessage', { nullable: true, description: 'From the queue row.' }),

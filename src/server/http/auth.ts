@@ -58,7 +58,7 @@ export function scopeOf(credentials: Credentials, header: unknown): Scope | null
 export const UNAUTHORIZED_NO_TOKEN = 'Unauthorized: send Authorization: Bearer <token>';
 /** The 401 answer to a request whose `Authorization` carries no accepted token. */
 export const UNAUTHORIZED_WRONG_TOKEN =
-  "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token or a --read-token";
+  "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token, a --read-token or a --metadata-token";
 
 /**
  * The text of a 401: whether an `Authorization` header was sent at all (never what it held).

@@ -2,6 +2,7 @@ import { dataloaderGetter } from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
 import { isStoreError, type BlobRef, type JsonValue, type SessionEntryContent, type ValueRef } from '../../../store/index.js';
 import { builder } from '../../builder.js';
+import { assertContentScope } from '../../content-scope.js';
 import type { GraphQLContext } from '../../context.js';
 
 /**
@@ -25,19 +26,6 @@ export function contentOf(runId: string, ref: BlobRef | ValueRef | null): Conten
 export function contentOf(runId: string, ref: BlobRef | ValueRef | null): ContentShape | null {
   if (ref === null) return null;
   return { runId, ref, decode: 'decode' in ref ? ref.decode : 'value' };
-}
-
-/** The text of the FORBIDDEN error a `metadata` caller gets for content. */
-export const CONTENT_SCOPE_MESSAGE =
-  "This token's scope is metadata: the content of runs (prompts, outputs, payloads, the conversation) is not readable with it";
-
-/**
- * Refuses content to a caller with the `metadata` scope.
- *
- * @throws GraphQLError `CONTENT_SCOPE_MESSAGE`, extensions `{ code: 'FORBIDDEN', reason: 'METADATA_SCOPE' }`
- */
-export function assertContentScope(context: GraphQLContext): void {
-  if (context.scope === 'metadata') throw new GraphQLError(CONTENT_SCOPE_MESSAGE, { extensions: { code: 'FORBIDDEN', reason: 'METADATA_SCOPE' } });
 }
 
 /** A store failure reading content, as a GraphQL error with its message (not masked). */
@@ -139,7 +127,10 @@ export const RunContentRef = builder.objectRef<ContentShape>('RunContent').imple
     'With a metadata-scope token json and text are null with a FORBIDDEN error (docs/OPERATIONS.md "Security").',
   fields: (t) => ({
     sha256: t.string({ description: 'SHA-256 of the stored bytes, 64 lowercase hex (the blob it is read from).', resolve: (content) => content.ref.hash }),
-    byteLength: t.int({ description: 'Size of the stored bytes.', resolve: (content) => content.ref.byteLength }),
+    byteLength: t.int({
+      description: 'Size of the stored bytes (the blob it is read from: a prompt taken from a session entry is shorter than the entry).',
+      resolve: (content) => content.ref.byteLength,
+    }),
     mediaType: t.string({ description: 'Media type of the stored bytes: application/json or text/plain.', resolve: (content) => content.ref.mediaType }),
     json: t.field({
       type: 'JSON',
