@@ -457,14 +457,42 @@ export type LivePageStepFragment = { stepIndex: number, nodeId: string, nodeType
 
 export type LivePageRequestFragment = { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } };
 
-export type LivePageViewFragment = { runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> } | null, graphSteps: Array<{ nodeId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null } }> }, session: { piSessionId: string | null, captureStatus: string, integrity: string, entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, updates: { totalCount: number, edges: Array<{ node: { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } } }> }, followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> } };
+export type LivePageTraceEventFragment = { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null };
+
+export type LivePageSessionEntryFragment = { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null };
+
+export type LivePageUpdateFragment = { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } };
+
+export type LivePageViewHeadFragment = { runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, currentAttemptId: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> } | null, graphSteps: Array<{ nodeId: string, attemptId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, session: { piSessionId: string | null, captureStatus: string, integrity: string } | null };
+
+export type LivePageViewQuestionsFragment = { followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> } };
+
+export type LivePageViewListsFragment = { steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null } }> }, session: { piSessionId: string | null, captureStatus: string, integrity: string, entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, updates: { totalCount: number, edges: Array<{ node: { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } } }> } };
 
 export type LivePageRunViewQueryVariables = Exact<{
   runId: string;
 }>;
 
 
-export type LivePageRunViewQuery = { workflowRun: { id: string, runId: string, view: { runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> } | null, graphSteps: Array<{ nodeId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null } }> }, session: { piSessionId: string | null, captureStatus: string, integrity: string, entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, updates: { totalCount: number, edges: Array<{ node: { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } } }> }, followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> } } } | null };
+export type LivePageRunViewQuery = { workflowRun: { id: string, runId: string, view: { cursor: string, runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, currentAttemptId: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> } | null, graphSteps: Array<{ nodeId: string, attemptId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, session: { piSessionId: string | null, captureStatus: string, integrity: string, entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> }, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null } }> }, updates: { totalCount: number, edges: Array<{ node: { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } } }> } } } | null };
+
+export type LivePageRunQuestionsQueryVariables = Exact<{
+  runId: string;
+}>;
+
+
+export type LivePageRunQuestionsQuery = { workflowRun: { id: string, runId: string, view: { revision: number, followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> } } } | null };
+
+export type LivePageViewFollowSubscriptionVariables = Exact<{
+  runId: string;
+  after?: string | null | undefined;
+}>;
+
+
+export type LivePageViewFollowSubscription = { workflowRunView:
+    | { __typename: 'WorkflowRunViewChanged', fromRevision: number, revision: number, cursor: string, view: { runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, currentAttemptId: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> } | null, graphSteps: Array<{ nodeId: string, attemptId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, session: { piSessionId: string | null, captureStatus: string, integrity: string } | null }, steps: Array<{ stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null }>, traceEvents: Array<{ seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null }>, sessionEntries: Array<{ seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null }>, updates: Array<{ updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } }> }
+    | { __typename: 'WorkflowRunViewReset', revision: number, cursor: string, view: { runId: string, revision: number, title: string | null, workflowName: string, status: WorkflowRunStatus, statusDetail: string | null, live: boolean, paused: boolean, possiblyInterrupted: boolean, currentNode: string | null, currentAttemptId: string | null, waitingOn: string | null, createdAt: string, updatedAt: string, finishedAt: string | null, carriedStepCount: number, display: { status: RunDisplayStatus, reason: string | null, activity: RunActivity | null, controls: Array<RunControl> }, definition: { name: string, startAt: string, nodes: Array<{ nodeId: string, nodeType: string }>, edges: Array<{ from: string, to: string }> } | null, graphSteps: Array<{ nodeId: string, attemptId: string, outcome: StepOutcome, attempt: number }>, takenTransitions: Array<{ from: string, to: string }>, input: { byteLength: number, mediaType: string, text: string | null }, finalOutput: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null, pendingRequest: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } | null, session: { piSessionId: string | null, captureStatus: string, integrity: string, entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, entryType: string | null, customType: string | null, role: string | null, text: string | null, toolCallId: string | null, toolName: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null, followUps: { totalCount: number, edges: Array<{ node: { followUpId: string, state: string, actorType: string, createdAt: string, prompt: { byteLength: number, mediaType: string, text: string | null }, reason: { byteLength: number, mediaType: string, text: string | null } | null } }> }, interactiveRequests: { totalCount: number, edges: Array<{ node: { requestId: string, kind: string, status: string, createdAt: string, settledAt: string | null, contract: { byteLength: number, mediaType: string, text: string | null } } }> }, humanDecisions: { totalCount: number, edges: Array<{ node: { decisionId: string, title: string, audience: string, createdAt: string, deadlineAt: string | null, choices: { byteLength: number, mediaType: string, text: string | null }, resolution: { outcome: string, reason: string | null, resolvedAt: string } | null } }> }, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, mediaType: string, text: string | null } | null, output: { byteLength: number, mediaType: string, text: string | null } | null, error: { byteLength: number, mediaType: string, text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, type: string, scope: TraceScope, nodeId: string | null, actorType: string, payload: { byteLength: number, mediaType: string, text: string | null } | null } }> }, updates: { totalCount: number, edges: Array<{ node: { updateId: string, type: string, key: string, nodeId: string, at: string, data: { byteLength: number, mediaType: string, text: string | null } } }> } } }
+   };
 
 export type McpRunFieldsFragment = { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null };
 
@@ -507,7 +535,7 @@ export type McpInspectRunQueryVariables = Exact<{
 }>;
 
 
-export type McpInspectRunQuery = { workflowRun: { input: unknown, launchOptions: unknown, parentTerminalFingerprint: string | null, id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, view: { revision: number, title: string | null, currentNode: string | null, waitingOn: string | null, display: { status: RunDisplayStatus, activity: RunActivity | null, reason: string | null, controls: Array<RunControl> }, error: { text: string | null } | null, finalOutput: { byteLength: number, text: string | null } | null, pendingRequest: { requestId: string, kind: string, status: string, revision: number } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, error: { text: string | null } | null } }> } }, continuation: { id: string, runId: string } | null, restart: { id: string, runId: string } | null, latestRun: { id: string, runId: string }, lineage: { totalCount: number, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, createdAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } }, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null };
+export type McpInspectRunQuery = { workflowRun: { input: unknown, launchOptions: unknown, parentTerminalFingerprint: string | null, id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, terminalFingerprint: string | null, presentationRevision: number, view: { revision: number, cursor: string, title: string | null, currentNode: string | null, waitingOn: string | null, display: { status: RunDisplayStatus, activity: RunActivity | null, reason: string | null, controls: Array<RunControl> }, error: { text: string | null } | null, finalOutput: { byteLength: number, text: string | null } | null, pendingRequest: { requestId: string, kind: string, status: string, revision: number } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, error: { text: string | null } | null } }> } }, continuation: { id: string, runId: string } | null, restart: { id: string, runId: string } | null, latestRun: { id: string, runId: string }, lineage: { totalCount: number, edges: Array<{ node: { id: string, runId: string, parentRunId: string | null, lineageKind: LineageKind | null, restartNumber: number, status: WorkflowRunStatus, queueStatus: RunQueueStatus, createdAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } }, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } | null };
 
 export type McpViewerDeltasQueryVariables = Exact<{
   runId: string;
@@ -526,6 +554,17 @@ export type McpRunChangeSubscriptionVariables = Exact<{
 export type McpRunChangeSubscription = { workflowRunDeltas:
     | { __typename: 'ViewerDeltaBatch', runId: string, presentationRevision: number, deltas: Array<{ deltaIndex: number, targetType: ViewerTargetType, targetKey: string, recordedAt: string, patch: Array<{ op: PatchOp, path: string, value: unknown }> }> }
     | { __typename: 'ViewerSnapshotRequired', runId: string, currentRevision: number, retainedFromRevision: number }
+   };
+
+export type McpViewChangesSubscriptionVariables = Exact<{
+  runId: string;
+  after: string;
+}>;
+
+
+export type McpViewChangesSubscription = { workflowRunView:
+    | { __typename: 'WorkflowRunViewChanged', fromRevision: number, revision: number, cursor: string, view: { title: string | null, currentNode: string | null, waitingOn: string | null, display: { status: RunDisplayStatus, activity: RunActivity | null, reason: string | null, controls: Array<RunControl> }, error: { text: string | null } | null }, steps: Array<{ stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, finishedAt: string | null, output: { byteLength: number, text: string | null } | null, error: { text: string | null } | null }>, traceEvents: Array<{ seq: number, at: string, type: string, nodeId: string | null }>, sessionEntries: Array<{ seq: number, role: string | null, text: string | null, toolCalls: Array<{ name: string }> | null }> }
+    | { __typename: 'WorkflowRunViewReset', revision: number, cursor: string }
    };
 
 export type McpRunQueryVariables = Exact<{
@@ -875,6 +914,17 @@ export type WorkflowRunChainDeltasSubscription = { workflowRunChainDeltas:
     | { __typename: 'WorkflowRunChainSnapshotRequired', cursor: string, runId: string, currentRevision: number, retainedFromRevision: number, run: { id: string, runId: string, workflowName: string, workflowRef: string, status: WorkflowRunStatus, queueStatus: RunQueueStatus, paused: boolean, statusDetail: string | null, executionMode: ExecutionMode, originSessionId: string | null, input: unknown, launchOptions: unknown, errorCode: string | null, errorMessage: string | null, createdAt: string, updatedAt: string, startedAt: string | null, finishedAt: string | null, parentRunId: string | null, rootRunId: string, lineageKind: LineageKind | null, restartNumber: number, parentTerminalFingerprint: string | null, terminalFingerprint: string | null, presentationRevision: number, claim: { ownerId: string, leaseGeneration: number, expiresAt: string } | null } }
    };
 
+export type WorkflowRunViewFollowSubscriptionVariables = Exact<{
+  runId: string;
+  after?: string | null | undefined;
+}>;
+
+
+export type WorkflowRunViewFollowSubscription = { workflowRunView:
+    | { __typename: 'WorkflowRunViewChanged', runId: string, fromRevision: number, revision: number, cursor: string, view: { title: string | null, status: WorkflowRunStatus, paused: boolean, statusDetail: string | null, currentNode: string | null, waitingOn: string | null, display: { status: RunDisplayStatus, activity: RunActivity | null, reason: string | null, controls: Array<RunControl> }, finalOutput: { byteLength: number, text: string | null } | null, error: { text: string | null } | null }, steps: Array<{ stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, text: string | null } | null, output: { byteLength: number, text: string | null } | null, error: { text: string | null } | null }>, traceEvents: Array<{ seq: number, at: string, scope: TraceScope, type: string, nodeId: string | null, attemptId: string | null }>, sessionEntries: Array<{ seq: number, at: string, role: string | null, customType: string | null, text: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null }>, sessionEvents: Array<{ seq: number, at: string, type: string }>, updates: Array<{ seq: number, type: string, key: string, nodeId: string, data: { json: unknown } }> }
+    | { __typename: 'WorkflowRunViewReset', runId: string, revision: number, cursor: string, view: { title: string | null, status: WorkflowRunStatus, paused: boolean, statusDetail: string | null, currentNode: string | null, waitingOn: string | null, display: { status: RunDisplayStatus, activity: RunActivity | null, reason: string | null, controls: Array<RunControl> }, finalOutput: { byteLength: number, text: string | null } | null, error: { text: string | null } | null, steps: { totalCount: number, edges: Array<{ node: { stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, startedAt: string | null, finishedAt: string | null, prompt: { byteLength: number, text: string | null } | null, output: { byteLength: number, text: string | null } | null, error: { text: string | null } | null } }> }, trace: { totalCount: number, edges: Array<{ node: { seq: number, at: string, scope: TraceScope, type: string, nodeId: string | null, attemptId: string | null } }> }, session: { entries: { totalCount: number, edges: Array<{ node: { seq: number, at: string, role: string | null, customType: string | null, text: string | null, toolCalls: Array<{ id: string, name: string, arguments: unknown }> | null } }> } } | null } }
+   };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -1045,32 +1095,23 @@ export const LivePageRunRecordFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"LivePageRunRecord"}) as unknown as TypedDocumentString<LivePageRunRecordFragment, unknown>;
-export const LivePageStepFragmentDoc = new TypedDocumentString(`
-    fragment LivePageStep on RunStep {
-  stepIndex
-  nodeId
-  nodeType
-  attempt
-  outcome
-  startedAt
-  finishedAt
-  prompt {
-    byteLength
-    mediaType
-    text
-  }
-  output {
-    byteLength
-    mediaType
-    text
-  }
-  error {
-    byteLength
-    mediaType
-    text
+export const LivePageSessionEntryFragmentDoc = new TypedDocumentString(`
+    fragment LivePageSessionEntry on SessionEntry {
+  seq
+  at
+  entryType
+  customType
+  role
+  text
+  toolCallId
+  toolName
+  toolCalls {
+    id
+    name
+    arguments
   }
 }
-    `, {"fragmentName":"LivePageStep"}) as unknown as TypedDocumentString<LivePageStepFragment, unknown>;
+    `, {"fragmentName":"LivePageSessionEntry"}) as unknown as TypedDocumentString<LivePageSessionEntryFragment, unknown>;
 export const LivePageRequestFragmentDoc = new TypedDocumentString(`
     fragment LivePageRequest on InteractiveRequest {
   requestId
@@ -1085,8 +1126,8 @@ export const LivePageRequestFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"LivePageRequest"}) as unknown as TypedDocumentString<LivePageRequestFragment, unknown>;
-export const LivePageViewFragmentDoc = new TypedDocumentString(`
-    fragment LivePageView on WorkflowRunView {
+export const LivePageViewHeadFragmentDoc = new TypedDocumentString(`
+    fragment LivePageViewHead on WorkflowRunView {
   runId
   revision
   title
@@ -1097,6 +1138,7 @@ export const LivePageViewFragmentDoc = new TypedDocumentString(`
   paused
   possiblyInterrupted
   currentNode
+  currentAttemptId
   waitingOn
   createdAt
   updatedAt
@@ -1122,6 +1164,7 @@ export const LivePageViewFragmentDoc = new TypedDocumentString(`
   }
   graphSteps {
     nodeId
+    attemptId
     outcome
     attempt
   }
@@ -1144,74 +1187,29 @@ export const LivePageViewFragmentDoc = new TypedDocumentString(`
     mediaType
     text
   }
-  steps {
-    totalCount
-    edges {
-      node {
-        ...LivePageStep
-      }
-    }
-  }
-  trace {
-    totalCount
-    edges {
-      node {
-        seq
-        at
-        type
-        scope
-        nodeId
-        actorType
-        payload {
-          byteLength
-          mediaType
-          text
-        }
-      }
-    }
+  pendingRequest {
+    ...LivePageRequest
   }
   session {
     piSessionId
     captureStatus
     integrity
-    entries {
-      totalCount
-      edges {
-        node {
-          seq
-          at
-          entryType
-          customType
-          role
-          text
-          toolCallId
-          toolName
-          toolCalls {
-            id
-            name
-            arguments
-          }
-        }
-      }
-    }
   }
-  updates {
-    totalCount
-    edges {
-      node {
-        updateId
-        type
-        key
-        nodeId
-        at
-        data {
-          byteLength
-          mediaType
-          text
-        }
-      }
-    }
+}
+    fragment LivePageRequest on InteractiveRequest {
+  requestId
+  kind
+  status
+  createdAt
+  settledAt
+  contract {
+    byteLength
+    mediaType
+    text
   }
+}`, {"fragmentName":"LivePageViewHead"}) as unknown as TypedDocumentString<LivePageViewHeadFragment, unknown>;
+export const LivePageViewQuestionsFragmentDoc = new TypedDocumentString(`
+    fragment LivePageViewQuestions on WorkflowRunView {
   followUps {
     totalCount
     edges {
@@ -1232,9 +1230,6 @@ export const LivePageViewFragmentDoc = new TypedDocumentString(`
         }
       }
     }
-  }
-  pendingRequest {
-    ...LivePageRequest
   }
   interactiveRequests {
     totalCount
@@ -1267,6 +1262,19 @@ export const LivePageViewFragmentDoc = new TypedDocumentString(`
     }
   }
 }
+    fragment LivePageRequest on InteractiveRequest {
+  requestId
+  kind
+  status
+  createdAt
+  settledAt
+  contract {
+    byteLength
+    mediaType
+    text
+  }
+}`, {"fragmentName":"LivePageViewQuestions"}) as unknown as TypedDocumentString<LivePageViewQuestionsFragment, unknown>;
+export const LivePageStepFragmentDoc = new TypedDocumentString(`
     fragment LivePageStep on RunStep {
   stepIndex
   nodeId
@@ -1291,18 +1299,137 @@ export const LivePageViewFragmentDoc = new TypedDocumentString(`
     text
   }
 }
-fragment LivePageRequest on InteractiveRequest {
-  requestId
-  kind
-  status
-  createdAt
-  settledAt
-  contract {
+    `, {"fragmentName":"LivePageStep"}) as unknown as TypedDocumentString<LivePageStepFragment, unknown>;
+export const LivePageTraceEventFragmentDoc = new TypedDocumentString(`
+    fragment LivePageTraceEvent on TraceEvent {
+  seq
+  at
+  type
+  scope
+  nodeId
+  actorType
+  payload {
     byteLength
     mediaType
     text
   }
-}`, {"fragmentName":"LivePageView"}) as unknown as TypedDocumentString<LivePageViewFragment, unknown>;
+}
+    `, {"fragmentName":"LivePageTraceEvent"}) as unknown as TypedDocumentString<LivePageTraceEventFragment, unknown>;
+export const LivePageUpdateFragmentDoc = new TypedDocumentString(`
+    fragment LivePageUpdate on WorkflowUpdate {
+  updateId
+  type
+  key
+  nodeId
+  at
+  data {
+    byteLength
+    mediaType
+    text
+  }
+}
+    `, {"fragmentName":"LivePageUpdate"}) as unknown as TypedDocumentString<LivePageUpdateFragment, unknown>;
+export const LivePageViewListsFragmentDoc = new TypedDocumentString(`
+    fragment LivePageViewLists on WorkflowRunView {
+  steps {
+    totalCount
+    edges {
+      node {
+        ...LivePageStep
+      }
+    }
+  }
+  trace {
+    totalCount
+    edges {
+      node {
+        ...LivePageTraceEvent
+      }
+    }
+  }
+  session {
+    piSessionId
+    captureStatus
+    integrity
+    entries {
+      totalCount
+      edges {
+        node {
+          seq
+          at
+          entryType
+          customType
+          role
+          text
+          toolCallId
+          toolName
+          toolCalls {
+            id
+            name
+            arguments
+          }
+        }
+      }
+    }
+  }
+  updates {
+    totalCount
+    edges {
+      node {
+        ...LivePageUpdate
+      }
+    }
+  }
+}
+    fragment LivePageStep on RunStep {
+  stepIndex
+  nodeId
+  nodeType
+  attempt
+  outcome
+  startedAt
+  finishedAt
+  prompt {
+    byteLength
+    mediaType
+    text
+  }
+  output {
+    byteLength
+    mediaType
+    text
+  }
+  error {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageTraceEvent on TraceEvent {
+  seq
+  at
+  type
+  scope
+  nodeId
+  actorType
+  payload {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageUpdate on WorkflowUpdate {
+  updateId
+  type
+  key
+  nodeId
+  at
+  data {
+    byteLength
+    mediaType
+    text
+  }
+}`, {"fragmentName":"LivePageViewLists"}) as unknown as TypedDocumentString<LivePageViewListsFragment, unknown>;
 export const McpRunFieldsFragmentDoc = new TypedDocumentString(`
     fragment McpRunFields on WorkflowRun {
   id
@@ -1640,7 +1767,10 @@ export const LivePageRunViewDocument = new TypedDocumentString(`
     id
     runId
     view {
-      ...LivePageView
+      cursor
+      ...LivePageViewHead
+      ...LivePageViewQuestions
+      ...LivePageViewLists
     }
   }
 }
@@ -1680,7 +1810,32 @@ fragment LivePageRequest on InteractiveRequest {
     text
   }
 }
-fragment LivePageView on WorkflowRunView {
+fragment LivePageTraceEvent on TraceEvent {
+  seq
+  at
+  type
+  scope
+  nodeId
+  actorType
+  payload {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageUpdate on WorkflowUpdate {
+  updateId
+  type
+  key
+  nodeId
+  at
+  data {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageViewHead on WorkflowRunView {
   runId
   revision
   title
@@ -1691,6 +1846,7 @@ fragment LivePageView on WorkflowRunView {
   paused
   possiblyInterrupted
   currentNode
+  currentAttemptId
   waitingOn
   createdAt
   updatedAt
@@ -1716,6 +1872,7 @@ fragment LivePageView on WorkflowRunView {
   }
   graphSteps {
     nodeId
+    attemptId
     outcome
     attempt
   }
@@ -1738,6 +1895,69 @@ fragment LivePageView on WorkflowRunView {
     mediaType
     text
   }
+  pendingRequest {
+    ...LivePageRequest
+  }
+  session {
+    piSessionId
+    captureStatus
+    integrity
+  }
+}
+fragment LivePageViewQuestions on WorkflowRunView {
+  followUps {
+    totalCount
+    edges {
+      node {
+        followUpId
+        state
+        actorType
+        createdAt
+        prompt {
+          byteLength
+          mediaType
+          text
+        }
+        reason {
+          byteLength
+          mediaType
+          text
+        }
+      }
+    }
+  }
+  interactiveRequests {
+    totalCount
+    edges {
+      node {
+        ...LivePageRequest
+      }
+    }
+  }
+  humanDecisions {
+    totalCount
+    edges {
+      node {
+        decisionId
+        title
+        audience
+        createdAt
+        deadlineAt
+        choices {
+          byteLength
+          mediaType
+          text
+        }
+        resolution {
+          outcome
+          reason
+          resolvedAt
+        }
+      }
+    }
+  }
+}
+fragment LivePageViewLists on WorkflowRunView {
   steps {
     totalCount
     edges {
@@ -1750,17 +1970,7 @@ fragment LivePageView on WorkflowRunView {
     totalCount
     edges {
       node {
-        seq
-        at
-        type
-        scope
-        nodeId
-        actorType
-        payload {
-          byteLength
-          mediaType
-          text
-        }
+        ...LivePageTraceEvent
       }
     }
   }
@@ -1793,19 +2003,35 @@ fragment LivePageView on WorkflowRunView {
     totalCount
     edges {
       node {
-        updateId
-        type
-        key
-        nodeId
-        at
-        data {
-          byteLength
-          mediaType
-          text
-        }
+        ...LivePageUpdate
       }
     }
   }
+}`, {"hash":"sha256:07f12c2ae334e34e3fe712474c0098c501e554635832cef927358653a67ee2d1"}) as unknown as TypedDocumentString<LivePageRunViewQuery, LivePageRunViewQueryVariables>;
+export const LivePageRunQuestionsDocument = new TypedDocumentString(`
+    query LivePageRunQuestions($runId: String!) {
+  workflowRun(runId: $runId) {
+    id
+    runId
+    view {
+      revision
+      ...LivePageViewQuestions
+    }
+  }
+}
+    fragment LivePageRequest on InteractiveRequest {
+  requestId
+  kind
+  status
+  createdAt
+  settledAt
+  contract {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageViewQuestions on WorkflowRunView {
   followUps {
     totalCount
     edges {
@@ -1826,9 +2052,6 @@ fragment LivePageView on WorkflowRunView {
         }
       }
     }
-  }
-  pendingRequest {
-    ...LivePageRequest
   }
   interactiveRequests {
     totalCount
@@ -1860,7 +2083,291 @@ fragment LivePageView on WorkflowRunView {
       }
     }
   }
-}`, {"hash":"sha256:a4e1712014c9a8c9613fb060f65d2cee8dfe212d91b0e3f92a5b04f37aeec4ac"}) as unknown as TypedDocumentString<LivePageRunViewQuery, LivePageRunViewQueryVariables>;
+}`, {"hash":"sha256:5cfbdc50c8be42539f25b8025837f71260ec275e03d278a031c64adaaa280a89"}) as unknown as TypedDocumentString<LivePageRunQuestionsQuery, LivePageRunQuestionsQueryVariables>;
+export const LivePageViewFollowDocument = new TypedDocumentString(`
+    subscription LivePageViewFollow($runId: String!, $after: String) {
+  workflowRunView(runId: $runId, after: $after) {
+    __typename
+    ... on WorkflowRunViewReset {
+      revision
+      cursor
+      view {
+        ...LivePageViewHead
+        ...LivePageViewQuestions
+        ...LivePageViewLists
+      }
+    }
+    ... on WorkflowRunViewChanged {
+      fromRevision
+      revision
+      cursor
+      view {
+        ...LivePageViewHead
+      }
+      steps {
+        ...LivePageStep
+      }
+      traceEvents {
+        ...LivePageTraceEvent
+      }
+      sessionEntries {
+        ...LivePageSessionEntry
+      }
+      updates {
+        ...LivePageUpdate
+      }
+    }
+  }
+}
+    fragment LivePageStep on RunStep {
+  stepIndex
+  nodeId
+  nodeType
+  attempt
+  outcome
+  startedAt
+  finishedAt
+  prompt {
+    byteLength
+    mediaType
+    text
+  }
+  output {
+    byteLength
+    mediaType
+    text
+  }
+  error {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageRequest on InteractiveRequest {
+  requestId
+  kind
+  status
+  createdAt
+  settledAt
+  contract {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageTraceEvent on TraceEvent {
+  seq
+  at
+  type
+  scope
+  nodeId
+  actorType
+  payload {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageSessionEntry on SessionEntry {
+  seq
+  at
+  entryType
+  customType
+  role
+  text
+  toolCallId
+  toolName
+  toolCalls {
+    id
+    name
+    arguments
+  }
+}
+fragment LivePageUpdate on WorkflowUpdate {
+  updateId
+  type
+  key
+  nodeId
+  at
+  data {
+    byteLength
+    mediaType
+    text
+  }
+}
+fragment LivePageViewHead on WorkflowRunView {
+  runId
+  revision
+  title
+  workflowName
+  status
+  statusDetail
+  live
+  paused
+  possiblyInterrupted
+  currentNode
+  currentAttemptId
+  waitingOn
+  createdAt
+  updatedAt
+  finishedAt
+  carriedStepCount
+  display {
+    status
+    reason
+    activity
+    controls
+  }
+  definition {
+    name
+    startAt
+    nodes {
+      nodeId
+      nodeType
+    }
+    edges {
+      from
+      to
+    }
+  }
+  graphSteps {
+    nodeId
+    attemptId
+    outcome
+    attempt
+  }
+  takenTransitions {
+    from
+    to
+  }
+  input {
+    byteLength
+    mediaType
+    text
+  }
+  finalOutput {
+    byteLength
+    mediaType
+    text
+  }
+  error {
+    byteLength
+    mediaType
+    text
+  }
+  pendingRequest {
+    ...LivePageRequest
+  }
+  session {
+    piSessionId
+    captureStatus
+    integrity
+  }
+}
+fragment LivePageViewQuestions on WorkflowRunView {
+  followUps {
+    totalCount
+    edges {
+      node {
+        followUpId
+        state
+        actorType
+        createdAt
+        prompt {
+          byteLength
+          mediaType
+          text
+        }
+        reason {
+          byteLength
+          mediaType
+          text
+        }
+      }
+    }
+  }
+  interactiveRequests {
+    totalCount
+    edges {
+      node {
+        ...LivePageRequest
+      }
+    }
+  }
+  humanDecisions {
+    totalCount
+    edges {
+      node {
+        decisionId
+        title
+        audience
+        createdAt
+        deadlineAt
+        choices {
+          byteLength
+          mediaType
+          text
+        }
+        resolution {
+          outcome
+          reason
+          resolvedAt
+        }
+      }
+    }
+  }
+}
+fragment LivePageViewLists on WorkflowRunView {
+  steps {
+    totalCount
+    edges {
+      node {
+        ...LivePageStep
+      }
+    }
+  }
+  trace {
+    totalCount
+    edges {
+      node {
+        ...LivePageTraceEvent
+      }
+    }
+  }
+  session {
+    piSessionId
+    captureStatus
+    integrity
+    entries {
+      totalCount
+      edges {
+        node {
+          seq
+          at
+          entryType
+          customType
+          role
+          text
+          toolCallId
+          toolName
+          toolCalls {
+            id
+            name
+            arguments
+          }
+        }
+      }
+    }
+  }
+  updates {
+    totalCount
+    edges {
+      node {
+        ...LivePageUpdate
+      }
+    }
+  }
+}`, {"hash":"sha256:1a19906a1b6f9f1b3a814cbcba4d12cde89386e7bb5ea9a352c1022c1de8bcf3"}) as unknown as TypedDocumentString<LivePageViewFollowSubscription, LivePageViewFollowSubscriptionVariables>;
 export const McpListRunsDocument = new TypedDocumentString(`
     query McpListRuns($first: Int, $after: String, $filter: WorkflowRunFilter, $orderBy: WorkflowRunOrder) {
   workflowRuns(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {
@@ -1914,6 +2421,7 @@ export const McpInspectRunDocument = new TypedDocumentString(`
     parentTerminalFingerprint
     view {
       revision
+      cursor
       title
       display {
         status
@@ -2015,7 +2523,7 @@ export const McpInspectRunDocument = new TypedDocumentString(`
     leaseGeneration
     expiresAt
   }
-}`, {"hash":"sha256:4024272180abb53e1ccd528741b8fcd720dd048c78a02e3b23a1b2c67dc2291e"}) as unknown as TypedDocumentString<McpInspectRunQuery, McpInspectRunQueryVariables>;
+}`, {"hash":"sha256:ca15cad32c514b5b0c47e16cc0c768d10808fe6ffe8f0f83a260c317e2aed4bd"}) as unknown as TypedDocumentString<McpInspectRunQuery, McpInspectRunQueryVariables>;
 export const McpViewerDeltasDocument = new TypedDocumentString(`
     query McpViewerDeltas($runId: String!, $afterRevision: Int!) {
   workflowRun(runId: $runId) {
@@ -2069,6 +2577,65 @@ export const McpRunChangeDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:a1419b39f0894de6cf7be50bd9f400ccaaee7a4be0b57b1d5d5106e323f42d71"}) as unknown as TypedDocumentString<McpRunChangeSubscription, McpRunChangeSubscriptionVariables>;
+export const McpViewChangesDocument = new TypedDocumentString(`
+    subscription McpViewChanges($runId: String!, $after: String!) {
+  workflowRunView(runId: $runId, after: $after) {
+    __typename
+    ... on WorkflowRunViewReset {
+      revision
+      cursor
+    }
+    ... on WorkflowRunViewChanged {
+      fromRevision
+      revision
+      cursor
+      view {
+        title
+        display {
+          status
+          activity
+          reason
+          controls
+        }
+        currentNode
+        waitingOn
+        error {
+          text
+        }
+      }
+      steps {
+        stepIndex
+        nodeId
+        nodeType
+        attempt
+        outcome
+        finishedAt
+        output {
+          byteLength
+          text
+        }
+        error {
+          text
+        }
+      }
+      traceEvents {
+        seq
+        at
+        type
+        nodeId
+      }
+      sessionEntries {
+        seq
+        role
+        text
+        toolCalls {
+          name
+        }
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:86cd685ea9de413d43c1e483037117d87bac182f42502c5881d17eccf6593088"}) as unknown as TypedDocumentString<McpViewChangesSubscription, McpViewChangesSubscriptionVariables>;
 export const McpRunDocument = new TypedDocumentString(`
     query McpRun($runId: String!) {
   workflowRun(runId: $runId) {
@@ -3588,3 +4155,174 @@ export const WorkflowRunChainDeltasDocument = new TypedDocumentString(`
     expiresAt
   }
 }`, {"hash":"sha256:75b3203c47a1f55f553edaaa56b8ed6fbbaaea1c966d42f9c2bfb0936c4a171e"}) as unknown as TypedDocumentString<WorkflowRunChainDeltasSubscription, WorkflowRunChainDeltasSubscriptionVariables>;
+export const WorkflowRunViewFollowDocument = new TypedDocumentString(`
+    subscription WorkflowRunViewFollow($runId: String!, $after: String) {
+  workflowRunView(runId: $runId, after: $after) {
+    __typename
+    ... on WorkflowRunViewReset {
+      runId
+      revision
+      cursor
+      view {
+        title
+        status
+        paused
+        statusDetail
+        display {
+          status
+          activity
+          reason
+          controls
+        }
+        currentNode
+        waitingOn
+        finalOutput {
+          byteLength
+          text
+        }
+        error {
+          text
+        }
+        steps {
+          totalCount
+          edges {
+            node {
+              stepIndex
+              nodeId
+              nodeType
+              attempt
+              outcome
+              startedAt
+              finishedAt
+              prompt {
+                byteLength
+                text
+              }
+              output {
+                byteLength
+                text
+              }
+              error {
+                text
+              }
+            }
+          }
+        }
+        trace {
+          totalCount
+          edges {
+            node {
+              seq
+              at
+              scope
+              type
+              nodeId
+              attemptId
+            }
+          }
+        }
+        session {
+          entries {
+            totalCount
+            edges {
+              node {
+                seq
+                at
+                role
+                customType
+                text
+                toolCalls {
+                  id
+                  name
+                  arguments
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    ... on WorkflowRunViewChanged {
+      runId
+      fromRevision
+      revision
+      cursor
+      view {
+        title
+        status
+        paused
+        statusDetail
+        display {
+          status
+          activity
+          reason
+          controls
+        }
+        currentNode
+        waitingOn
+        finalOutput {
+          byteLength
+          text
+        }
+        error {
+          text
+        }
+      }
+      steps {
+        stepIndex
+        nodeId
+        nodeType
+        attempt
+        outcome
+        startedAt
+        finishedAt
+        prompt {
+          byteLength
+          text
+        }
+        output {
+          byteLength
+          text
+        }
+        error {
+          text
+        }
+      }
+      traceEvents {
+        seq
+        at
+        scope
+        type
+        nodeId
+        attemptId
+      }
+      sessionEntries {
+        seq
+        at
+        role
+        customType
+        text
+        toolCalls {
+          id
+          name
+          arguments
+        }
+      }
+      sessionEvents {
+        seq
+        at
+        type
+      }
+      updates {
+        seq
+        type
+        key
+        nodeId
+        data {
+          json
+        }
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:f424eee43060681ac2a6618ce0003b9a1ceb8758133cce9caa6e98da87271ce0"}) as unknown as TypedDocumentString<WorkflowRunViewFollowSubscription, WorkflowRunViewFollowSubscriptionVariables>;

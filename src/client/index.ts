@@ -30,6 +30,7 @@ import {
   type RunWatchOptions,
   type WatchContext,
 } from './watches.js';
+import { RunViewWatch, type RunViewWatchOptions } from './run-view-watch.js';
 
 export * from '../../schema/generated/graphql.js';
 export {
@@ -58,6 +59,8 @@ export {
   type RunUpdatesWatchOptions,
   type RunWatchOptions,
 } from './watches.js';
+export { isContentHidden } from './http.js';
+export { RunViewWatch, type RunViewEvent, type RunViewWatchOptions } from './run-view-watch.js';
 
 /**
  * Options of {@link createWorkflowClient}: the endpoint and token, plus the socket's options
@@ -133,6 +136,8 @@ export interface WorkflowClient {
   watchRunList(options?: RunListWatchOptions): RunListWatch;
   /** A chain's current latest run and its deltas ({@link ChainWatch}). */
   watchChain(runId: string, options?: ChainWatchOptions): ChainWatch;
+  /** A run's view: the whole view, then what changed at each revision, resumed by cursor ({@link RunViewWatch}). */
+  watchRunView(runId: string, options?: RunViewWatchOptions): RunViewWatch;
   /** The connection's last status. */
   readonly status: ConnectionStatus;
   /** Adds a status listener; returns its remover. */
@@ -203,6 +208,7 @@ export function createWorkflowClient(options: WorkflowClientOptions): WorkflowCl
     watchRunUpdates: (runId, watchOptions) => track(new RunUpdatesWatch(context, runId, watchOptions)),
     watchRunList: (watchOptions) => track(new RunListWatch(context, watchOptions)),
     watchChain: (runId, watchOptions) => track(new ChainWatch(context, runId, watchOptions)),
+    watchRunView: (runId, watchOptions) => track(new RunViewWatch(context, runId, watchOptions)),
     get status() {
       return connection.status;
     },

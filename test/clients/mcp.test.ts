@@ -19,6 +19,7 @@ import { loadMcpOperations } from '../../src/server/mcp/graphql-calls.js';
 import { OPERATIONS_DIR } from '../../src/server/page/static-files.js';
 import { CancelWorkflowRunDocument, ReportWorkflowRunStateDocument, ReserveWorkflowRunDocument, WorkflowRunDocument } from '../../schema/generated/graphql.js';
 import { buildReferenceFile, loadReferenceViews } from '../../fixtures/pi-workflows-reference-file.js';
+import { EngineRowWriter } from '../../src/store/engine-rows/index.js';
 import { httpRequest } from '../helpers/raw-http.js';
 import { captureLog } from '../helpers/log-capture.js';
 import { feedWaiters } from '../helpers/server-signals.js';
@@ -32,7 +33,8 @@ const WRITE_TOOLS = ['restart_run', 'cancel_run', 'pause_run', 'resume_run'];
 /** The test server's --max-body-bytes. */
 const MAX_BODY = 65_536;
 const UNAUTHORIZED = 'Unauthorized: send Authorization: Bearer <token>';
-const WRONG_TOKEN = "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token, a --read-token or a --metadata-token";
+const WRONG_TOKEN =
+  "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token, a --read-token or a --metadata-token";
 const FOREIGN_ORIGIN = 'Origin "http://evil.example" is not allowed; start the server with --cors-origin <origin> to allow it';
 
 /** `http://127.0.0.1:<port>/mcp` of a test server. */
@@ -247,6 +249,7 @@ describe('/mcp', () => {
       const inspected = ok(await call(read, 'inspect_run', { runId: 'view-1', recentRevisions: 0 }));
       expect(inspected.view).toEqual({
         revision: (inspected.run as { presentationRevision: number }).presentationRevision,
+        cursor: expect.any(String),
         title: null,
         display: { status: 'FAILED', activity: null, reason: 'the build broke', controls: [] },
         error: 'the build broke',
@@ -588,7 +591,7 @@ describe('/mcp', () => {
     it('every MCP operation is in the codegen manifest, found by its definitions', () => {
       const operations = loadMcpOperations(join(OPERATIONS_DIR, 'mcp.graphql'), MANIFEST);
       const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>;
-      expect(operations.size).toBe(9);
+      expect(operations.size).toBe(10);
       for (const [name, operation] of operations) {
         expect(operation.documentId, name).toBeDefined();
         expect(manifest[operation.documentId as string], name).toContain(`${name}(`);
@@ -668,5 +671,32 @@ describe('inspect_run on a file pi-workflows wrote', () => {
       view: { error: null; display: { status: string } };
     };
     expect(failed.view).toMatchObject({ error: null, display: { status: 'FAILED' } });
+  });
+
+  it('wait_for_run_change with the view cursor says what changed in the view: a trace event pi-workflows’ engine adds from another connection', async () => {
+    const inspected = ok(await call(client, 'inspect_run', { runId: 'ref-triage-77', recentRevisions: 0 })) as {
+      run: { presentationRevision: number };
+      view: { cursor: string; revision: number };
+    };
+    const waiting = call(client, 'wait_for_run_change', {
+      runId: 'ref-triage-77',
+      afterRevision: inspected.run.presentationRevision,
+      viewCursor: inspected.view.cursor,
+      timeoutMs: 20_000,
+    });
+    const engine = EngineRowWriter.open({ path: join(dir, 'state.sqlite') });
+    try {
+      engine.trace({ runId: 'ref-triage-77', scope: 'node', type: 'node_heartbeat', nodeId: 'classify', payload: { beat: 1 } });
+    } finally {
+      engine.close();
+    }
+    const answer = ok(await waiting) as {
+      kind: string;
+      view: { kind: string; fromRevision: number; cursor: string; traceEvents: Array<{ type: string; nodeId: string }>; steps: unknown[] };
+    };
+    expect(answer.kind).toBe('changed');
+    expect(answer.view).toMatchObject({ kind: 'changed', fromRevision: inspected.view.revision, steps: [] });
+    expect(answer.view.traceEvents.map((event) => [event.type, event.nodeId])).toEqual([['node_heartbeat', 'classify']]);
+    expect(answer.view.cursor).not.toBe(inspected.view.cursor);
   });
 });

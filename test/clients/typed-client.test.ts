@@ -21,12 +21,15 @@ import {
   type ConnectionStatus,
   type RunDeltaEvent,
   type RunListEvent,
+  type RunViewEvent,
   type Run,
   type WorkflowClient,
   type WorkflowClientOptions,
 } from '../../src/client/index.js';
 import { WorkflowStore } from '../../src/store/index.js';
 import { buildReferenceFile, loadReferenceViews } from '../../fixtures/pi-workflows-reference-file.js';
+import { createPiWorkflowsFile } from '../../fixtures/pi-workflows-file.js';
+import { EngineRowWriter } from '../../src/store/engine-rows/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -334,6 +337,68 @@ describe('the typed client', () => {
         views['ref-translate-31'].state.steps.map((step) => [step.nodeId, null]),
       );
     } finally {
+      for (const server of servers.splice(0).reverse()) await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('watchRunView: the whole view, then each step and conversation entry once, across a server restart with commits while it was down', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'typed-client-view-watch-'));
+    const path = join(dir, 'state.sqlite');
+    createPiWorkflowsFile(path).close();
+    const first = await startTestServer({ dbPath: path });
+    servers.push(first);
+    // A definition snapshot in pi-workflows' form (values invented for this test).
+    const definition = {
+      schema: 'pi-workflows.definition-snapshot.v1',
+      name: 'watch',
+      startAt: 'a',
+      nodes: { a: { nodeType: 'agent' }, b: { nodeType: 'agent' } },
+      edges: [{ from: 'a', to: 'b' }],
+    };
+    await first.data(ReserveWorkflowRunDocument, { input: reserveInput('view-run', { definition, workflowName: 'watch' }) });
+    const engine = EngineRowWriter.open({ path });
+    try {
+      engine.startRun({ runId: 'view-run', title: 'Watched' });
+      engine.bindSession({ runId: 'view-run', piSessionId: 'pi-watch', cwd: '/work' });
+      const step = (nodeId: string): void => {
+        const { attemptId } = engine.startStep({ runId: 'view-run', nodeId, nodeType: 'agent' });
+        engine.appendSessionEntry({
+          runId: 'view-run',
+          entry: { type: 'message', id: `e-${nodeId}`, parentId: null, message: { role: 'assistant', content: [{ type: 'text', text: `${nodeId} said` }] } },
+        });
+        engine.finishStep({ runId: 'view-run', attemptId, outcome: 'ok', output: `${nodeId} out` });
+      };
+      const { client: typed, statuses } = client(first);
+      const seen = new Seen<RunViewEvent>();
+      const watch = typed.watchRunView('view-run', { onEvent: seen.push });
+      await seen.until((events) => events.length === 1, 'the whole view');
+      expect(seen.events[0]).toMatchObject({ __typename: 'WorkflowRunViewReset', view: { title: 'Watched', status: 'RUNNING' } });
+      step('a');
+      const stepsOf = (events: readonly RunViewEvent[]): string[] =>
+        events.flatMap((event) => (event.__typename === 'WorkflowRunViewChanged' ? event.steps.map((each) => `${each.nodeId}:${each.output?.text}`) : []));
+      await seen.until((events) => stepsOf(events).length === 1, 'step a');
+
+      await first.server.close();
+      await statuses.until((seenStatuses) => seenStatuses.some((status) => status.state === 'reconnecting'), 'a reconnect');
+      step('b'); // committed while no server runs
+      const second = await startTestServer({ dbPath: path, port: first.port });
+      servers.push(second);
+      await seen.until((events) => stepsOf(events).length === 2, 'step b after the restart');
+      expect(stepsOf(seen.events)).toEqual(['a:a out', 'b:b out']);
+      const entries = seen.events.flatMap((event) => (event.__typename === 'WorkflowRunViewChanged' ? event.sessionEntries.map((entry) => entry.text) : []));
+      expect(entries).toEqual(['a said', 'b said']);
+      // Every revision once, in order.
+      const changed = seen.events.filter((event) => event.__typename === 'WorkflowRunViewChanged');
+      let at = seen.events[0]?.revision as number;
+      for (const event of changed) {
+        expect(event.fromRevision).toBe(at);
+        at = event.revision;
+      }
+      expect(watch.stats.duplicates).toBe(0);
+      watch.close();
+    } finally {
+      engine.close();
       for (const server of servers.splice(0).reverse()) await server.close();
       rmSync(dir, { recursive: true, force: true });
     }

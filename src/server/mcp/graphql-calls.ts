@@ -13,7 +13,16 @@ import { parse, print, separateOperations, visit, type ASTNode, type DocumentNod
 
 /** The operations of `schema/operations/mcp.graphql` the tools run. */
 export type McpOperationName =
-  'McpListRuns' | 'McpInspectRun' | 'McpViewerDeltas' | 'McpRunChange' | 'McpRun' | 'McpRestartRun' | 'McpCancelRun' | 'McpPauseRun' | 'McpResumeRun';
+  | 'McpListRuns'
+  | 'McpInspectRun'
+  | 'McpViewerDeltas'
+  | 'McpRunChange'
+  | 'McpViewChanges'
+  | 'McpRun'
+  | 'McpRestartRun'
+  | 'McpCancelRun'
+  | 'McpPauseRun'
+  | 'McpResumeRun';
 
 /** How one operation is sent: its text, and its persisted id when the server's manifest holds it. */
 export interface McpOperation {
@@ -82,6 +91,7 @@ export function loadMcpOperations(file: string, manifestPath: string | null): Ma
     'McpInspectRun',
     'McpViewerDeltas',
     'McpRunChange',
+    'McpViewChanges',
     'McpRun',
     'McpRestartRun',
     'McpCancelRun',

@@ -94,6 +94,36 @@ function viewEssentials(view: RunViewEssentials): Record<string, unknown> {
   };
 }
 
+/** A `McpViewChanges` event. */
+type ViewEvent =
+  { __typename: 'WorkflowRunViewReset'; revision: number; cursor: string } | ({ __typename: 'WorkflowRunViewChanged' } & Record<string, unknown>);
+
+/**
+ * What changed in the run's view, as wait_for_run_change returns it: `kind: "changed"` with the
+ * head now and the steps, trace events and conversation entries added (error texts flattened),
+ * or `kind: "reset"` (too much changed: call inspect_run), each with the cursor to pass next.
+ */
+function viewChanges(event: ViewEvent): Record<string, unknown> {
+  if (event.__typename === 'WorkflowRunViewReset') {
+    return {
+      kind: 'reset',
+      revision: event.revision,
+      cursor: event.cursor,
+      message: 'More changed than one answer carries: call inspect_run for the whole view',
+    };
+  }
+  const { __typename, view, steps, ...fields } = event as unknown as Record<string, unknown> & {
+    view: { error: { text: string | null } | null } & Record<string, unknown>;
+    steps: Array<{ error: { text: string | null } | null } & Record<string, unknown>>;
+  };
+  return {
+    kind: 'changed',
+    ...fields,
+    view: { ...view, error: view.error?.text ?? null },
+    steps: steps.map(({ error, ...step }) => ({ ...step, error: error?.text ?? null })),
+  };
+}
+
 /** A run the tool looked for and GraphQL answered null for. */
 function runNotFound(runId: string): CallToolResult {
   return toolError(`NOT_FOUND: no run "${runId}"`, { error: { code: 'NOT_FOUND', message: `no run "${runId}"` } });
@@ -171,6 +201,13 @@ const waitInput = z
       .max(MAX_WAIT_MS)
       .optional()
       .describe(`How long to wait for a change, in ms, 1 … ${MAX_WAIT_MS} (default ${MAX_WAIT_MS}).`),
+    viewCursor: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The view's cursor (inspect_run's view.cursor, or the previous wait's view.cursor): then the answer says what changed in the run's view since.",
+      ),
   })
   .strict();
 
@@ -280,7 +317,8 @@ export const TOOLS: readonly ToolDefinition[] = [
       `Waits until the run has a viewer revision after afterRevision, for at most timeoutMs (≤ ${MAX_WAIT_MS} ms), and returns at once when it already has one. ` +
       'kind "changed": presentationRevision and deltas of the next revision, and the run as stored now; call again with afterRevision = presentationRevision to follow it. ' +
       'kind "snapshot_required": afterRevision cannot be replayed (0, ahead of the run, or older than the retained log): re-read the run (returned) and continue from currentRevision. ' +
-      'kind "timeout": nothing changed; call again with the same afterRevision.',
+      'kind "timeout": nothing changed; call again with the same afterRevision. ' +
+      "With viewCursor (inspect_run's view.cursor): also view, what changed in the run's view since (steps with outputs, trace events, conversation entries, the display now) and the view.cursor to pass next.",
     scope: 'read',
     input: waitInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -308,7 +346,24 @@ export const TOOLS: readonly ToolDefinition[] = [
       const runFailed = graphqlErrors(now);
       if (runFailed !== undefined) return runFailed;
       const run = (now.data?.workflowRun as Record<string, unknown> | null) ?? null;
-      return toolResult({ kind: __typename === 'ViewerDeltaBatch' ? 'changed' : 'snapshot_required', afterRevision, ...change, run });
+      const viewCursor = args.viewCursor as string | undefined;
+      let view: Record<string, unknown> | undefined;
+      if (viewCursor !== undefined) {
+        // Something changed: the view's first event after the cursor comes at once.
+        const viewEvent = await graphql.first('McpViewChanges', { runId: id, after: viewCursor }, signal);
+        if (viewEvent === 'aborted') return toolError('The wait was stopped: the server is closing or the client went away');
+        if (viewEvent === 'ended') return toolError(`The view stream of run "${id}" ended without an event`);
+        const viewFailed = graphqlErrors(viewEvent);
+        if (viewFailed !== undefined) return viewFailed;
+        view = viewChanges(viewEvent.data?.workflowRunView as ViewEvent);
+      }
+      return toolResult({
+        kind: __typename === 'ViewerDeltaBatch' ? 'changed' : 'snapshot_required',
+        afterRevision,
+        ...change,
+        run,
+        ...(view === undefined ? {} : { view }),
+      });
     },
   },
   {
