@@ -38,8 +38,10 @@ import { pino } from 'pino';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawnHost } from '../../demo/spawn-host.js';
+import { createPiWorkflowsFile } from '../../fixtures/pi-workflows-file.js';
 import { buildReferenceFile } from '../../fixtures/pi-workflows-reference-file.js';
 import { startServer, type RunningServer } from '../../src/server/app.js';
+import { EngineRowWriter } from '../../src/store/engine-rows/index.js';
 import { testServerConfig } from '../helpers/server-config.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -800,6 +802,136 @@ describe('the run view on a pi-workflows file (browser)', () => {
       expect(await page.locator('#result [data-field="error"]').innerText()).toContain("Node validate failed: Row 217: column 'sku' is empty");
       expect(await page.locator('#graph .g-node[data-node="validate"]').getAttribute('data-state')).toBe('failed');
       expect(await visibleText()).not.toContain('{"');
+      expect(pageErrors).toEqual([]);
+    },
+    60_000,
+  );
+});
+
+describe('the run view followed live (browser)', () => {
+  /** A definition snapshot in pi-workflows' form (values invented for this test). */
+  const DEFINITION = {
+    schema: 'pi-workflows.definition-snapshot.v1',
+    name: 'follow-page',
+    startAt: 'plan',
+    nodes: { plan: { nodeType: 'agent' }, build: { nodeType: 'agent' } },
+    edges: [{ from: 'plan', to: 'build' }],
+  };
+  const RUN = 'follow-page-1';
+  let dir: string;
+  let server: RunningServer;
+  let engine: EngineRowWriter;
+  let context: BrowserContext;
+  let page: Page;
+  const pageErrors: string[] = [];
+  /** The page's POSTs of the view query (`LivePageRunView`). */
+  let viewQueries = 0;
+
+  beforeAll(async () => {
+    if (!HAS_CHROMIUM) return;
+    dir = mkdtempSync(join(tmpdir(), 'live-page-follow-'));
+    const path = join(dir, 'state.sqlite');
+    createPiWorkflowsFile(path).close();
+    server = await startServer(testServerConfig(path, dir), { logger: pino({ level: 'silent' }) });
+    // Reserved and claimed (a live claim: shown as running), then the engine's rows on its own connection.
+    const data = await gql<{ reserveWorkflowRun: { __typename: string } }>(
+      server,
+      `mutation ($input: ReserveWorkflowRunInput!) { reserveWorkflowRun(input: $input) { __typename ... on Error { message } } }`,
+      {
+        input: {
+          runId: RUN,
+          workflowName: 'follow-page',
+          workflowRef: 'workflows/follow-page.ts',
+          definition: DEFINITION,
+          originSessionId: 'session-follow-page',
+          claim: { runnerId: 'runner-e2e', claimToken: 'token-follow-page', leaseMs: 600_000 },
+        },
+      },
+    );
+    expect(data.reserveWorkflowRun.__typename, JSON.stringify(data)).toBe('ReserveWorkflowRunSuccess');
+    engine = EngineRowWriter.open({ path });
+    engine.startRun({ runId: RUN, title: 'Follow the page' });
+    engine.bindSession({ runId: RUN, piSessionId: 'pi-follow-page', cwd: dir });
+    context = await launchChromium(join(dir, 'chromium-profile'));
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(30_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && /query LivePageRunView\b/.test(request.postData() ?? '')) viewQueries += 1;
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    if (!HAS_CHROMIUM) return;
+    await context?.close();
+    engine?.close();
+    await server?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  const nodeState = (node: string): Promise<string | null> => page.locator(`#graph .g-node[data-node="${node}"]`).getAttribute('data-state');
+
+  it.skipIf(!HAS_CHROMIUM)(
+    'a step with its output and a session entry with a tool call that the engine writes appear without a reload and without a view query; a failed run’s progress no longer says running',
+    async () => {
+      const { attemptId } = engine.startStep({ runId: RUN, nodeId: 'plan', nodeType: 'agent' });
+      engine.sendPrompt({ runId: RUN, attemptId, prompt: 'Plan the change.' });
+      engine.publishUpdate({ runId: RUN, attemptId, type: 'progress', key: 'plan', data: { label: 'Planning', completed: 1, total: 2, status: 'running' } });
+
+      await page.goto(`${server.url.replace(/\/graphql$/, '')}/#run=${RUN}`);
+      await waitShowing(page, '#view-head[data-status="RUNNING"]');
+      expect(await page.locator('#run-title').textContent()).toBe('Follow the page');
+      await page.waitForSelector('#graph .g-node[data-node="plan"][data-state="running"]');
+      expect(await page.locator('#progress .update.progress').innerText()).toContain('1 of 2 · running');
+      expect(await page.locator('#steps li.step').count()).toBe(0);
+      const queriesShown = viewQueries;
+      expect(queriesShown).toBe(1);
+
+      // The engine (another connection to the file) adds a session entry with a tool call and finishes the step with an output.
+      engine.appendSessionEntry({
+        runId: RUN,
+        entry: {
+          type: 'message',
+          id: 'plan-a',
+          parentId: null,
+          message: {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'Reading the scheduler first.' },
+              { type: 'toolCall', id: 'call-plan', name: 'read', arguments: { path: 'lib/scheduler.rs' } },
+            ],
+          },
+        },
+      });
+      engine.finishStep({ runId: RUN, attemptId, outcome: 'ok', output: { plan: 'two steps' } });
+      engine.startStep({ runId: RUN, nodeId: 'build', nodeType: 'agent' });
+
+      await page.waitForSelector('#steps li.step[data-node="plan"][data-outcome="OK"]');
+      expect(await page.locator('#steps li.step[data-node="plan"] [data-field="output"]').textContent()).toMatch(/plan\s*two steps/);
+      expect(await page.locator('#steps li.step[data-node="plan"] [data-field="prompt"]').textContent()).toContain('Plan the change.');
+      await page.waitForSelector('#conversation li.chat-assistant .tool-call[data-tool="read"]');
+      const assistant = page.locator('#conversation li.chat-assistant');
+      expect(await assistant.innerText()).toContain('Reading the scheduler first.');
+      expect(await assistant.locator('.tool-args').textContent()).toBe('path: lib/scheduler.rs');
+      await page.waitForSelector('#graph .g-node[data-node="build"][data-state="running"]');
+      expect(await nodeState('plan')).toBe('completed');
+      const types = await page.locator('#timeline li.t-event').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.type));
+      expect(types).toEqual(expect.arrayContaining(['node_started', 'node_finished']));
+      // Followed, not read again: no view query since the first.
+      expect(viewQueries).toBe(queriesShown);
+
+      // The run fails: its progress says what the run is shown as now, not the update's "running".
+      engine.finishRun({ runId: RUN, status: 'failed', error: 'build broke' });
+      await page.waitForSelector('#view-head[data-status="FAILED"]');
+      await page.waitForSelector('#result [data-field="error"]');
+      expect(await page.locator('#result [data-field="error"]').innerText()).toContain('build broke');
+      const progress = await page.locator('#progress .update.progress').innerText();
+      expect(progress).toContain('1 of 2 · failed');
+      expect(progress).not.toContain('running');
+      expect(await nodeState('build')).not.toBe('running');
+      expect(await nodeState('plan')).toBe('completed');
+      expect(viewQueries).toBe(queriesShown);
+      expect(await page.locator('#error').isHidden()).toBe(true);
       expect(pageErrors).toEqual([]);
     },
     60_000,

@@ -22,7 +22,8 @@
 //   raw delta feed (`workflowRunDeltas` with a resume cursor, collapsed, for debugging);
 //   bookkeeping revisions (record bumps, /app/bookkeeping.js) hidden unless asked.
 // - /app/view-read.js: the run's view (`WorkflowRun.view`, what pi-workflows' own viewer shows)
-//   read in one query and read again when its deltas arrive; /app/view.js draws it with
+//   read in one query, then followed by `workflowRunView` from its cursor (each change applied
+//   to the page's copy, resumed from the last cursor after a reconnect); /app/view.js draws it with
 //   /app/view-header.js (title, status, controls, input, final output or error),
 //   /app/view-graph.js (the definition's graph with each node's state; GRAPH deltas from
 //   /app/graph-view.js fill in), /app/view-steps.js, /app/view-trace.js (the timeline),

@@ -2,7 +2,7 @@
 /**
  * One run: selecting it (and recording it in the URL), its first load, its record's
  * subscription and its live delta feed with a resume cursor (docs/PROTOCOL.md "Reconnect
- * recipe"); its view read once and again as its deltas arrive (/app/view-read.js). Drawing is
+ * recipe"); its view read once, then followed by its subscription (/app/view-read.js). Drawing is
  * /app/run-view.js (record, feed) and /app/view.js (the view).
  */
 import { isBookkeeping } from '/app/bookkeeping.js';
@@ -16,7 +16,7 @@ import { state } from '/app/state.js';
 import { hashWithRun } from '/app/url-hash.js';
 import { clearView } from '/app/view.js';
 import { renderGraph } from '/app/view-graph.js';
-import { readView, stopViewReads, viewChanged } from '/app/view-read.js';
+import { newViewFollow, readView, stopFollowingView } from '/app/view-read.js';
 
 /** Revisions replayed when a run is opened: the whole retained window (docs/STORE-RULES.md §8: 256), so the graph view is complete. */
 const REPLAY_REVISIONS = 255;
@@ -51,7 +51,7 @@ function writeHash(runId, mode) {
 /** Empties the run panel and ends the run's subscriptions. */
 export function clearRun() {
   for (const unsubscribe of state.run?.unsubscribers ?? []) unsubscribe();
-  if (state.run !== null) stopViewReads(state.run);
+  if (state.run !== null) stopFollowingView(state.run);
   state.run = null;
   state.missing = null;
   state.stats = { live: 0, gaps: 0, duplicates: 0, bookkeeping: 0 };
@@ -96,7 +96,7 @@ export function selectRun(runId, { history: historyMode = 'replace' } = {}) {
     unsubscribers: [],
     record: null,
     view: null,
-    viewRead: { reading: false, again: false, timer: null },
+    viewFollow: newViewFollow(runId),
     graph: emptyGraph(),
     graphFrom: null,
   };
@@ -170,7 +170,7 @@ export async function refreshRecord() {
     if (record.presentationRevision < run.record.presentationRevision) return;
     run.record = record;
     renderSummary(run);
-    void readView(run);
+    void readView(run); // only when its first read failed: a followed view resumes by itself
   } catch (error) {
     if (isSuperseded(error)) return;
     showError(`Could not load the run: ${failureText(error)}`);
@@ -207,7 +207,6 @@ function onDeltaEvent(run, result) {
     run.graphFrom = event.currentRevision + 1;
     renderGraph(run);
     renderSummary(run);
-    viewChanged(run);
     prependFeed(el('li', { class: 'snapshot' }, `snapshot required: current revision ${event.currentRevision}, retained from ${event.retainedFromRevision}`));
     renderStats();
     return;
@@ -230,7 +229,6 @@ function onDeltaEvent(run, result) {
     run.graph = graph;
     renderGraph(run);
   }
-  viewChanged(run);
   prependFeed(feedEntry(event, live, bookkeeping));
   renderStats();
 }

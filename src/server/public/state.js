@@ -10,7 +10,10 @@ import { DEFAULT_ORDER, emptyFilter } from '/app/run-list.js';
  * @typedef {import('../../../schema/generated/graphql.js').LivePageListRunFragment} ListRun a run as the chain list shows it
  * @typedef {import('../../../schema/generated/graphql.js').LivePageTreeRunFragment} TreeRun a run as the lineage tree draws it
  * @typedef {import('../../../schema/generated/graphql.js').LivePageRunRecordFragment} RunRecord the selected run's record
- * @typedef {import('../../../schema/generated/graphql.js').LivePageViewFragment} RunView what pi-workflows' viewer shows of the selected run
+ * @typedef {import('../../../schema/generated/graphql.js').LivePageViewHeadFragment
+ *   & import('../../../schema/generated/graphql.js').LivePageViewQuestionsFragment
+ *   & import('../../../schema/generated/graphql.js').LivePageViewListsFragment} RunView what pi-workflows' viewer shows of the
+ *   selected run: its head (what a WorkflowRunViewChanged carries), its follow-ups, questions and decisions, its growing lists
  * @typedef {ListRun['rootRun']['latestRun']} LatestRun a chain's latest run
  * @typedef {{ variables: { filter: Record<string, unknown> | null, after: string }, buffer: ListRun[],
  *   ready: boolean, unsubscribe: (() => void) | null }} ListFeed the run-list change feed; `buffer`
@@ -19,10 +22,11 @@ import { DEFAULT_ORDER, emptyFilter } from '/app/run-list.js';
  *   nodes: TreeRun[] }} Chain the selected chain; `unsubscribe` is null until its first lineage page was read
  * @typedef {{ runId: string, cursor: number | null, deltaVariables: { runId: string, after: number | null },
  *   initialRevision: number | null, unsubscribers: Array<() => void>, record: RunRecord | null,
- *   view: RunView | null, viewRead: { reading: boolean, again: boolean, timer: ReturnType<typeof setTimeout> | null },
+ *   view: RunView | null, viewFollow: import('/app/view-read.js').ViewFollow,
  *   graph: import('/app/graph-view.js').GraphView, graphFrom: number | null }} SelectedRun the selected
  *   run: `cursor` is the last revision applied, `deltaVariables` its delta subscription's variables
- *   (`after` follows the cursor), `view` its view as last read (/app/view-read.js)
+ *   (`after` follows the cursor), `view` its view as last read or followed, `viewFollow` how
+ *   (/app/view-read.js)
  */
 
 /** Queue states of a run that is not finished: follow mode stays on (or moves to) such a run. */

@@ -1,8 +1,9 @@
 // @ts-check
 /**
  * The run's graph: the nodes of the definition it executes, in order from its start node along
- * the edges, each with its state from the view (the latest step of each node, the node it runs
- * or waits on). A node the view knows nothing of yet takes the state its GRAPH viewer deltas
+ * the edges, each with its state from the view: its latest step's outcome once it has one;
+ * running or waiting only for the node a live run is on now (its current node or the node it
+ * waits on, with no step yet or a new attempt under way). A node the view knows nothing of yet takes the state its GRAPH viewer deltas
  * gave it (/app/graph-view.js); nodes only the deltas name come last.
  */
 import { $, el } from '/app/dom.js';
@@ -58,8 +59,10 @@ export function shownNodes(view, deltas) {
   const nodes = names.map((name) => {
     const step = latest.get(name);
     let state = step === undefined ? 'pending' : (OUTCOME_STATE[step.outcome] ?? step.outcome.toLowerCase());
-    if (view.currentNode === name) state = 'running';
-    if (view.waitingOn === name) state = 'waiting';
+    // On it now: a live run's node with no finished step yet, or with another attempt under way.
+    const onNow = view.live && (step === undefined || (view.currentAttemptId !== null && view.currentAttemptId !== step.attemptId));
+    if (onNow && view.currentNode === name) state = 'running';
+    if (onNow && view.waitingOn === name) state = 'waiting';
     if (state === 'pending') state = fromDeltas.get(name) ?? state;
     return { name, type: types.get(name) ?? '', state, attempt: step?.attempt ?? null };
   });

@@ -35,6 +35,10 @@ export function renderHead(view) {
     view.carriedStepCount > 0 ? `${view.carriedStepCount} steps carried over` : null,
   ].filter(Boolean);
   const input = valueOf(view.input);
+  // Only a pending question invites an answer (a run waiting with none pending, e.g. its only
+  // question cancelled, offers no ANSWER).
+  const pending = view.pendingRequest !== null || view.interactiveRequests.edges.some((edge) => edge.node.status === 'pending');
+  const controls = display.controls.filter((control) => control !== 'ANSWER' || pending);
   $('view-head').dataset.status = display.status;
   $('view-head').replaceChildren(
     el(
@@ -54,9 +58,9 @@ export function renderHead(view) {
       'p',
       { class: 'controls', id: 'run-controls' },
       el('span', { class: 'muted' }, 'a person may: '),
-      display.controls.length === 0
+      controls.length === 0
         ? el('span', { class: 'muted' }, 'nothing now')
-        : display.controls.map((control) => el('span', { class: 'control', dataset: { control } }, CONTROL_WORDS[control] ?? control.toLowerCase())),
+        : controls.map((control) => el('span', { class: 'control', dataset: { control } }, CONTROL_WORDS[control] ?? control.toLowerCase())),
     ),
     el(
       'div',
