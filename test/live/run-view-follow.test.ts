@@ -4,7 +4,7 @@
  * way (the engine-row writer, its own connection to the file: noticed as another process's
  * commit is) reach graphql-ws and SSE subscribers once, typed, with the step's output; a client
  * that resumes with its last cursor misses and repeats nothing; a cursor from a query's view
- * works the same; a bad or foreign cursor is refused.
+ * works the same; `@live` on the view's query is pushed again; a bad or foreign cursor is refused.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -174,6 +174,27 @@ describe('following a run’s view', () => {
     expect(next).toMatchObject({ __typename: 'WorkflowRunViewChanged', fromRevision: query.workflowRun.view.revision, steps: [] });
     expect(next.traceEvents?.map((event) => event.type)).toEqual(['node_heartbeat']);
     fromQuery.unsubscribe();
+  });
+
+  it('@live on the view’s query: pushed again after the engine adds a step', async () => {
+    type LiveView = { workflowRun: { view: { revision: number; steps: { edges: Array<{ node: { nodeId: string; output: { json: unknown } | null } }> } } } };
+    const live = subscribeWs<LiveView>(
+      client,
+      'query LiveView($runId: String!) @live { workflowRun(runId: $runId) { view { revision steps { edges { node { nodeId output { json } } } } } } }',
+      { runId: RUN },
+      'live view',
+    );
+    const [initial] = await live.collector.take(1);
+    const before = (initial?.data as LiveView).workflowRun.view;
+    engineStep('deploy', { deployed: true });
+    await live.collector.until(
+      (results) => (results.at(-1)?.data as LiveView | undefined)?.workflowRun.view.steps.edges.some((edge) => edge.node.nodeId === 'deploy') === true,
+      'the deploy step pushed',
+    );
+    const after = (live.collector.events.at(-1)?.data as LiveView).workflowRun.view;
+    expect(after.revision).toBeGreaterThan(before.revision);
+    expect(after.steps.edges.at(-1)?.node).toEqual({ nodeId: 'deploy', output: { json: { deployed: true } } });
+    live.unsubscribe();
   });
 
   it('a malformed cursor, a cursor of another run and an unknown run are refused', async () => {
