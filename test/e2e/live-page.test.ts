@@ -24,6 +24,11 @@
  * chat with its roles, the assistant's text and its tool call; what a waiting run waits for and
  * the question it asks; the page is never wider than the window (1,500 and 1,024 px) and shows
  * no raw JSON outside collapsed details.
+ * On a pi-workflows file whose engine rows another connection writes (EngineRowWriter): the view
+ * is followed by its subscription — a new step with its output and a session entry with a tool
+ * call appear without a reload and without another view query (LivePageRunView POSTs counted),
+ * also across a dropped connection (resumed from the last cursor, nothing twice); a failed run's
+ * progress says failed, not running.
  * Writes test-artifacts/live-page.png.
  *
  * Needs /usr/bin/chromium (`apt-get install -y chromium`); without it the test is skipped.
@@ -602,7 +607,7 @@ describe('live lineage page across a server restart (browser)', () => {
       await page.waitForSelector('#chains .chain[data-root="e2e-restart"][data-status="COMPLETED"]');
       await page.waitForFunction(() => document.querySelector('#run-summary dd .badge')?.textContent === 'COMPLETED');
       expect(await page.locator('#run-summary dd .badge').allTextContents()).toEqual(['COMPLETED', 'queue DONE']);
-      // The run's view is read again when its deltas arrive.
+      // The run's view follows the run (its subscription).
       await page.waitForSelector('#view-head[data-status="COMPLETED"]');
       await page.waitForFunction((revision) => Number((document.querySelector('#feed-stats') as HTMLElement).dataset.cursor) === revision, final);
       expect(await cursor()).toBe(final);
@@ -826,6 +831,7 @@ describe('the run view followed live (browser)', () => {
   const pageErrors: string[] = [];
   /** The page's POSTs of the view query (`LivePageRunView`). */
   let viewQueries = 0;
+  const upgraded = new Set<Socket>();
 
   beforeAll(async () => {
     if (!HAS_CHROMIUM) return;
@@ -833,6 +839,10 @@ describe('the run view followed live (browser)', () => {
     const path = join(dir, 'state.sqlite');
     createPiWorkflowsFile(path).close();
     server = await startServer(testServerConfig(path, dir), { logger: pino({ level: 'silent' }) });
+    server.httpServer.on('upgrade', (_request, socket: Socket) => {
+      upgraded.add(socket);
+      socket.once('close', () => upgraded.delete(socket));
+    });
     // Reserved and claimed (a live claim: shown as running), then the engine's rows on its own connection.
     const data = await gql<{ reserveWorkflowRun: { __typename: string } }>(
       server,
@@ -904,7 +914,7 @@ describe('the run view followed live (browser)', () => {
         },
       });
       engine.finishStep({ runId: RUN, attemptId, outcome: 'ok', output: { plan: 'two steps' } });
-      engine.startStep({ runId: RUN, nodeId: 'build', nodeType: 'agent' });
+      const build = engine.startStep({ runId: RUN, nodeId: 'build', nodeType: 'agent' });
 
       await page.waitForSelector('#steps li.step[data-node="plan"][data-outcome="OK"]');
       expect(await page.locator('#steps li.step[data-node="plan"] [data-field="output"]').textContent()).toMatch(/plan\s*two steps/);
@@ -920,6 +930,19 @@ describe('the run view followed live (browser)', () => {
       // Followed, not read again: no view query since the first.
       expect(viewQueries).toBe(queriesShown);
 
+      // The connection drops; the build step finishes meanwhile: after the reconnect the view resumes from its
+      // last cursor — the step once, still no view query.
+      await page.waitForSelector('#conn[data-state="connected"][data-reconnects="0"]');
+      for (const socket of upgraded) socket.destroy();
+      await page.waitForSelector('#conn[data-state="reconnecting"]');
+      engine.finishStep({ runId: RUN, attemptId: build.attemptId, outcome: 'ok', output: 'built' });
+      await page.waitForSelector('#conn[data-state="connected"][data-reconnects="1"]');
+      await page.waitForSelector('#steps li.step[data-node="build"][data-outcome="OK"]');
+      expect(await page.locator('#steps li.step').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.node))).toEqual(['plan', 'build']);
+      expect(await page.locator('#conversation li.chat').count()).toBe(1);
+      expect(await nodeState('build')).toBe('completed');
+      expect(viewQueries).toBe(queriesShown);
+
       // The run fails: its progress says what the run is shown as now, not the update's "running".
       engine.finishRun({ runId: RUN, status: 'failed', error: 'build broke' });
       await page.waitForSelector('#view-head[data-status="FAILED"]');
@@ -928,7 +951,7 @@ describe('the run view followed live (browser)', () => {
       const progress = await page.locator('#progress .update.progress').innerText();
       expect(progress).toContain('1 of 2 · failed');
       expect(progress).not.toContain('running');
-      expect(await nodeState('build')).not.toBe('running');
+      expect(await nodeState('build')).toBe('completed');
       expect(await nodeState('plan')).toBe('completed');
       expect(viewQueries).toBe(queriesShown);
       expect(await page.locator('#error').isHidden()).toBe(true);
