@@ -3,8 +3,9 @@
  * The run's graph: the nodes of the definition it executes, in order from its start node along
  * the edges, each with its state from the view: its latest step's outcome once it has one;
  * running or waiting only for the node a live run is on now (its current node or the node it
- * waits on, with no step yet or a new attempt under way). A node the view knows nothing of yet takes the state its GRAPH viewer deltas
- * gave it (/app/graph-view.js); nodes only the deltas name come last.
+ * waits on, with no step yet or a new attempt under way). A node the view knows nothing of yet
+ * takes the state its GRAPH viewer deltas gave it (/app/graph-view.js); nodes only the deltas
+ * name come last.
  */
 import { $, el } from '/app/dom.js';
 
