@@ -8,7 +8,7 @@ import type { JsonValue } from '../canonical-json.js';
 import { StoreError } from '../errors.js';
 import { iso, isoOrNull } from '../values.js';
 import type { ViewerDeltaDraft, ViewerPatchOperation } from '../viewer-deltas.js';
-import { MAX_PAGE_ITEMS, readRunView, type RunStep } from '../run-view/index.js';
+import { countRunSteps, MAX_PAGE_ITEMS, readPlannedRunView, type Page, type RunStep, type RunUpdate } from '../run-view/index.js';
 import type { EngineContext, EngineTraceEvent } from './engine-context.js';
 
 /** A tail page patch (pi's `viewerTailPatch`): append the items after `before` items, then the new total. */
@@ -41,11 +41,14 @@ function compactStep(step: RunStep): JsonValue {
  * @throws StoreError(not_found) when the run is gone
  */
 export function graphTarget(context: EngineContext, runId: string): ViewerDeltaDraft {
-  const view = readRunView(context.database.connection, runId, { pages: { updates: { last: MAX_PAGE_ITEMS } } });
-  if (view === null) throw new StoreError('not_found', `Workflow run not found: ${runId}`);
+  // The head and the updates page only: the other lists' pages are not in this patch.
+  const read = readPlannedRunView(context.database.connection, runId, { pages: [{ key: 'updates', list: 'updates', request: { last: MAX_PAGE_ITEMS } }] });
+  if (read === null) throw new StoreError('not_found', `Workflow run not found: ${runId}`);
+  const view = read.head;
+  const updatesPage = read.pages.get('updates') as Page<RunUpdate>;
   const { state } = view;
-  const stepTotal = view.steps.total;
-  const updates = view.updates.items.map((update) => ({
+  const stepTotal = countRunSteps(context.database.connection, runId);
+  const updates = updatesPage.items.map((update) => ({
     updateId: update.updateId,
     seq: update.seq,
     at: iso(update.at),
@@ -80,8 +83,8 @@ export function graphTarget(context: EngineContext, runId: string): ViewerDeltaD
     { op: 'replace', path: '/graphCursor', value: Math.max(0, stepTotal - 1) },
     { op: 'replace', path: '/stepStart', value: Math.max(0, stepTotal - MAX_PAGE_ITEMS) },
     { op: 'replace', path: '/stepTotal', value: stepTotal },
-    { op: 'replace', path: '/updateStart', value: Math.max(0, view.updates.total - MAX_PAGE_ITEMS) },
-    { op: 'replace', path: '/updateTotal', value: view.updates.total },
+    { op: 'replace', path: '/updateStart', value: Math.max(0, updatesPage.total - MAX_PAGE_ITEMS) },
+    { op: 'replace', path: '/updateTotal', value: updatesPage.total },
     { op: 'replace', path: '/manifest/status', value: state.status },
     { op: 'add', path: '/manifest/finishedAt', value: isoOrNull(state.finishedAt) },
     { op: 'replace', path: '/live', value: state.status === 'running' || state.status === 'waiting' },
