@@ -38,6 +38,7 @@ import { measureScale } from './scale.js';
 import { renderTable, type Figure } from './harness/stats.js';
 import { reportFromFile } from './harness/report.js';
 import { renderTargetCatalogue, renderTargetTable, targetRows } from './targets.js';
+import { measureView } from './view.js';
 import { measureWorkers } from './workers.js';
 import { measureWriteRate } from './write-rate.js';
 
@@ -59,6 +60,7 @@ const BENCHMARKS: Record<string, (context: BenchContext) => Promise<Figure[]>> =
   'live-queries': measureLiveQueries,
   workers: measureWorkers,
   'compiled-execution': measureCompiledExecution,
+  view: measureView,
 };
 
 function machineInfo(): Record<string, unknown> {

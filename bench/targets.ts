@@ -67,6 +67,9 @@ export const PERFORMANCE_TARGETS = {
   'pi-workflows file viewer revision': { item: 'pi-workflows file', bench: 'pi-workflows-writes', on: 'ratio', atMost: 1.2, against: 'our own file' },
   'pi-workflows file run-list page': { item: 'pi-workflows file', bench: 'pi-workflows-file', on: 'ratio', atMost: 1.2, against: 'our own file' },
   'pi-workflows file lineage page': { item: 'pi-workflows file', bench: 'pi-workflows-file', on: 'ratio', atMost: 1.2, against: 'our own file' },
+  'run view open 10,000 ÷ 100': { item: 'run view', bench: 'view', on: 'ratio', atMost: 1.2, against: 'the same view with 100 of each' },
+  'run view change p99': { item: 'run view', bench: 'view', on: 'p99', atMost: 50 },
+  'run view CPU per subscriber and revision µs': { item: 'run view', bench: 'view', on: 'value', atMost: 20, unit: 'µs' },
 } as const satisfies Record<string, TargetSpec>;
 
 /** Position of a target group in catalogue order (its first target in {@link PERFORMANCE_TARGETS}). */
