@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import type { Client } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/live-fixtures.js';
+import { NEW_DATABASE_LOG } from '../../src/server/database/new-database.js';
 import { databaseClosedCleanly, npmCommand, openSubscriber, spawnService, stillAnswering, type ServiceProcess } from '../helpers/service-process.js';
 
 describe('npm start stops cleanly on the signal a service manager sends', () => {
@@ -54,11 +55,12 @@ describe('npm start stops cleanly on the signal a service manager sends', () => 
     expect(service.lines.events.filter((line) => 'notJson' in line)).toEqual([]);
     expect(service.lines.events.map((line) => line.msg)).toEqual([
       'listening',
+      NEW_DATABASE_LOG, // the database file did not exist: created, and told
       'request', // the reservation
       'shutting down: finishing in-flight requests',
       'database closed, bye',
     ]);
-    expect(service.lines.events[2]).toMatchObject({ signal });
+    expect(service.lines.events[3]).toMatchObject({ signal });
     expect(service.stderr()).toContain(`pi-workflows-graphql listening on ${url}\n`);
   });
 });

@@ -162,6 +162,8 @@ describe('the server command with --db', () => {
         `  Did you mean --db ${join(piFolder, 'state.sqlite')}? (a pi-workflows state file)\n` +
         `  Did you mean --db ${join(cwd, 'state.sqlite')}? (a pi-workflows state file)\n`,
     );
+    // stdout (the JSON log) and stderr (the banner) arrive through two pipes: wait for the line.
+    await service.lines.until((lines) => lines.some((line) => line.msg === NEW_DATABASE_LOG), 'the new-database log line');
     const logged = service.lines.events.find((line) => line.msg === NEW_DATABASE_LOG);
     expect(logged).toMatchObject({ level: 40, database: typo, stateFiles: [join(piFolder, 'state.sqlite'), join(cwd, 'state.sqlite')].sort() });
     expect(await service.stop('SIGTERM')).toBe(0);
