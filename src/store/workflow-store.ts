@@ -67,6 +67,8 @@ import type { StoreContext } from './store-context.js';
 import {
   NEWEST_PAGES,
   readPlannedRunView,
+  readReferencedSessionEntry,
+  readReferencedValue,
   readRunSessionEntry,
   readRunViewChanges,
   type ViewPositions,
@@ -733,6 +735,26 @@ export class WorkflowStore {
    */
   readRunValues(runId: string, refs: ReadonlyArray<Pick<ValueRef, 'hash' | 'decode'>>): Array<JsonValue | StoreError> {
     return this.database.readSnapshot(() => refs.map((ref) => attempt(() => readRunValue(this.database.connection, runId, ref))));
+  }
+
+  /**
+   * The values behind references a run view read returned (never a caller's hash: no run-scope
+   * check, which costs a scan of the run's rows per blob). See {@link readReferencedValue}.
+   *
+   * @returns per reference, its value or the StoreError reading it threw
+   */
+  readViewValues(refs: ReadonlyArray<Pick<ValueRef, 'hash' | 'decode'>>): Array<JsonValue | StoreError> {
+    return this.database.readSnapshot(() => refs.map((ref) => attempt(() => readReferencedValue(this.database.connection, ref))));
+  }
+
+  /**
+   * Captured session entries by the hashes a run view read returned (no run-scope check, see
+   * {@link readViewValues}).
+   *
+   * @returns per hash, the entry or the StoreError reading it threw
+   */
+  readViewSessionEntries(hashes: readonly string[]): Array<SessionEntryContent | StoreError> {
+    return this.database.readSnapshot(() => hashes.map((hash) => attempt(() => readReferencedSessionEntry(this.database.connection, hash))));
   }
 
   /**

@@ -84,11 +84,12 @@ export function countList(connection: SqliteDatabase, query: ListQuery<unknown>)
 
 /**
  * Reads one page of a list (see {@link PageRequest}); an empty page when a table it reads is
- * missing.
+ * missing. With `counted` false only the items are read: `total` and `start` are -1 and
+ * `hasBefore`/`hasAfter` false (no count of the whole list).
  *
  * @throws StoreError(validation) for a malformed request (see {@link PageRequest})
  */
-export function readPage<T>(connection: SqliteDatabase, query: ListQuery<T>, request: PageRequest = {}): Page<T> {
+export function readPage<T>(connection: SqliteDatabase, query: ListQuery<T>, request: PageRequest = {}, counted = true): Page<T> {
   checkRequest(request);
   if (!hasTables(connection, ...query.tables)) return { items: [], total: 0, start: 0, hasBefore: false, hasAfter: false };
   const forward = request.first !== undefined;
@@ -98,6 +99,8 @@ export function readPage<T>(connection: SqliteDatabase, query: ListQuery<T>, req
   const params = { ...query.params, pageAfter: request.after ?? null, pageBefore: request.before ?? null, pageLimit: limit };
   const rows = allRows(connection, `WITH list AS (${query.sql}) SELECT * FROM list ${where} ORDER BY pos ${forward ? 'ASC' : 'DESC'} LIMIT @pageLimit`, params);
   if (!forward) rows.reverse();
+  // Items alone (what a follower's changes need): no count of the whole list.
+  if (!counted) return { items: rows.map(query.map), total: -1, start: -1, hasBefore: false, hasAfter: false };
   const total = countList(connection, query);
   const firstPos = rows[0]?.pos;
   let start: number;

@@ -209,8 +209,27 @@ export function readRunBlob(connection: SqliteDatabase, runId: string, hash: str
  *   or no assistant text
  */
 export function readRunValue(connection: SqliteDatabase, runId: string, ref: Pick<ValueRef, 'hash' | 'decode'>): JsonValue {
-  const { value } = readRunBlob(connection, runId, ref.hash);
-  switch (ref.decode) {
+  return decodeValue(readRunBlob(connection, runId, ref.hash).value, ref.decode);
+}
+
+/**
+ * The value behind a reference that one of this module's readers returned (a view's item, its
+ * head): the blob read by its hash without {@link readRunBlob}'s run-scope check, which a hash the
+ * store itself read from the run's rows needs no more (that check costs a scan of the run's rows
+ * per blob). Never call it with a hash a caller gave.
+ *
+ * @throws StoreError(integrity) `Blob <hash> is missing`, or as {@link readRunValue}'s decodings
+ */
+export function readReferencedValue(connection: SqliteDatabase, ref: Pick<ValueRef, 'hash' | 'decode'>): JsonValue {
+  const key = parseHash(ref.hash);
+  const blob = getRow<{ mediaType: string; content: Buffer }>(connection, 'SELECT media_type AS mediaType, content FROM blobs WHERE blob_hash = ?', [key]);
+  if (blob === undefined) throw new StoreError('integrity', `Blob ${ref.hash} is missing`);
+  return decodeValue(decodeBlob(blob.mediaType, blob.content), ref.decode);
+}
+
+/** A blob's value made as {@link ValueDecoding} says. */
+function decodeValue(value: JsonValue, decode: ValueDecoding): JsonValue {
+  switch (decode) {
     case 'value':
       return value;
     case 'entry-prompt':

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { JsonValue } from '../canonical-json.js';
 import { getRow, hasTables, type Row } from './connection.js';
 import { countList, readPage, type ListQuery, type Page, type PageRequest } from './pages.js';
-import { decodeBlob, readRunBlob, refColumns, refOf, type BlobRef } from './run-blobs.js';
+import { decodeBlob, readReferencedValue, readRunBlob, refColumns, refOf, type BlobRef } from './run-blobs.js';
 
 /** A run's captured Pi session: the binding, the capture counters and their integrity (pi's `session` minus the pages). */
 export interface RunSession {
@@ -198,8 +198,8 @@ function eventsQuery(runId: string): ListQuery<SessionEventItem> {
  *
  * @throws StoreError(validation) for a malformed request
  */
-export function readRunSessionEntries(connection: SqliteDatabase, runId: string, request: PageRequest = {}): Page<SessionEntryItem> {
-  return readPage(connection, entriesQuery(runId), request);
+export function readRunSessionEntries(connection: SqliteDatabase, runId: string, request: PageRequest = {}, counted = true): Page<SessionEntryItem> {
+  return readPage(connection, entriesQuery(runId), request, counted);
 }
 
 /** The number of the run's captured session entries. */
@@ -213,8 +213,8 @@ export function countRunSessionEntries(connection: SqliteDatabase, runId: string
  *
  * @throws StoreError(validation) for a malformed request
  */
-export function readRunSessionEvents(connection: SqliteDatabase, runId: string, request: PageRequest = {}): Page<SessionEventItem> {
-  return readPage(connection, eventsQuery(runId), request);
+export function readRunSessionEvents(connection: SqliteDatabase, runId: string, request: PageRequest = {}, counted = true): Page<SessionEventItem> {
+  return readPage(connection, eventsQuery(runId), request, counted);
 }
 
 /** The number of the run's captured session events. */
@@ -239,7 +239,21 @@ function textOf(content: JsonValue | undefined): string {
  * @throws as `readRunBlob`
  */
 export function readRunSessionEntry(connection: SqliteDatabase, runId: string, hash: string): SessionEntryContent {
-  const raw = readRunBlob(connection, runId, hash).value;
+  return sessionEntryOf(readRunBlob(connection, runId, hash).value);
+}
+
+/**
+ * A captured session entry's content by the hash a view's entry carries (see `readReferencedValue`:
+ * no run-scope check; never call it with a hash a caller gave).
+ *
+ * @throws StoreError(integrity) `Blob <hash> is missing`
+ */
+export function readReferencedSessionEntry(connection: SqliteDatabase, hash: string): SessionEntryContent {
+  return sessionEntryOf(readReferencedValue(connection, { hash, decode: 'value' }));
+}
+
+/** The parts of a session entry's JSON. */
+function sessionEntryOf(raw: JsonValue): SessionEntryContent {
   const entry = isObject(raw) ? raw : {};
   const message = isObject(entry.message) ? entry.message : undefined;
   const content = message === undefined ? entry.content : message.content;

@@ -123,8 +123,8 @@ function stepsQuery(connection: SqliteDatabase, runId: string): ListQuery<RunSte
  * @throws StoreError(validation) for a malformed request; StoreError(integrity) for a step
  *   whose attempt has not finished
  */
-export function readRunSteps(connection: SqliteDatabase, runId: string, request: PageRequest = {}): Page<RunStep> {
-  return readPage(connection, stepsQuery(connection, runId), request);
+export function readRunSteps(connection: SqliteDatabase, runId: string, request: PageRequest = {}, counted = true): Page<RunStep> {
+  return readPage(connection, stepsQuery(connection, runId), request, counted);
 }
 
 /** The number of the run's steps. */

@@ -76,8 +76,8 @@ function traceQuery(connection: SqliteDatabase, resourceId: string): ListQuery<T
  * @throws StoreError(not_found) `Workflow run not found: <runId>`; StoreError(validation) for a
  *   malformed request
  */
-export function readRunTrace(connection: SqliteDatabase, runId: string, request: PageRequest = {}): Page<TraceEvent> {
-  return readPage(connection, traceQuery(connection, requireRunRow(connection, runId).resourceId), request);
+export function readRunTrace(connection: SqliteDatabase, runId: string, request: PageRequest = {}, counted = true): Page<TraceEvent> {
+  return readPage(connection, traceQuery(connection, requireRunRow(connection, runId).resourceId), request, counted);
 }
 
 /**

@@ -110,8 +110,8 @@ function updatesQuery(runId: string): ListQuery<RunUpdate> {
  *
  * @throws StoreError(validation) for a malformed request
  */
-export function readRunUpdates(connection: SqliteDatabase, runId: string, request: PageRequest = {}): Page<RunUpdate> {
-  return readPage(connection, updatesQuery(runId), request);
+export function readRunUpdates(connection: SqliteDatabase, runId: string, request: PageRequest = {}, counted = true): Page<RunUpdate> {
+  return readPage(connection, updatesQuery(runId), request, counted);
 }
 
 /** The number of the run's current updates (distinct type and key). */

@@ -1,7 +1,7 @@
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { MAX_PAGE_ITEMS, type Page } from './pages.js';
 import { readRunSessionEntries, readRunSessionEvents, type SessionEntryItem, type SessionEventItem } from './run-session.js';
-import { readRunSteps, type RunStep } from './run-steps.js';
+import { countRunSteps, readRunSteps, type RunStep } from './run-steps.js';
 import { readRunTrace, type TraceEvent } from './run-trace.js';
 import { readRunUpdates, type RunUpdate } from './run-updates.js';
 
@@ -39,11 +39,11 @@ function lastOf<T>(page: Page<T>, position: (item: T) => number, none = 0): numb
 export function readViewPositions(connection: SqliteDatabase, runId: string, revision: number): ViewPositions {
   return {
     revision,
-    steps: readRunSteps(connection, runId, { last: 0 }).total,
-    trace: lastOf(readRunTrace(connection, runId, { last: 1 }), (event) => event.seq),
-    entries: lastOf(readRunSessionEntries(connection, runId, { last: 1 }), (entry) => entry.seq),
-    events: lastOf(readRunSessionEvents(connection, runId, { last: 1 }), (event) => event.seq),
-    updates: lastOf(readRunUpdates(connection, runId, { last: 1 }), (update) => update.seq),
+    steps: countRunSteps(connection, runId),
+    trace: lastOf(readRunTrace(connection, runId, { last: 1 }, false), (event) => event.seq),
+    entries: lastOf(readRunSessionEntries(connection, runId, { last: 1 }, false), (entry) => entry.seq),
+    events: lastOf(readRunSessionEvents(connection, runId, { last: 1 }, false), (event) => event.seq),
+    updates: lastOf(readRunUpdates(connection, runId, { last: 1 }, false), (update) => update.seq),
   };
 }
 
@@ -69,11 +69,11 @@ export interface ViewListChanges {
  */
 export function readViewListChanges(connection: SqliteDatabase, runId: string, since: ViewPositions, limit = MAX_CHANGED_ITEMS): ViewListChanges | 'too-many' {
   const first = limit + 1;
-  const steps = readRunSteps(connection, runId, { first, after: since.steps - 1 }).items;
-  const trace = readRunTrace(connection, runId, { first, after: since.trace }).items;
-  const sessionEntries = readRunSessionEntries(connection, runId, { first, after: since.entries }).items;
-  const sessionEvents = readRunSessionEvents(connection, runId, { first, after: since.events }).items;
-  const updates = readRunUpdates(connection, runId, { first, after: since.updates }).items;
+  const steps = readRunSteps(connection, runId, { first, after: since.steps - 1 }, false).items;
+  const trace = readRunTrace(connection, runId, { first, after: since.trace }, false).items;
+  const sessionEntries = readRunSessionEntries(connection, runId, { first, after: since.entries }, false).items;
+  const sessionEvents = readRunSessionEvents(connection, runId, { first, after: since.events }, false).items;
+  const updates = readRunUpdates(connection, runId, { first, after: since.updates }, false).items;
   if ([steps, trace, sessionEntries, sessionEvents, updates].some((items) => items.length > limit)) return 'too-many';
   return { steps, trace, sessionEntries, sessionEvents, updates };
 }

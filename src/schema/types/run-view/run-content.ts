@@ -33,63 +33,29 @@ function readFailure(error: unknown): Error {
   return new GraphQLError(isStoreError(error) ? error.message : 'Content could not be read', { extensions: { code: 'CONTENT_UNREADABLE' } });
 }
 
-/** Groups keyed requests by run, keeping each key's index. */
-function byRun<T extends { runId: string }>(requests: readonly T[]): Map<string, Array<{ index: number; request: T }>> {
-  const groups = new Map<string, Array<{ index: number; request: T }>>();
-  requests.forEach((request, index) => {
-    const group = groups.get(request.runId) ?? [];
-    group.push({ index, request });
-    groups.set(request.runId, group);
-  });
-  return groups;
-}
-
-/** Values by `[runId, hash, decode]` keys (JSON text), one store read per run and batch. */
+/**
+ * Values by `[hash, decode]` keys (JSON text), one store read per batch. Every reference here
+ * came from the store's own read of a run (a client never names a hash), so the store reads them
+ * without its run-scope check (`readViewValues`).
+ */
 const contentValues = dataloaderGetter<string, JsonValue, string>(
   undefined,
   async (keys, context) => {
-    const requests = keys.map((key) => {
-      const [runId, hash, decode] = JSON.parse(key) as [string, string, ValueRef['decode']];
-      return { runId, hash, decode };
+    const refs = keys.map((key) => {
+      const [hash, decode] = JSON.parse(key) as [string, ValueRef['decode']];
+      return { hash, decode };
     });
-    const results: Array<JsonValue | Error> = [];
-    for (const [runId, group] of byRun(requests)) {
-      const values = (context as GraphQLContext).store.readRunValues(
-        runId,
-        group.map(({ request }) => request),
-      );
-      group.forEach(({ index }, at) => {
-        const value = values[at] as JsonValue | Error;
-        results[index] = isStoreError(value) ? readFailure(value) : value;
-      });
-    }
-    return results;
+    return (context as GraphQLContext).store.readViewValues(refs).map((value) => (isStoreError(value) ? readFailure(value) : value));
   },
   undefined,
   false,
 );
 
-/** Session entries by `[runId, hash]` keys (JSON text), one store read per run and batch. */
+/** Session entries by hash, one store read per batch (as {@link contentValues}). */
 const sessionEntries = dataloaderGetter<string, SessionEntryContent, string>(
   undefined,
-  async (keys, context) => {
-    const requests = keys.map((key) => {
-      const [runId, hash] = JSON.parse(key) as [string, string];
-      return { runId, hash };
-    });
-    const results: Array<SessionEntryContent | Error> = [];
-    for (const [runId, group] of byRun(requests)) {
-      const entries = (context as GraphQLContext).store.readRunSessionEntries(
-        runId,
-        group.map(({ request }) => request.hash),
-      );
-      group.forEach(({ index }, at) => {
-        const entry = entries[at] as SessionEntryContent | Error;
-        results[index] = isStoreError(entry) ? readFailure(entry) : entry;
-      });
-    }
-    return results;
-  },
+  async (hashes, context) =>
+    (context as GraphQLContext).store.readViewSessionEntries(hashes).map((entry) => (isStoreError(entry) ? readFailure(entry) : entry)),
   undefined,
   false,
 );
@@ -101,7 +67,7 @@ const sessionEntries = dataloaderGetter<string, SessionEntryContent, string>(
  */
 export async function loadContent(context: GraphQLContext, content: ContentShape): Promise<JsonValue> {
   assertContentScope(context);
-  return contentValues(context).load(JSON.stringify([content.runId, content.ref.hash, content.decode]));
+  return contentValues(context).load(JSON.stringify([content.ref.hash, content.decode]));
 }
 
 /**
@@ -109,9 +75,9 @@ export async function loadContent(context: GraphQLContext, content: ContentShape
  *
  * @throws (rejects) the FORBIDDEN error of {@link assertContentScope}; a `CONTENT_UNREADABLE` error
  */
-export async function loadSessionEntry(context: GraphQLContext, runId: string, hash: string): Promise<SessionEntryContent> {
+export async function loadSessionEntry(context: GraphQLContext, hash: string): Promise<SessionEntryContent> {
   assertContentScope(context);
-  return sessionEntries(context).load(JSON.stringify([runId, hash]));
+  return sessionEntries(context).load(hash);
 }
 
 /** The text form of a value: a string as it is, anything else as indented JSON. */

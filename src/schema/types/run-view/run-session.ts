@@ -41,23 +41,23 @@ export const SessionEntryRef = builder.objectRef<ViewItem<SessionEntryItem>>('Se
     text: t.string({
       nullable: true,
       description: 'The text: a string content, or the text parts of the content joined by newlines.',
-      resolve: async (entry, _args, context) => (await loadSessionEntry(context, entry.viewRunId, entry.entry.hash)).text,
+      resolve: async (entry, _args, context) => (await loadSessionEntry(context, entry.entry.hash)).text,
     }),
     toolCalls: t.field({
       type: [ToolCallRef],
       nullable: true,
       description: 'The tool calls of an assistant message (empty for other entries).',
-      resolve: async (entry, _args, context) => (await loadSessionEntry(context, entry.viewRunId, entry.entry.hash)).toolCalls,
+      resolve: async (entry, _args, context) => (await loadSessionEntry(context, entry.entry.hash)).toolCalls,
     }),
     toolCallId: t.string({
       nullable: true,
       description: 'The call a toolResult answers.',
-      resolve: async (entry, _args, context) => (await loadSessionEntry(context, entry.viewRunId, entry.entry.hash)).toolCallId,
+      resolve: async (entry, _args, context) => (await loadSessionEntry(context, entry.entry.hash)).toolCallId,
     }),
     toolName: t.string({
       nullable: true,
       description: 'The tool a toolResult comes from.',
-      resolve: async (entry, _args, context) => (await loadSessionEntry(context, entry.viewRunId, entry.entry.hash)).toolName,
+      resolve: async (entry, _args, context) => (await loadSessionEntry(context, entry.entry.hash)).toolName,
     }),
     content: t.field({ type: RunContentRef, description: 'The whole entry (JSON).', resolve: (entry) => contentOf(entry.viewRunId, entry.entry) }),
   }),
