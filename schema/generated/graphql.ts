@@ -563,7 +563,7 @@ export type McpViewChangesSubscriptionVariables = Exact<{
 
 
 export type McpViewChangesSubscription = { workflowRunView:
-    | { __typename: 'WorkflowRunViewChanged', fromRevision: number, revision: number, cursor: string, view: { title: string | null, currentNode: string | null, waitingOn: string | null, display: { status: RunDisplayStatus, activity: RunActivity | null, reason: string | null, controls: Array<RunControl> }, error: { text: string | null } | null }, steps: Array<{ stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, finishedAt: string | null, output: { byteLength: number, text: string | null } | null, error: { text: string | null } | null }>, traceEvents: Array<{ seq: number, at: string, type: string, nodeId: string | null }>, sessionEntries: Array<{ seq: number, role: string | null, text: string | null, toolCalls: Array<{ name: string }> | null }> }
+    | { __typename: 'WorkflowRunViewChanged', fromRevision: number, revision: number, cursor: string, view: { title: string | null, currentNode: string | null, waitingOn: string | null, display: { status: RunDisplayStatus, activity: RunActivity | null, reason: string | null, controls: Array<RunControl> }, error: { text: string | null } | null }, steps: Array<{ stepIndex: number, nodeId: string, nodeType: string, attempt: number, outcome: StepOutcome, finishedAt: string | null, output: { byteLength: number, text: string | null } | null, error: { text: string | null } | null }>, traceEvents: Array<{ seq: number, at: string, type: string, nodeId: string | null }>, sessionEntries: Array<{ seq: number, role: string | null, text: string | null, toolCalls: Array<{ id: string, name: string }> | null }> }
     | { __typename: 'WorkflowRunViewReset', revision: number, cursor: string }
    };
 
@@ -2629,13 +2629,14 @@ export const McpViewChangesDocument = new TypedDocumentString(`
         role
         text
         toolCalls {
+          id
           name
         }
       }
     }
   }
 }
-    `, {"hash":"sha256:86cd685ea9de413d43c1e483037117d87bac182f42502c5881d17eccf6593088"}) as unknown as TypedDocumentString<McpViewChangesSubscription, McpViewChangesSubscriptionVariables>;
+    `, {"hash":"sha256:b14b0631b7a77ad76303e6106ccf96d171009c62a05689b53aad6cf4aadb47b3"}) as unknown as TypedDocumentString<McpViewChangesSubscription, McpViewChangesSubscriptionVariables>;
 export const McpRunDocument = new TypedDocumentString(`
     query McpRun($runId: String!) {
   workflowRun(runId: $runId) {
