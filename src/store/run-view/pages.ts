@@ -104,7 +104,10 @@ export function readPage<T>(connection: SqliteDatabase, query: ListQuery<T>, req
   const total = countList(connection, query);
   const firstPos = rows[0]?.pos;
   let start: number;
-  if (typeof firstPos === 'number') start = countBefore(connection, query, 'pos < @pagePos', firstPos);
+  // A page at either end of the list (the newest page, the first page) needs no second count.
+  if (!forward && request.before === undefined && request.after === undefined) start = total - rows.length;
+  else if (forward && request.after === undefined) start = 0;
+  else if (typeof firstPos === 'number') start = countBefore(connection, query, 'pos < @pagePos', firstPos);
   else if (forward && request.after !== undefined) start = countBefore(connection, query, 'pos <= @pagePos', request.after);
   else if (!forward && request.before !== undefined) start = countBefore(connection, query, 'pos < @pagePos', request.before);
   else start = forward ? 0 : total;
