@@ -79,13 +79,24 @@ export function followRunView(
   options: FollowOptions = {},
 ): AsyncIterableIterator<RunViewEvent> {
   if (store.viewerHead(runId) === undefined) throw new StoreError('not_found', `Workflow run not found: ${runId}`);
-  return stream<RunViewEvent>(options.signal, async (push, aborted) => {
+  return stream<RunViewEvent>(options.signal, async (push, aborted, handOver) => {
     let positions = after;
+    // While waiting live (the direct route, src/delivery/index.ts): a wake-up hands the shared
+    // change event over to the consumer at once when it takes it synchronously — the same event
+    // object from the same read as below; anything else (a reset, nothing changed, a consumer
+    // that is not ready) ends the wait and the loop below reads on from the same positions.
+    const handOverUpTo = (): number | undefined => {
+      const event = read(runId, positions);
+      if (event === undefined || event.kind === 'reset' || event.positions.revision === event.from.revision) return undefined;
+      if (!handOver(event)) return undefined;
+      positions = event.positions;
+      return positions.revision;
+    };
     // A client with positions may be behind already: read at once; so is a client without any.
     let readNow = true;
     while (!aborted.aborted) {
       if (!readNow) {
-        const head = await feed.waitForRevision(runId, (positions as ViewPositions).revision, aborted);
+        const head = await feed.waitForRevision(runId, (positions as ViewPositions).revision, aborted, handOverUpTo);
         if (head === undefined) return;
       }
       readNow = false;

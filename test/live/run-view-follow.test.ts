@@ -176,6 +176,26 @@ describe('following a run’s view', () => {
     fromQuery.unsubscribe();
   });
 
+  it('30 followers (the direct route hands one shared event to each): identical sequences, every revision once, in order', async () => {
+    const followers = Array.from({ length: 30 }, (_, index) => subscribeWs<Data>(client, FOLLOW, { runId: RUN }, `follower ${index}`));
+    for (const follower of followers) await follower.collector.take(1);
+    for (const nodeId of ['fan-1', 'fan-2', 'fan-3']) engineStep(nodeId, nodeId);
+    const hasAll = (results: Array<StreamResult<Data>>): boolean =>
+      ['fan-1', 'fan-2', 'fan-3'].every((nodeId) => events(results).some((event) => (event.steps ?? []).some((step) => step.nodeId === nodeId)));
+    for (const follower of followers) await follower.collector.until(hasAll, 'the three steps');
+    const sequences = followers.map((follower) => {
+      const list = events(follower.collector.events);
+      let at = list[0]?.revision as number;
+      for (const event of list.slice(1)) {
+        expect(event.fromRevision).toBe(at);
+        at = event.revision;
+      }
+      return list.slice(1).flatMap((event) => (event.steps ?? []).map((step) => step.nodeId));
+    });
+    for (const sequence of sequences) expect(sequence).toEqual(['fan-1', 'fan-2', 'fan-3']);
+    for (const follower of followers) follower.unsubscribe();
+  });
+
   it('@live on the view’s query: pushed again after the engine adds a step', async () => {
     type LiveView = { workflowRun: { view: { revision: number; steps: { edges: Array<{ node: { nodeId: string; output: { json: unknown } | null } }> } } } };
     const live = subscribeWs<LiveView>(
