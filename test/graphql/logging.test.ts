@@ -74,7 +74,8 @@ describe('request logging', () => {
         method: 'POST',
         path: '/graphql',
         status: 401,
-        reason: "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token, a --read-token or a --metadata-token",
+        reason:
+          "Unauthorized: the token sent is not accepted: send Authorization: Bearer <token> with the server's --token, a --read-token or a --metadata-token",
       }),
     ]);
     expect(lines.join('\n')).not.toContain('wrong');
