@@ -20,7 +20,7 @@ import { decodeViewCursor, encodeViewCursor } from './cursors.js';
  * `last` asks for the newest 256 items (pi-workflows' own tail page).
  */
 
-/** The GraphQL list field of each run-view list (as its cursors name it). */
+/** The GraphQL list field of each run-view list, as a path under `WorkflowRunView` (its cursors and errors name it so; the query planner finds the fields by it). */
 export const VIEW_LIST_NAMES: { readonly [List in RunViewList]: string } = {
   steps: 'steps',
   trace: 'trace',

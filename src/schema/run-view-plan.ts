@@ -1,6 +1,6 @@
 import { getArgumentValues, GraphQLError, isObjectType, Kind, type GraphQLObjectType, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import type { PageRequest, PlannedPage, RunViewList } from '../store/index.js';
-import { pageKey, pageRequestOf } from './run-view-pages.js';
+import { pageKey, pageRequestOf, VIEW_LIST_NAMES } from './run-view-pages.js';
 
 /**
  * Which pages one read of a run view takes: every list field the `view` selection names, with
@@ -9,21 +9,18 @@ import { pageKey, pageRequestOf } from './run-view-pages.js';
  * Fields under `@skip`/`@include` count as selected (reading a page too many is harmless).
  */
 
-/** The list fields of `WorkflowRunView`, by field name. */
-const VIEW_LISTS: Readonly<Record<string, RunViewList>> = {
-  steps: 'steps',
-  trace: 'trace',
-  updates: 'updates',
-  settings: 'settings',
-  followUps: 'followUps',
-  interactiveRequests: 'interactiveRequests',
-  humanDecisions: 'humanDecisions',
-  workflowMessages: 'workflowMessages',
-  workflowTurns: 'workflowTurns',
-};
+/** The list fields of `WorkflowRunView` (`steps`, `trace`, …) and of its `session` (`entries`, `events`), by field name. */
+const VIEW_LISTS: Readonly<Record<string, RunViewList>> = listsUnder('');
+const SESSION_LISTS: Readonly<Record<string, RunViewList>> = listsUnder('session.');
 
-/** The list fields of `RunSession`, by field name. */
-const SESSION_LISTS: Readonly<Record<string, RunViewList>> = { entries: 'sessionEntries', events: 'sessionEvents' };
+/** The lists whose field path (`VIEW_LIST_NAMES`) is `<prefix><field>`, by field. */
+function listsUnder(prefix: string): Record<string, RunViewList> {
+  return Object.fromEntries(
+    (Object.entries(VIEW_LIST_NAMES) as Array<[RunViewList, string]>)
+      .filter(([, path]) => path.startsWith(prefix) && !path.slice(prefix.length).includes('.'))
+      .map(([list, path]) => [path.slice(prefix.length), list]),
+  );
+}
 
 /** The object type a field of `parent` returns, through lists and non-null wrappers. */
 function namedObjectType(parent: GraphQLObjectType, field: string): GraphQLObjectType | undefined {

@@ -69,10 +69,8 @@ import {
   readPlannedRunView,
   readReferencedSessionEntry,
   readReferencedValue,
-  readRunSessionEntry,
   readRunViewChanges,
   type ViewPositions,
-  readRunValue,
   type PlannedRunView,
   type RunViewPlan,
   type SessionEntryContent,
@@ -727,17 +725,6 @@ export class WorkflowStore {
   }
 
   /**
-   * The values behind references of a run view, made as pi-workflows makes them (a prompt from
-   * its session entry, a trace payload from its envelope, …), in one snapshot. See {@link readRunValue}.
-   *
-   * @returns per reference, its value or the StoreError reading it threw (`Blob <hash> is not part
-   *   of run <runId>`, `Workflow run not found: <runId>`)
-   */
-  readRunValues(runId: string, refs: ReadonlyArray<Pick<ValueRef, 'hash' | 'decode'>>): Array<JsonValue | StoreError> {
-    return this.database.readSnapshot(() => refs.map((ref) => attempt(() => readRunValue(this.database.connection, runId, ref))));
-  }
-
-  /**
    * The values behind references a run view read returned (never a caller's hash: no run-scope
    * check, which costs a scan of the run's rows per blob). See {@link readReferencedValue}.
    *
@@ -755,16 +742,6 @@ export class WorkflowStore {
    */
   readViewSessionEntries(hashes: readonly string[]): Array<SessionEntryContent | StoreError> {
     return this.database.readSnapshot(() => hashes.map((hash) => attempt(() => readReferencedSessionEntry(this.database.connection, hash))));
-  }
-
-  /**
-   * Captured session entries of a run (role, text, custom type, tool calls), by blob hash, in one
-   * snapshot. See {@link readRunSessionEntry}.
-   *
-   * @returns per hash, the entry or the StoreError reading it threw
-   */
-  readRunSessionEntries(runId: string, hashes: readonly string[]): Array<SessionEntryContent | StoreError> {
-    return this.database.readSnapshot(() => hashes.map((hash) => attempt(() => readRunSessionEntry(this.database.connection, runId, hash))));
   }
 
   /**

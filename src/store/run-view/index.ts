@@ -147,37 +147,13 @@ export function readRunView(connection: SqliteDatabase, runId: string, options: 
   return readSnapshot(connection, () => {
     const run = readRunRow(connection, runId);
     if (run === undefined) return null;
+    const head = readHead(connection, run, options, options.graphCursor);
     const pages = options.pages ?? {};
-    const state = stateOfRow(connection, run);
-    const display = readRunDisplay(connection, state, options);
-    const stepTotal = countRunSteps(connection, runId);
-    const graphCursor = Math.min(Math.max(0, options.graphCursor ?? stepTotal - 1), Math.max(0, stepTotal - 1));
-    return {
-      runId,
-      revision: state.revision,
-      state,
-      definition: definitionOfRow(connection, run),
-      display,
-      steps: readRunSteps(connection, runId, pages.steps),
-      graphSteps: readRunGraphSteps(connection, runId, graphCursor),
-      takenTransitions: readRunTakenTransitions(connection, runId, graphCursor),
-      graphCursor,
-      trace: readRunTrace(connection, runId, pages.trace),
-      session: readRunSession(connection, runId, state.status),
-      sessionEntries: readRunSessionEntries(connection, runId, pages.sessionEntries),
-      sessionEvents: readRunSessionEvents(connection, runId, pages.sessionEvents),
-      updates: readRunUpdates(connection, runId, pages.updates),
-      settings: readRunSettings(connection, runId, pages.settings),
-      followUps: readRunFollowUps(connection, runId, pages.followUps),
-      originSessionId: readRunOriginSession(connection, runId),
-      pendingRequest: readRunPendingRequest(connection, runId),
-      interactiveRequests: readRunInteractiveRequests(connection, runId, pages.interactiveRequests),
-      humanDecisions: readRunHumanDecisions(connection, runId, pages.humanDecisions),
-      workflowMessages: readRunWorkflowMessages(connection, runId, pages.workflowMessages),
-      workflowTurns: readRunWorkflowTurns(connection, runId, pages.workflowTurns),
-      live: display.status === 'running' || display.status === 'waiting',
-      possiblyInterrupted: state.queue?.status === 'parked' && display.status !== 'paused',
-    };
+    const lists = Object.fromEntries(
+      (Object.keys(LIST_READERS) as RunViewList[]).map((list) => [list, LIST_READERS[list](connection, runId, pages[list] ?? {})]),
+    );
+    // As pi: a definition snapshot of another form is refused here (the planned read shows null).
+    return { ...head, definition: head.definition ?? definitionOfRow(connection, run), ...lists } as RunView;
   });
 }
 
@@ -274,13 +250,16 @@ export interface PlannedRunView {
   positions: ViewPositions | null;
 }
 
-/** The head of a run's view (inside a snapshot). */
-function readHead(connection: SqliteDatabase, run: RunRow, options: DisplayOptions): RunViewHead {
+/**
+ * The head of a run's view (inside a snapshot); `graphCursor`: the last step the graph shows
+ * (default the last step).
+ */
+function readHead(connection: SqliteDatabase, run: RunRow, options: DisplayOptions, graphCursorAt?: number): RunViewHead {
   const runId = run.runId;
   const state = stateOfRow(connection, run);
   const display = readRunDisplay(connection, state, options);
-  const stepTotal = countRunSteps(connection, runId);
-  const graphCursor = Math.max(0, stepTotal - 1);
+  const lastStep = Math.max(0, countRunSteps(connection, runId) - 1);
+  const graphCursor = Math.min(Math.max(0, graphCursorAt ?? lastStep), lastStep);
   return {
     runId,
     revision: state.revision,
