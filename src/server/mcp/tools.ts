@@ -76,22 +76,20 @@ function graphqlErrors(result: GraphQLResultJson): CallToolResult | undefined {
   return toolError(errors.map((error) => (error.code === null ? error.message : `${error.code}: ${error.message}`)).join('\n'), { errors });
 }
 
-/** The run view's essentials as `McpInspectRun` reads them. */
-interface RunViewEssentials {
-  error: { text: string | null } | null;
-  steps: { totalCount: number; edges: Array<{ node: Record<string, unknown> & { error: { text: string | null } | null } }> };
-  [field: string]: unknown;
+/** Something with an `error { text }` (a view's head, a step), as the MCP operations select it. */
+type WithError = Record<string, unknown> & { error: { text: string | null } | null };
+
+/** The object with its `error` as plain text (null for none): what the tools return. */
+function errorAsText({ error, ...fields }: WithError): Record<string, unknown> {
+  return { ...fields, error: error?.text ?? null };
 }
 
+/** The run view's essentials as `McpInspectRun` reads them. */
+type RunViewEssentials = WithError & { steps: { totalCount: number; edges: Array<{ node: WithError }> } };
+
 /** The run view's essentials as inspect_run returns them: errors as text, steps as a list (the last 50, with their total). */
-function viewEssentials(view: RunViewEssentials): Record<string, unknown> {
-  const { error, steps, ...fields } = view;
-  return {
-    ...fields,
-    error: error?.text ?? null,
-    stepTotal: steps.totalCount,
-    steps: steps.edges.map(({ node: { error: stepError, ...step } }) => ({ ...step, error: stepError?.text ?? null })),
-  };
+function viewEssentials({ steps, ...view }: RunViewEssentials): Record<string, unknown> {
+  return { ...errorAsText(view as WithError), stepTotal: steps.totalCount, steps: steps.edges.map(({ node }) => errorAsText(node)) };
 }
 
 /** A `McpViewChanges` event. */
@@ -112,16 +110,8 @@ function viewChanges(event: ViewEvent): Record<string, unknown> {
       message: 'More changed than one answer carries: call inspect_run for the whole view',
     };
   }
-  const { __typename, view, steps, ...fields } = event as unknown as Record<string, unknown> & {
-    view: { error: { text: string | null } | null } & Record<string, unknown>;
-    steps: Array<{ error: { text: string | null } | null } & Record<string, unknown>>;
-  };
-  return {
-    kind: 'changed',
-    ...fields,
-    view: { ...view, error: view.error?.text ?? null },
-    steps: steps.map(({ error, ...step }) => ({ ...step, error: error?.text ?? null })),
-  };
+  const { __typename, view, steps, ...fields } = event as unknown as Record<string, unknown> & { view: WithError; steps: WithError[] };
+  return { kind: 'changed', ...fields, view: errorAsText(view), steps: steps.map(errorAsText) };
 }
 
 /** A run the tool looked for and GraphQL answered null for. */
