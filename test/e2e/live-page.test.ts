@@ -105,6 +105,15 @@ async function waitShowing(page: Page, selector: string): Promise<void> {
 }
 
 /** Debian's Chromium, headless, with a fresh profile in `profileDir`. */
+/** Chromium with a profile in `dir` and its first page: 30 s waits, page errors collected in `pageErrors`. */
+async function openChromiumPage(dir: string, pageErrors: string[]): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await launchChromium(join(dir, 'chromium-profile'));
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(30_000);
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { context, page };
+}
+
 function launchChromium(profileDir: string): Promise<BrowserContext> {
   return chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
@@ -149,10 +158,7 @@ describe('live lineage page (browser)', () => {
     // The store creates the schema on open; the host opens the same file once the server has.
     host = spawnHost({ dbPath, chains: 2, intervalMs: 40, seed: 11, projectPath: dir, stdio: ['ignore', 'ignore', 'inherit'] });
     hostExit = new Promise((resolve) => host.once('exit', resolve));
-    context = await launchChromium(join(dir, 'chromium-profile'));
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(30_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ context, page } = await openChromiumPage(dir, pageErrors));
     page.on('response', (response) => {
       if (response.request().resourceType() === 'script') scripts.set(new URL(response.url()).pathname, response.status());
     });
@@ -530,10 +536,7 @@ describe('live lineage page across a server restart (browser)', () => {
     dbPath = join(dir, 'state.db');
     server = await start(0);
     port = Number(new URL(server.url).port);
-    context = await launchChromium(join(dir, 'chromium-profile'));
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(30_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ context, page } = await openChromiumPage(dir, pageErrors));
   }, 60_000);
 
   afterAll(async () => {
@@ -680,10 +683,7 @@ describe('the run view on a pi-workflows file (browser)', () => {
     buildReferenceFile(dbPath);
     server = await startServer(testServerConfig(dbPath, dir, { readOnly: true }), { logger: pino({ level: 'silent' }) });
     base = server.url.replace(/\/graphql$/, '');
-    context = await launchChromium(join(dir, 'chromium-profile'));
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(30_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ context, page } = await openChromiumPage(dir, pageErrors));
   }, 60_000);
 
   afterAll(async () => {
@@ -862,10 +862,7 @@ describe('the run view followed live (browser)', () => {
     engine = EngineRowWriter.open({ path });
     engine.startRun({ runId: RUN, title: 'Follow the page' });
     engine.bindSession({ runId: RUN, piSessionId: 'pi-follow-page', cwd: dir });
-    context = await launchChromium(join(dir, 'chromium-profile'));
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(30_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ context, page } = await openChromiumPage(dir, pageErrors));
     page.on('request', (request) => {
       if (request.method() === 'POST' && /query LivePageRunView\b/.test(request.postData() ?? '')) viewQueries += 1;
     });
