@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPiWorkflowsFile, piWorkflowsOpenCheck, type PiWorkflowsFileFacts } from '../../fixtures/pi-workflows-file.js';
+import { loadReferenceRows } from '../../fixtures/pi-workflows-reference-file.js';
 import { canonicalJson, type JsonValue } from '../../src/store/canonical-json.js';
 import { EngineRowWriter } from '../../src/store/engine-rows/index.js';
 import { WorkflowStore } from '../../src/store/index.js';
@@ -154,6 +155,39 @@ describe.each(KINDS)('engine rows on $name', (kind) => {
   afterAll(() => {
     connection.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes in pi-workflows’ own shapes: every viewer target and key, and every trace envelope’s scope and fields per event type, are ones pi-workflows itself wrote (the reference rows)', () => {
+    const rows = loadReferenceRows();
+    // rows.json keeps a JSON blob's value beside its bytes (`$json`).
+    const blobOf = new Map(rows.blobs?.map((blob) => [(blob.blob_hash as { $blob: string }).$blob, (blob.content as { $json?: unknown }).$json]));
+    const piTargets = new Set(rows.viewer_deltas?.map((delta) => `${String(delta.target_type)}|${String(delta.target_key)}`));
+    const ours = connection.prepare('SELECT DISTINCT target_type AS type, target_key AS key FROM viewer_deltas WHERE run_id = ?').all(RUN) as Array<{
+      type: string;
+      key: string;
+    }>;
+    for (const target of ours) expect(piTargets, `${target.type}|${target.key}`).toContain(`${target.type}|${target.key}`);
+    /** Event type → the envelope's scope and sorted field names, as pi wrote them (engine events only: the queue's have no envelope). */
+    const shapes = new Map<string, string>();
+    for (const event of rows.events ?? []) {
+      const envelope = blobOf.get((event.payload_hash as { $blob: string } | null)?.$blob ?? '') as Record<string, unknown> | undefined;
+      if (envelope === undefined || typeof envelope.scope !== 'string') continue;
+      shapes.set(String(event.event_type), `${envelope.scope}:${Object.keys(envelope).sort().join(',')}`);
+    }
+    const written = connection
+      .prepare(
+        'SELECT e.event_type AS type, CAST(b.content AS TEXT) AS body FROM events e JOIN blobs b ON b.blob_hash = e.payload_hash JOIN runs r ON r.resource_id = e.resource_id WHERE r.run_id = ?',
+      )
+      .all(RUN) as Array<{ type: string; body: string }>;
+    let compared = 0;
+    for (const { type, body } of written) {
+      const envelope = JSON.parse(body) as Record<string, unknown>;
+      if (typeof envelope.scope !== 'string' || !shapes.has(type)) continue;
+      expect(`${envelope.scope}:${Object.keys(envelope).sort().join(',')}`, type).toBe(shapes.get(type));
+      compared += 1;
+    }
+    // run_started, node_started, agent_prompt_sent, node_finished, node_failed, run_failed … at least these are pi's too.
+    expect(compared).toBeGreaterThanOrEqual(6);
   });
 
   it('the run state: failed, titled, its error, trace position, times', () => {
