@@ -1,10 +1,12 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { piWorkflowsDefaultDirectory } from './database/new-database.js';
 import { parseAllowedHost, parseCorsOrigin } from './http/request-policy.js';
 import { tracingSettingsFromEnv, type TracingSettings } from './ops/tracing.js';
 
-/** Server settings; every option has an environment equivalent (CLI wins). */
+/** Server settings; every option but `--pi` has an environment equivalent (CLI wins). */
 export interface ServerConfig {
   /** SQLite file; created with its migrations on first start. */
   dbPath: string;
@@ -93,6 +95,14 @@ export const DEFAULT_MAX_LIVE_QUERIES = 50;
 /** Default database file, relative to the working directory. */
 export const DEFAULT_DB_PATH = 'data/pi-workflows.db';
 
+/**
+ * The file `--pi` serves: pi-workflows' own state file at the place pi-workflows puts it,
+ * `~/.pi/agent/workflows/state.sqlite` under the user's home directory (`os.homedir()`).
+ */
+export function piStateFilePath(home?: string): string {
+  return join(piWorkflowsDefaultDirectory(home), 'state.sqlite');
+}
+
 /** Default of {@link ServerConfig.workers}: the cores this process may use (`os.availableParallelism()`). */
 export function defaultWorkers(): number {
   return availableParallelism();
@@ -157,6 +167,24 @@ function envFlag(name: string, program: Command): boolean {
 }
 
 /**
+ * The database file of `--pi` ({@link piStateFilePath}), checked: `--pi` names the file, so
+ * `--db` on the command line as well is refused (`PI_WORKFLOWS_DB` in the environment is not:
+ * the command line wins), and a missing file is an error rather than a new, empty database.
+ *
+ * @throws exits with a one-line usage error (commander) when `--db` is given too or no file is there
+ */
+function piStateFile(program: Command): string {
+  if (program.getOptionValueSource('db') === 'cli') {
+    program.error(`error: --pi and --db both name the database: use one (--pi is --db ${piStateFilePath()})`);
+  }
+  const file = piStateFilePath();
+  if (statSync(file, { throwIfNoEntry: false }) === undefined) {
+    program.error(`error: --pi: no pi-workflows state file at ${file} (pi-workflows creates it on its first run; --db <path> names another file)`);
+  }
+  return file;
+}
+
+/**
  * Parses the command line (and environment) into a {@link ServerConfig}.
  *
  * @param argv full process argv (`process.argv`); environment variables come from `process.env`
@@ -170,6 +198,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
         'Serves GraphQL (POST/GET), GraphiQL, Server-Sent Events and graphql-ws on one port at /graphql.',
     )
     .addOption(new Option('--db <path>', 'SQLite database file (created on first start)').env('PI_WORKFLOWS_DB').default(DEFAULT_DB_PATH))
+    .addOption(new Option('--pi', `serve your pi-workflows state file where pi-workflows keeps it (${piStateFilePath()}); it must exist; not with --db`))
     .addOption(new Option('--port <port>', 'TCP port (0 = any free port)').env('PORT').default(4000).argParser(integer(0, 65535)))
     .addOption(new Option('--host <address>', 'bind address').env('HOST').default('127.0.0.1'))
     .addOption(new Option('--read-only', 'open the database read-only; mutations answer ForbiddenError (env PI_WORKFLOWS_READ_ONLY=true|false)'))
@@ -293,7 +322,8 @@ export function parseServerConfig(argv: string[]): ServerConfig {
         'PI_WORKFLOWS_REPLICA_POLL_MS, PI_WORKFLOWS_WORKERS, LOG_LEVEL; the standard OTEL_* variables (tracing, docs/TRACING.md).\n\n' +
         "Browsers: only pages from the server's own origin may call it, and only for the host names it answers\n" +
         '(see docs/OPERATIONS.md "Security").\n\n' +
-        'Examples:\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret\n' +
+        'Examples (the npm package: npx pi-workflows-graphql [options]; a clone: npm start -- [options]):\n' +
+        '  npx pi-workflows-graphql --pi\n  npm start\n  npm start -- --db /tmp/state.db --port 4001\n  npm start -- --read-only --token s3cret\n' +
         '  npm start -- --persisted-operations schema/generated/persisted-documents.json --only-persisted\n' +
         '  npm start -- --token s3cret --read-token dashb0ard\n' +
         '  npm start -- --db /srv/replica.db --replica http://primary:4000/graphql\n' +
@@ -303,6 +333,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
   program.parse(argv);
   const options = program.opts<{
     db: string;
+    pi?: boolean;
     port: number;
     host: string;
     readOnly?: boolean;
@@ -326,13 +357,14 @@ export function parseServerConfig(argv: string[]): ServerConfig {
     replicaPollMs: number;
     workers: number;
   }>();
+  const dbPath = options.pi === true ? piStateFile(program) : options.db === ':memory:' ? options.db : resolve(options.db);
   const onlyPersisted = options.onlyPersisted === true || envFlag('PI_WORKFLOWS_ONLY_PERSISTED', program);
   const persistedOperations = options.persistedOperations === undefined || options.persistedOperations === '' ? null : resolve(options.persistedOperations);
   if (onlyPersisted && persistedOperations === null) {
     program.error('error: --only-persisted needs --persisted-operations <manifest.json> (the operations to allow)');
   }
   const replica = options.replica === undefined || options.replica === '' ? null : options.replica;
-  if (replica !== null && options.db === ':memory:') program.error('error: --replica needs a database file (--db <path>), not :memory:');
+  if (replica !== null && dbPath === ':memory:') program.error('error: --replica needs a database file (--db <path>), not :memory:');
   if (replica === null && options.primaryToken !== undefined && options.primaryToken !== '') {
     program.error("error: --primary-token goes with --replica <primary URL> (it is the token for the primary's /health)");
   }
@@ -349,7 +381,7 @@ export function parseServerConfig(argv: string[]): ServerConfig {
   if (token !== null && options.metadataToken.includes(token)) program.error('error: a --metadata-token must differ from --token');
   if (options.metadataToken.some((value) => options.readToken.includes(value))) program.error('error: a --metadata-token must differ from every --read-token');
   return {
-    dbPath: options.db === ':memory:' ? options.db : resolve(options.db),
+    dbPath,
     port: options.port,
     host: options.host,
     readOnly,

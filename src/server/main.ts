@@ -1,7 +1,10 @@
+#!/usr/bin/env node
 /**
- * The CLI entry: `npm start [-- options]` (through tsx) and `npm run start:prod` (the built
- * `dist/server/main.js`, plain node). Starts the server on the embedded default database
- * (created with its migrations on first start).
+ * The CLI entry: `npm start [-- options]` (through tsx), and the built `dist/server/main.js`
+ * (plain node) run by `npm run start:prod` and by the npm package's bin `pi-workflows-graphql`
+ * (`npx pi-workflows-graphql`; package.json "bin", hence the `#!` line, which tsc keeps). Starts
+ * the server on the embedded default database (created with its migrations on first start), or
+ * on the file `--db` or `--pi` names.
  *
  * Output: stdout carries only the JSON log lines (pino), so `| jq` works; the human banner
  * and start errors go to stderr.
@@ -38,12 +41,19 @@ const link = workerLink();
 /** The database file this start creates, told in the banner; decided before any process opens it. */
 const notice = link === undefined && !config.readOnly ? newDatabaseNotice(config.dbPath) : null;
 
+/** How the user named the database, for the directory check's message. */
+function databaseOption(): string {
+  if (process.argv.includes('--pi')) return '--pi';
+  const onCommandLine = process.argv.some((arg) => arg === '--db' || arg.startsWith('--db='));
+  return process.env.PI_WORKFLOWS_DB !== undefined && !onCommandLine ? 'PI_WORKFLOWS_DB' : '--db';
+}
+
 // The primary checked the directory before it forked.
 if (link === undefined)
   try {
     prepareDatabaseDirectory(config.dbPath, DEFAULT_DB_PATH, {
       readOnly: config.readOnly,
-      option: process.env.PI_WORKFLOWS_DB !== undefined && !process.argv.some((arg) => arg === '--db' || arg.startsWith('--db=')) ? 'PI_WORKFLOWS_DB' : '--db',
+      option: databaseOption(),
     });
   } catch (error) {
     process.stderr.write(`pi-workflows-graphql: ${(error as Error).message}\n`);
