@@ -1,6 +1,6 @@
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { StoreError } from '../errors.js';
-import { allRows, getRow, hasTables, type Row } from './connection.js';
+import { allRows, countOnce, getRow, hasTables, type Row } from './connection.js';
 
 /** The most items one page holds (as pi's viewer pages). */
 export const MAX_PAGE_ITEMS = 256;
@@ -76,10 +76,10 @@ function checkRequest(request: PageRequest): void {
   if (request.first !== undefined && request.last !== undefined) throw new StoreError('validation', 'Give first or last, not both', 'first');
 }
 
-/** The number of items of a list; 0 when a table it reads is missing. */
+/** The number of items of a list (read once per snapshot: `countOnce`); 0 when a table it reads is missing. */
 export function countList(connection: SqliteDatabase, query: ListQuery<unknown>): number {
   if (!hasTables(connection, ...query.tables)) return 0;
-  return getRow<{ n: number }>(connection, `WITH list AS (${query.positions ?? query.sql}) SELECT count(*) AS n FROM list`, query.params)?.n ?? 0;
+  return countOnce(connection, `WITH list AS (${query.positions ?? query.sql}) SELECT count(*) AS n FROM list`, query.params);
 }
 
 /**

@@ -120,12 +120,9 @@ export function readRunSession(connection: SqliteDatabase, runId: string, runSta
   if (segment === undefined) return null;
   const binding = blobValue(connection, segment.bindingHash);
   const failure = blobValue(connection, segment.failureHash);
-  const durable = (table: string): number =>
-    hasTables(connection, table)
-      ? (getRow<{ n: number }>(connection, `SELECT count(*) AS n FROM ${table} WHERE segment_id = ?`, [segment.segmentId])?.n ?? 0)
-      : 0;
+  // The durable rows counted as the lists' pages count them (one count per snapshot for both).
   const diagnostics: string[] = [];
-  if (durable('session_entries') !== segment.entryCount || durable('session_events') !== segment.eventCount) {
+  if (countRunSessionEntries(connection, runId) !== segment.entryCount || countRunSessionEvents(connection, runId) !== segment.eventCount) {
     diagnostics.push('session capture counts do not match durable rows');
   }
   if (runStatus !== 'running' && segment.status === 'recording') diagnostics.push('terminal run still reports recording capture');
@@ -146,6 +143,7 @@ export function readRunSession(connection: SqliteDatabase, runId: string, runSta
   };
 }
 
+/** The run's own segment's entries, as pi reads them (`WHERE segment_id = ?`: the segment id is derived from the run id). */
 function entriesQuery(runId: string): ListQuery<SessionEntryItem> {
   const text = 'CAST(b.content AS TEXT)';
   const field = (path: string): string => `CASE WHEN json_valid(${text}) AND json_type(${text}, '${path}') = 'text' THEN json_extract(${text}, '${path}') END`;
@@ -155,10 +153,11 @@ function entriesQuery(runId: string): ListQuery<SessionEntryItem> {
         ${field('$.type')} AS entryType, ${field('$.message.role')} AS role, ${field('$.customType')} AS customType,
         ${refColumns('e.entry_hash', 'entry')}
       FROM session_entries e JOIN blobs b ON b.blob_hash = e.entry_hash
-      WHERE e.segment_id = @segmentId AND e.run_id = @runId`,
-    // Every entry has its blob (a foreign key), so the positions need no join.
-    positions: 'SELECT entry_seq AS pos FROM session_entries WHERE segment_id = @segmentId AND run_id = @runId',
-    params: { segmentId: runSegmentId(runId), runId },
+      WHERE e.segment_id = @segmentId`,
+    // Every entry has its blob (a foreign key), so the positions need no join: a walk of the
+    // primary key (segment_id, entry_seq) alone.
+    positions: 'SELECT entry_seq AS pos FROM session_entries WHERE segment_id = @segmentId',
+    params: { segmentId: runSegmentId(runId) },
     map: (row) => ({
       seq: Number(row.pos),
       at: Number(row.at),
@@ -171,13 +170,15 @@ function entriesQuery(runId: string): ListQuery<SessionEntryItem> {
   };
 }
 
+/** The run's own segment's events, as pi reads them (`WHERE segment_id = ?`). */
 function eventsQuery(runId: string): ListQuery<SessionEventItem> {
   return {
     tables: ['session_events'],
     sql: `SELECT event_seq AS pos, recorded_at AS at, event_type AS type, node_id AS nodeId, attempt_id AS attemptId,
         turn_id AS turnId, message_id AS messageId, tool_call_id AS toolCallId, ${refColumns('payload_hash', 'payload')}
-      FROM session_events WHERE segment_id = @segmentId AND run_id = @runId`,
-    params: { segmentId: runSegmentId(runId), runId },
+      FROM session_events WHERE segment_id = @segmentId`,
+    positions: 'SELECT event_seq AS pos FROM session_events WHERE segment_id = @segmentId',
+    params: { segmentId: runSegmentId(runId) },
     map: (row) => ({
       seq: Number(row.pos),
       at: Number(row.at),
