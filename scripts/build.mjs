@@ -32,4 +32,5 @@ cpSync(join(root, 'schema', 'operations'), join(dist, 'server', 'public', 'opera
 const { bundleClient } = await import(pathToFileURL(join(dist, 'server', 'page', 'client-bundle.js')).href);
 mkdirSync(join(dist, 'server', 'public', 'vendor'), { recursive: true });
 writeFileSync(join(dist, 'server', 'public', 'vendor', 'client.js'), await bundleClient());
-process.stdout.write(`built ${dist} (server, schema, store, the live page and the typed client)\n`);
+// On stderr: `npm pack --json` (whose prepack runs this build) keeps stdout for its JSON.
+process.stderr.write(`built ${dist} (server, schema, store, the live page and the typed client)\n`);
