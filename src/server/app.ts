@@ -92,16 +92,18 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const logger = options.logger ?? createLogger(config.logLevel);
   // Read before the database opens: a bad manifest stops the start with nothing to clean up.
   const persisted = persistedOperationsFor(config, schema);
+  // Tracing on imports the trace SDK and its exporter here, before the port and the database:
+  // an import that fails stops the start with nothing to clean up.
+  const tracing = await tracingFor(config.tracing, options.spanProcessor);
   // The port first, the database after; requests are handled once everything is built.
   const httpServer = await listen(config);
   const store = await openStore(config, options.clock, httpServer);
   const feed = new ChangeFeed(store, { pollIntervalMs: config.pollIntervalMs });
-  const tracing = tracingFor(config.tracing, options.spanProcessor);
   const replica = startReplicaMode(config, store, logger);
   const metrics = createMetrics(store, feed, replica?.status, options.cluster?.id);
   const link = options.cluster;
   const healthSource = { store, dbPath: config.dbPath, replica: replica?.status };
-  link?.attach({ health: () => healthReport(healthSource).body.status, registry: metrics.registry });
+  link?.attach({ health: () => healthReport(healthSource).body.status, registry: metrics.registry, feed });
   const credentials: Credentials = { token: config.token, readTokens: config.readTokens ?? [], metadataTokens: config.metadataTokens ?? [] };
   const scopes = new GrantedScopes();
   const policy = createRequestPolicy({ bindHost: config.host, allowedHosts: config.allowedHosts ?? [], corsOrigins: config.corsOrigins ?? [] });

@@ -1,4 +1,3 @@
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { ChangeFeed, SharedEventExecution } from '../../delivery/index.js';
@@ -13,7 +12,7 @@ import type { ServerMetrics } from '../ops/metrics.js';
 import type { PersistedOperations } from '../ops/persisted-operations.js';
 import { redactErrorsPlugin } from '../ops/redact-errors.js';
 import type { Tracing } from '../ops/tracing.js';
-import { GRAPHIQL_DEFAULT_QUERY, GRAPHIQL_SUBSCRIPTIONS_PROTOCOL } from '../page/graphiql-page.js';
+import { GRAPHIQL_DEFAULT_QUERY, GRAPHIQL_SUBSCRIPTIONS_PROTOCOL, renderGraphiQL } from '../page/graphiql-page.js';
 import { GRAPHIQL_TITLE } from '../page/serve-page.js';
 import { compiledExecutionEnabled, compiledExecutionPlugins } from './compiled-execution.js';
 import { graphqlSsePlugin } from './graphql-sse.js';

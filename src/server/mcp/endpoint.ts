@@ -9,15 +9,17 @@
  * token, whose scope decides which tools are listed (./tools.ts). Every tool runs committed
  * GraphQL operations through yoga with the request's own credential (./graphql-calls.ts), so a
  * read token that calls a write tool is refused by the mutation itself, with its text.
+ *
+ * The SDK is imported on the first `POST /mcp` of the process (ops/lazy-import.ts), not with this
+ * module: a server nobody asks over MCP never loads it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ErrorCode, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Scope } from '../http/auth.js';
+import { lazyImport } from '../ops/lazy-import.js';
 import { graphqlCaller, loadMcpOperations, type McpOperation, type McpOperationName, type YogaFetch } from './graphql-calls.js';
 import { TOOLS, toolError, type ToolDefinition } from './tools.js';
 
@@ -32,6 +34,22 @@ const INSTRUCTIONS =
   'Workflow runs of a pi-workflows state store. Read tools: list_runs, inspect_run, wait_for_run_change (follow a run: pass the ' +
   'presentationRevision you last saw). Write tools (listed for the full token only): restart_run, cancel_run, pause_run, resume_run. ' +
   "Errors come back as tool errors with the server's code and message; a refused call changes nothing.";
+
+/** The parts of the MCP SDK the endpoint uses, imported on the first `POST /mcp` of the process. */
+const loadSdk = lazyImport('the MCP SDK (@modelcontextprotocol/sdk)', async () => {
+  const [server, transport, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return {
+    Server: server.Server,
+    WebStandardStreamableHTTPServerTransport: transport.WebStandardStreamableHTTPServerTransport,
+    CallToolRequestSchema: types.CallToolRequestSchema,
+    ListToolsRequestSchema: types.ListToolsRequestSchema,
+    ErrorCode: types.ErrorCode,
+  };
+});
 
 /** Settings of {@link createMcpEndpoint}. */
 export interface McpEndpointOptions {
@@ -80,6 +98,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const start = performance.now();
     const body = await bodyOf(request);
     const line: Record<string, unknown> = { method: request.method, path: MCP_PATH, ...describe(body), scope };
+    const { Server, WebStandardStreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema, ErrorCode } = await loadSdk();
     const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: TOOLS.filter((tool) => scope === 'write' || tool.scope === 'read').map((tool) => listed.get(tool.name) as Tool),

@@ -1,14 +1,21 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  trace,
+  type Context,
+  type Span,
+  type TextMapPropagator,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { traceStoreWrites } from '../../schema/tracing.js';
 import type { DirectNext } from '../../delivery/index.js';
+import { lazyImport } from './lazy-import.js';
 
 /**
  * Opt-in OpenTelemetry tracing (docs/TRACING.md): spans for HTTP requests, GraphQL operations
@@ -21,6 +28,10 @@ import type { DirectNext } from '../../delivery/index.js';
  * operation type and name, error codes, run ids, counts), the resource only `service.*`,
  * `telemetry.sdk.*` and what `OTEL_RESOURCE_ATTRIBUTES` names — no process detector (its
  * `process.command_args` would carry `--token`).
+ *
+ * The trace SDK and the OTLP exporters (with their protobuf and metrics dependencies) are
+ * imported when a server turns tracing on ({@link tracingFor}), not with this module: with
+ * tracing off none of them is loaded.
  */
 
 /** The OTLP/HTTP encodings the exporter speaks (`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`). */
@@ -96,10 +107,30 @@ export interface TracingOptions {
   spanProcessor?: SpanProcessor;
 }
 
-const propagator = new W3CTraceContextPropagator();
+/** The trace SDK's modules, imported by the first server that turns tracing on. */
+const loadTraceSdk = lazyImport('the OpenTelemetry trace SDK (@opentelemetry/sdk-trace-base, resources, core)', async () => {
+  const [sdk, resources, core] = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/core'),
+  ]);
+  return { sdk, resources, core };
+});
+
+/** The OTLP/HTTP exporter class of each encoding, imported by the first server that exports with it. */
+const loadOtlpExporter: Record<OtlpProtocol, () => Promise<new () => SpanExporter>> = {
+  'http/protobuf': lazyImport(
+    'the OTLP trace exporter (@opentelemetry/exporter-trace-otlp-proto)',
+    async () => (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter,
+  ),
+  'http/json': lazyImport(
+    'the OTLP trace exporter (@opentelemetry/exporter-trace-otlp-http)',
+    async () => (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter,
+  ),
+};
 
 /** The trace context a request's headers carry (`traceparent`, `tracestate`), or the root context. */
-function callerContext(headers: IncomingHttpHeaders | undefined): Context {
+function callerContext(propagator: TextMapPropagator, headers: IncomingHttpHeaders | undefined): Context {
   return headers === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
 }
 
@@ -107,17 +138,23 @@ function callerContext(headers: IncomingHttpHeaders | undefined): Context {
 const KNOWN_PATHS = new Set(['/graphql', '/health', '/metrics', '/']);
 
 /**
- * Builds the tracing of one server (its own tracer provider: nothing global is registered).
+ * Builds the tracing of one server (its own tracer provider: nothing global is registered),
+ * importing the trace SDK and the exporter of `settings.protocol` first if no server of the
+ * process has yet (concurrent starts share one import).
  *
  * @param settings from {@link tracingSettingsFromEnv}; the OTLP exporter reads the rest of its
  *   configuration (endpoint, headers, timeout, compression) from the standard `OTEL_EXPORTER_OTLP_*` variables
+ * @throws Error naming the package when the SDK or the exporter cannot be imported
  */
-export function createTracing(settings: TracingSettings, options: TracingOptions = {}): Tracing {
-  const resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }))
-    .merge(detectResources({ detectors: [envDetector] }));
-  const processor = options.spanProcessor ?? new BatchSpanProcessor(settings.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter());
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
+export async function createTracing(settings: TracingSettings, options: TracingOptions = {}): Promise<Tracing> {
+  const { sdk, resources, core } = await loadTraceSdk();
+  const resource = resources
+    .defaultResource()
+    .merge(resources.resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }))
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const processor = options.spanProcessor ?? new sdk.BatchSpanProcessor(new (await loadOtlpExporter[settings.protocol]())());
+  const provider = new sdk.BasicTracerProvider({ resource, spanProcessors: [processor] });
+  const propagator = new core.W3CTraceContextPropagator();
   const tracer = provider.getTracer('pi-workflows-graphql');
 
   /** The HTTP span's context per request. */
@@ -127,7 +164,7 @@ export function createTracing(settings: TracingSettings, options: TracingOptions
 
   function startOperation(graphqlContext: object, endsWithPhases: boolean): OperationSpan {
     const req = (graphqlContext as { req?: IncomingMessage }).req;
-    const parent = (req === undefined ? undefined : httpContexts.get(req)) ?? callerContext(req?.headers);
+    const parent = (req === undefined ? undefined : httpContexts.get(req)) ?? callerContext(propagator, req?.headers);
     const span = tracer.startSpan('graphql.operation', { kind: SpanKind.INTERNAL }, parent);
     const operation = { span, context: trace.setSpan(parent, span), endsWithPhases, ended: false };
     operations.set(graphqlContext, operation);
@@ -231,7 +268,7 @@ export function createTracing(settings: TracingSettings, options: TracingOptions
       const path = (request.url ?? '/').split('?')[0] ?? '/';
       const known = KNOWN_PATHS.has(path);
       const method = request.method ?? 'GET';
-      const parent = callerContext(request.headers);
+      const parent = callerContext(propagator, request.headers);
       const span = tracer.startSpan(
         known ? `${method} ${path}` : method,
         { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, ...(known ? { 'url.path': path } : {}) } },
@@ -353,11 +390,12 @@ class DeliveryBatches {
 
 /**
  * The server's tracing for its settings (`config.tracing`): undefined when off, so no span, no
- * hook and no per-event work (docs/TRACING.md).
+ * hook, no per-event work and no trace SDK or exporter imported (docs/TRACING.md).
  *
  * @param spanProcessor instead of the OTLP exporter's batch processor (tests)
+ * @throws Error naming the package when tracing is on and the SDK or the exporter cannot be imported
  */
-export function tracingFor(settings: TracingSettings | null | undefined, spanProcessor?: SpanProcessor): Tracing | undefined {
+export async function tracingFor(settings: TracingSettings | null | undefined, spanProcessor?: SpanProcessor): Promise<Tracing | undefined> {
   if (settings == null) return undefined;
   return createTracing(settings, spanProcessor === undefined ? {} : { spanProcessor });
 }

@@ -7,12 +7,16 @@
  *
  * The page opens with {@link GRAPHIQL_DEFAULT_QUERY}, which runs on any database (the demo's
  * included) and shows what the API is about.
+ *
+ * The renderer (its 9 MB bundle) is imported on the first page render of the process
+ * (ops/lazy-import.ts), not with this module: a server whose GraphiQL nobody opens never parses it.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { GraphiQLOptions } from 'graphql-yoga';
+import { lazyImport } from '../ops/lazy-import.js';
 
 /** The query GraphiQL opens with: the newest runs with their chain, and how to go on. */
 export const GRAPHIQL_DEFAULT_QUERY = `# pi-workflows GraphQL: durable workflow runs, their lineage and live views.
@@ -63,6 +67,19 @@ export const GRAPHIQL_SUBSCRIPTIONS_PROTOCOL = 'SSE';
 /** How long browsers may reuse the page without asking again, in seconds. */
 export const GRAPHIQL_MAX_AGE_S = 3600;
 
+/** `@graphql-yoga/render-graphiql`, imported on the first render of the process. */
+const loadRenderer = lazyImport('the GraphiQL page (@graphql-yoga/render-graphiql)', () => import('@graphql-yoga/render-graphiql'));
+
+/**
+ * yoga's `renderGraphiQL` option: the inlined GraphiQL of `@graphql-yoga/render-graphiql`,
+ * imported on first use (yoga awaits the promise).
+ *
+ * @throws Error naming the package when it cannot be imported
+ */
+export async function renderGraphiQL(options: GraphiQLOptions): Promise<string> {
+  return (await loadRenderer()).renderGraphiQL(options);
+}
+
 interface RenderedPage {
   etag: string;
   identity: Buffer;
@@ -70,25 +87,28 @@ interface RenderedPage {
   encoded: Promise<{ br: Buffer; gzip: Buffer }>;
 }
 
-/** The page per title/endpoint, shared by every server of the process (tests start many). */
-const pages = new Map<string, RenderedPage>();
+/**
+ * The page per title/endpoint, shared by every server of the process (tests start many); a
+ * promise, so that concurrent first visits share one render.
+ */
+const pages = new Map<string, Promise<RenderedPage>>();
 
-function pageFor(title: string, endpoint: string): RenderedPage {
+function pageFor(title: string, endpoint: string): Promise<RenderedPage> {
   const key = `${title}\u0000${endpoint}`;
   let page = pages.get(key);
   if (page === undefined) {
-    const identity = Buffer.from(
-      renderGraphiQL({ title, endpoint, subscriptionsProtocol: GRAPHIQL_SUBSCRIPTIONS_PROTOCOL, defaultQuery: GRAPHIQL_DEFAULT_QUERY }),
-      'utf8',
-    );
-    const encoded = Promise.all([
-      promisify(brotliCompress)(identity, {
-        params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length },
-      }),
-      promisify(gzip)(identity),
-    ]).then(([br, gzipped]) => ({ br, gzip: gzipped }));
-    encoded.catch(() => pages.delete(key)); // tried again on the next visit
-    page = { etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`, identity, encoded };
+    page = renderGraphiQL({ title, endpoint, subscriptionsProtocol: GRAPHIQL_SUBSCRIPTIONS_PROTOCOL, defaultQuery: GRAPHIQL_DEFAULT_QUERY }).then((html) => {
+      const identity = Buffer.from(html, 'utf8');
+      const encoded = Promise.all([
+        promisify(brotliCompress)(identity, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length },
+        }),
+        promisify(gzip)(identity),
+      ]).then(([br, gzipped]) => ({ br, gzip: gzipped }));
+      encoded.catch(() => pages.delete(key)); // tried again on the next visit
+      return { etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`, identity, encoded };
+    });
+    page.catch(() => pages.delete(key)); // the renderer did not load: tried again on the next visit
     pages.set(key, page);
   }
   return page;
@@ -118,7 +138,17 @@ export function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' 
  * @param endpoint the GraphQL path the page talks to (HTTP and graphql-ws)
  */
 export async function serveGraphiQLPage(request: IncomingMessage, response: ServerResponse, title: string, endpoint: string): Promise<void> {
-  const page = pageFor(title, endpoint);
+  let page: RenderedPage;
+  try {
+    page = await pageFor(title, endpoint);
+  } catch (error) {
+    // Only when the renderer's package is missing or broken: the operator reads why on stderr,
+    // the browser a 500 naming the package (no paths of the install).
+    process.emitWarning(error instanceof Error ? error : String(error), 'GraphiQLPageWarning');
+    if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+    response.end("The GraphiQL page could not be rendered: @graphql-yoga/render-graphiql did not load (see the server's stderr).\n");
+    return;
+  }
   const headers = {
     etag: page.etag,
     'cache-control': `public, max-age=${GRAPHIQL_MAX_AGE_S}`,
