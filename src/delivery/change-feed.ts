@@ -7,6 +7,7 @@ import { followChain, type ChainEvent } from './feed-chain.js';
 import { followRunChanges, type RunChangeEvent } from './feed-run-changes.js';
 import { observe, type PullObserver } from './pull-stream.js';
 import { followRunView, positionsKey, readViewEvent, type RunViewEvent } from './feed-view.js';
+import { revisionAfter, ViewReadCache, type ViewReadPeers } from './view-reads.js';
 import {
   openDataVersionProbe,
   type DataVersionProbe,
@@ -303,22 +304,72 @@ export class ChangeFeed {
     },
   };
 
-  /** The view reads of the current wake-up, by follower positions (see {@link readViewChanges}). */
-  private viewReads: { tick: number; events: Map<string, RunViewEvent | undefined> } = { tick: -1, events: new Map() };
+  /** The view reads followers share, by run and follower positions (see {@link readViewChanges}). */
+  private readonly viewReads = new ViewReadCache();
+  /** The other workers of this server, when it has several (see {@link shareViewReads}). */
+  private viewPeers: ViewReadPeers | undefined;
+  /** Reads of a view this process made (not served from {@link viewReads} or by a peer). */
+  private viewReadCount = 0;
 
   /**
-   * A view follower's next event (`feed-view.ts` `readViewEvent`), the read and its event object
-   * shared between followers at the same positions during one wake-up: one read per revision per
-   * run however many follow it.
+   * Shares view reads with the other worker processes of this server from now on: a run's
+   * view is read by one worker (`peers.readsElsewhere`), whose answers the others' followers
+   * take (docs/OPERATIONS.md "Workers").
    */
-  readonly readViewChanges = (runId: string, since: ViewPositions | null): RunViewEvent | undefined => {
-    if (this.viewReads.tick !== this.ticks) this.viewReads = { tick: this.ticks, events: new Map() };
+  shareViewReads(peers: ViewReadPeers): void {
+    this.viewPeers = peers;
+  }
+
+  /** How many times this process read a run's view for its followers or a peer's (a `/metrics` counter). */
+  get viewReadsMade(): number {
+    return this.viewReadCount;
+  }
+
+  /**
+   * A view follower's next event after `since` (`feed-view.ts` `readViewEvent`) at presentation
+   * revision `atLeast` or later: one read, and one event object, for every follower at the same
+   * positions (`view-reads.ts`), in this process or, when another worker reads the run's view,
+   * in that one (then a promise of its answer; a reset, a whole view, is read here).
+   */
+  readonly readViewChanges = (runId: string, since: ViewPositions | null, atLeast: number): RunViewEvent | undefined | Promise<RunViewEvent | undefined> => {
     const key = positionsKey(runId, since);
-    if (this.viewReads.events.has(key)) return this.viewReads.events.get(key);
-    const event = readViewEvent(this.store, runId, since);
-    this.viewReads.events.set(key, event);
-    return event;
+    const cached = this.viewReads.get(runId, key, atLeast);
+    if (cached !== undefined) return cached;
+    const peers = this.viewPeers;
+    if (since === null || peers === undefined || !peers.readsElsewhere(runId)) return this.readView(runId, since, key);
+    const answer: Promise<RunViewEvent | undefined> = peers.request(runId, since, atLeast).then((answered) => {
+      if (this.closed) return undefined;
+      if (answered === 'unanswered') {
+        this.viewReads.forget(runId, key, answer);
+        return this.readView(runId, since, key);
+      }
+      if (answered.event !== undefined) this.viewReads.set(runId, key, revisionAfter(answered.event), answered.event);
+      return answered.event;
+    });
+    this.viewReads.set(runId, key, atLeast, answer);
+    return answer;
   };
+
+  /**
+   * A peer's request for a view follower's next event (src/server/cluster/): the shared read
+   * of {@link readViewChanges}, read here.
+   *
+   * @returns the event; `reset` when a whole view is due (the peer reads that itself); undefined for an unknown run
+   */
+  readViewForPeer(runId: string, since: ViewPositions, atLeast: number): RunViewEvent | 'reset' | undefined {
+    const key = positionsKey(runId, since);
+    const cached = this.viewReads.get(runId, key, atLeast);
+    const event = cached === undefined || cached instanceof Promise ? this.readView(runId, since, key) : cached;
+    return event?.kind === 'reset' ? 'reset' : event;
+  }
+
+  /** Reads a follower's next event in this process and keeps it for the others at `key`. */
+  private readView(runId: string, since: ViewPositions | null, key: string): RunViewEvent | undefined {
+    const event = readViewEvent(this.store, runId, since);
+    this.viewReadCount += 1;
+    if (event !== undefined) this.viewReads.set(runId, key, revisionAfter(event), event);
+    return event;
+  }
 
   /**
    * Reads the delta log after a cursor like `WorkflowStore.readViewerDeltas`, sharing the

@@ -36,8 +36,12 @@ export interface RunViewChangedEvent {
 /** One event of {@link followRunView}. */
 export type RunViewEvent = RunViewResetEvent | RunViewChangedEvent;
 
-/** The read {@link followRunView} shares between followers at the same positions (`ChangeFeed.readViewChanges`). */
-export type ViewChangesRead = (runId: string, since: ViewPositions | null) => RunViewEvent | undefined;
+/**
+ * The read {@link followRunView} shares between followers at the same positions
+ * (`ChangeFeed.readViewChanges`): the event after `since` at presentation revision `atLeast` or
+ * later, or a promise of it (another worker reads it, `view-reads.ts`).
+ */
+export type ViewChangesRead = (runId: string, since: ViewPositions | null, atLeast: number) => RunViewEvent | undefined | Promise<RunViewEvent | undefined>;
 
 /** The key of a follower's positions (followers at one key in one wake-up share one read). */
 export function positionsKey(runId: string, positions: ViewPositions | null): string {
@@ -78,16 +82,20 @@ export function followRunView(
   after: ViewPositions | null,
   options: FollowOptions = {},
 ): AsyncIterableIterator<RunViewEvent> {
-  if (store.viewerHead(runId) === undefined) throw new StoreError('not_found', `Workflow run not found: ${runId}`);
+  const head = store.viewerHead(runId);
+  if (head === undefined) throw new StoreError('not_found', `Workflow run not found: ${runId}`);
   return stream<RunViewEvent>(options.signal, async (push, aborted, handOver) => {
     let positions = after;
+    // The revision the next read must reach: the run's as the follow started, then each wake-up's.
+    let atLeast = head.currentRevision;
     // While waiting live (the direct route, src/delivery/index.ts): a wake-up hands the shared
     // change event over to the consumer at once when it takes it synchronously — the same event
-    // object from the same read as below; anything else (a reset, nothing changed, a consumer
-    // that is not ready) ends the wait and the loop below reads on from the same positions.
-    const handOverUpTo = (): number | undefined => {
-      const event = read(runId, positions);
-      if (event === undefined || event.kind === 'reset' || event.positions.revision === event.from.revision) return undefined;
+    // object from the same read as below; anything else (a reset, nothing changed, a read still
+    // to come from another worker, a consumer that is not ready) ends the wait and the loop
+    // below reads on from the same positions.
+    const handOverUpTo = (woken: number): number | undefined => {
+      const event = read(runId, positions, woken);
+      if (event === undefined || event instanceof Promise || event.kind === 'reset' || event.positions.revision === event.from.revision) return undefined;
       if (!handOver(event)) return undefined;
       positions = event.positions;
       return positions.revision;
@@ -96,12 +104,13 @@ export function followRunView(
     let readNow = true;
     while (!aborted.aborted) {
       if (!readNow) {
-        const head = await feed.waitForRevision(runId, (positions as ViewPositions).revision, aborted, handOverUpTo);
-        if (head === undefined) return;
+        const woken = await feed.waitForRevision(runId, (positions as ViewPositions).revision, aborted, handOverUpTo);
+        if (woken === undefined) return;
+        atLeast = woken;
       }
       readNow = false;
-      const event = read(runId, positions);
-      if (event === undefined) return;
+      const event = await read(runId, positions, atLeast);
+      if (event === undefined || aborted.aborted) return;
       const next = event.kind === 'reset' ? event.read.positions : event.positions;
       // Nothing since the client's positions (its revision is the run's): wait for the next one.
       if (event.kind === 'changed' && next.revision === event.from.revision) continue;

@@ -57,6 +57,7 @@ export { ChangeFeed, WAKE_CHUNK, type ChangeFeedOptions } from './change-feed.js
 export type { FollowOptions, RunDeltaEvent, ViewerSnapshotEvent } from './feed-follow.js';
 export type { RunChangeEvent } from './feed-run-changes.js';
 export type { RunViewChangedEvent, RunViewEvent, RunViewResetEvent } from './feed-view.js';
+export type { ViewReadPeers } from './view-reads.js';
 export type { ChainEvent } from './feed-chain.js';
 export { MALFORMED_CHAIN_CURSOR } from './chain-cursor.js';
 export {

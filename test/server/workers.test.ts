@@ -14,6 +14,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { EventCollector, REPO_ROOT, WAIT_MS, wsUrlOf, type StreamResult } from '../helpers/live-fixtures.js';
+import { EngineRowWriter } from '../../src/store/engine-rows/index.js';
 import { reserveInput } from '../helpers/server-fixture.js';
 import { databaseClosedCleanly, spawnService, TSX_IMPORT, type ServiceProcess } from '../helpers/service-process.js';
 
@@ -157,6 +158,47 @@ function runIdsOf(events: ReadonlyArray<StreamResult<ChangesData>>): string[] {
   return events.map((event) => event.data?.workflowRunChanges.run?.runId ?? `(${event.data?.workflowRunChanges.__typename})`);
 }
 
+interface ViewEvent {
+  __typename: string;
+  revision: number;
+  fromRevision?: number;
+  steps: Array<{ nodeId: string; output: { json: unknown } | null }>;
+}
+const FOLLOW_VIEW = /* GraphQL */ `
+  subscription FollowView($runId: String!) {
+    workflowRunView(runId: $runId) {
+      __typename
+      ... on WorkflowRunViewReset { revision }
+      ... on WorkflowRunViewChanged { fromRevision revision steps { nodeId output { json } } }
+    }
+  }
+`;
+
+/** Follows a run's view on `client`. */
+function followView(client: Client, runId: string, label: string): EventCollector<ViewEvent> {
+  const collector = new EventCollector<ViewEvent>(label);
+  client.subscribe<{ workflowRunView: ViewEvent }>(
+    { query: FOLLOW_VIEW, variables: { runId } },
+    {
+      next: (value) => {
+        if (value.errors !== undefined || value.data == null) collector.fail(new Error(JSON.stringify(value.errors)));
+        else collector.push(value.data.workflowRunView);
+      },
+      error: (error) => collector.fail(error),
+      complete: () => collector.complete(),
+    },
+  );
+  return collector;
+}
+
+/** `pi_workflows_view_reads_total` of the whole server (summed over the workers). */
+async function viewReads(pinned: Pinned): Promise<number> {
+  const { body } = await pinned.get('/metrics');
+  const line = /^pi_workflows_view_reads_total (\d+)$/m.exec(body);
+  if (line === null) throw new Error(`no pi_workflows_view_reads_total in /metrics:\n${body.slice(0, 2000)}`);
+  return Number(line[1]);
+}
+
 /** Whether the process `pid` still exists. */
 function alive(pid: number): boolean {
   try {
@@ -295,6 +337,56 @@ describe('--workers 2: two processes, one port, one database file', () => {
         { id: 1, pid: pids[0], status: 'ok' },
         { id: 2, pid: pids[1], status: 'ok' },
       ]);
+    }
+  });
+
+  it("a run's view followed on both workers: each event read once for all of them, every revision once to every follower", async () => {
+    const runId = 'view-shared';
+    const definition = {
+      schema: 'pi-workflows.definition-snapshot.v1',
+      name: 'shared-view',
+      startAt: 'plan',
+      nodes: { plan: { nodeType: 'agent' }, build: { nodeType: 'agent' } },
+      edges: [{ from: 'plan', to: 'build' }],
+    }; // invented for this test, in pi-workflows' definition-snapshot form
+    await onA.graphql(RESERVE, { input: reserveInput(runId, { definition, workflowName: 'shared-view', originSessionId: 'session-view' }) });
+    const engine = EngineRowWriter.open({ path: dbPath });
+    try {
+      engine.startRun({ runId, title: 'Shared view' });
+      const clientA = await wsClientOn(url, onA.pid);
+      const clientB = await wsClientOn(url, onB.pid);
+      clients.push(clientA, clientB);
+      const followers = [clientA, clientA, clientB, clientB].map((client, index) => followView(client, runId, `view follower ${index}`));
+      for (const follower of followers) await follower.take(1);
+      const readsBefore = await viewReads(onA);
+
+      for (const nodeId of ['plan', 'build']) {
+        const { attemptId } = engine.startStep({ runId, nodeId, nodeType: 'agent' });
+        engine.sendPrompt({ runId, attemptId, prompt: `Do ${nodeId}.` });
+        engine.finishStep({ runId, attemptId, outcome: 'ok', output: { done: nodeId } });
+      }
+      const last = engine.finishRun({ runId, status: 'completed', finalOutput: { done: true } }).revision;
+      for (const follower of followers) await follower.until((events) => events.at(-1)?.revision === last, `revision ${last}`);
+
+      const distinct = new Set<string>();
+      for (const follower of followers) {
+        const [reset, ...changes] = follower.events;
+        let at = reset?.revision ?? Number.NaN;
+        for (const change of changes) {
+          // Every revision once, in order: each event starts where the one before ended.
+          expect(change).toMatchObject({ __typename: 'WorkflowRunViewChanged', fromRevision: at });
+          distinct.add(`${change.fromRevision}->${change.revision}`);
+          at = change.revision;
+        }
+        expect(changes.flatMap((change) => change.steps.map((step) => [step.nodeId, step.output?.json]))).toEqual([
+          ['plan', { done: 'plan' }],
+          ['build', { done: 'build' }],
+        ]);
+      }
+      // One read per event any follower on either worker got: never one per worker or per follower.
+      expect((await viewReads(onA)) - readsBefore).toBe(distinct.size);
+    } finally {
+      engine.close();
     }
   });
 

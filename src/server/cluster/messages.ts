@@ -3,6 +3,11 @@
  * message carries `pwg` (its kind), so prom-client's own cluster messages (`type`) pass beside
  * them untouched.
  */
+import type { RunViewEvent } from '../../delivery/index.js';
+import type { ViewPositions } from '../../store/index.js';
+
+/** A view read's answer as it travels (JSON: no undefined), see `ViewReadPeers.request`. */
+export type ViewReadAnswer = { event: RunViewEvent | null } | 'unanswered';
 
 /** One worker's `/health` standing, as the primary collects it. */
 export interface WorkerHealth {
@@ -24,7 +29,11 @@ export type WorkerMessage =
   /** The answer to {@link PrimaryMessage} `health-collect`. */
   | { pwg: 'health-report'; requestId: number; status: string }
   /** A `/metrics` request arrived: aggregate every worker's registry. */
-  | { pwg: 'metrics-request'; requestId: number };
+  | { pwg: 'metrics-request'; requestId: number }
+  /** Ask worker `owner` (the one that reads `runId`'s view) for a view follower's next event. */
+  | { pwg: 'view-read-request'; requestId: number; owner: number; runId: string; since: ViewPositions; atLeast: number }
+  /** The answer to the primary's forwarded `view-read-request` `requestId`. */
+  | { pwg: 'view-read-answer'; requestId: number; answer: ViewReadAnswer };
 
 /** What the primary tells a worker. */
 export type PrimaryMessage =
@@ -33,7 +42,13 @@ export type PrimaryMessage =
   /** Every worker's standing, for the `/health` request `requestId`. */
   | { pwg: 'health-answer'; requestId: number; workers: WorkerHealth[] }
   /** The aggregated `/metrics` text (or why there is none), for `requestId`. */
-  | { pwg: 'metrics-answer'; requestId: number; body: string; contentType: string; error?: string };
+  | { pwg: 'metrics-answer'; requestId: number; body: string; contentType: string; error?: string }
+  /** The ids of the workers that listen, ascending: a run's view is read by one of them (`view-read-link.ts`). */
+  | { pwg: 'view-readers'; workers: number[] }
+  /** Another worker's view read request, for this worker to answer (`requestId` is the primary's). */
+  | { pwg: 'view-read-request'; requestId: number; runId: string; since: ViewPositions; atLeast: number }
+  /** The answer to this worker's `view-read-request` `requestId`. */
+  | { pwg: 'view-read-answer'; requestId: number; answer: ViewReadAnswer };
 
 /** Whether `message` is one of ours (not prom-client's, not another library's). */
 export function isClusterMessage<T extends { pwg: string }>(message: unknown): message is T {

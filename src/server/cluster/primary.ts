@@ -19,13 +19,16 @@
  * - `/health` and `/metrics`: the worker that got the request asks the primary, which collects
  *   every worker's standing (deadline {@link HEALTH_DEADLINE_MS}) or aggregates every worker's
  *   registry with prom-client's `AggregatorRegistry`.
+ * - View reads: it tells the workers which of them listen (`view-readers`) and relays a
+ *   worker's request for a run view read to the worker that reads that run, and its answer
+ *   back (`view-read-link.ts`); requests to a worker that exits are answered `unanswered`.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import type { ServerConfig } from '../config.js';
 import { NEW_DATABASE_LOG, withNewDatabaseNotice, type NewDatabaseNotice } from '../database/new-database.js';
 import { createLogger } from '../ops/logger.js';
-import { isClusterMessage, type PrimaryMessage, type WorkerHealth, type WorkerMessage } from './messages.js';
+import { isClusterMessage, type PrimaryMessage, type ViewReadAnswer, type WorkerHealth, type WorkerMessage } from './messages.js';
 import { HEALTH_DEADLINE_MS } from './worker-link.js';
 
 /** The window of {@link MAX_RESTARTS}, in ms. */
@@ -92,6 +95,20 @@ export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: 
     if (worker.isConnected()) worker.send(message);
   };
 
+  /** View read requests forwarded to the worker that reads the run (view-read-link.ts), by the primary's request id. */
+  const viewReads = new Map<number, { from: number; requestId: number; owner: number }>();
+  let nextViewRead = 1;
+  /** Tells every listening worker which workers listen (each run's view is read by one of them). */
+  const announceViewReaders = (): void => {
+    const ready = [...states.values()].filter((each) => each.ready && each.worker.isConnected());
+    const workers = ready.map((each) => each.worker.id).sort((a, b) => a - b);
+    for (const each of ready) send(each.worker, { pwg: 'view-readers', workers });
+  };
+  const answerViewRead = (to: number, requestId: number, answer: ViewReadAnswer): void => {
+    const asker = states.get(to);
+    if (asker !== undefined) send(asker.worker, { pwg: 'view-read-answer', requestId, answer });
+  };
+
   const fork = (): void => {
     const worker = cluster.fork();
     const state: WorkerState = { worker, pid: worker.process.pid ?? 0, ready: false };
@@ -132,6 +149,7 @@ export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: 
     switch (message.pwg) {
       case 'ready': {
         state.ready = true;
+        announceViewReaders();
         if (started) {
           logger.info({ worker: state.worker.id, workerPid: state.pid }, 'worker replaced');
           return;
@@ -155,6 +173,24 @@ export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: 
       case 'start-failed':
         state.failure = message.message;
         return;
+      case 'view-read-request': {
+        const owner = states.get(message.owner);
+        if (owner === undefined || !owner.ready || !owner.worker.isConnected()) {
+          answerViewRead(state.worker.id, message.requestId, 'unanswered');
+          return;
+        }
+        const id = nextViewRead++;
+        viewReads.set(id, { from: state.worker.id, requestId: message.requestId, owner: message.owner });
+        send(owner.worker, { pwg: 'view-read-request', requestId: id, runId: message.runId, since: message.since, atLeast: message.atLeast });
+        return;
+      }
+      case 'view-read-answer': {
+        const forwarded = viewReads.get(message.requestId);
+        if (forwarded === undefined) return;
+        viewReads.delete(message.requestId);
+        answerViewRead(forwarded.from, forwarded.requestId, message.answer);
+        return;
+      }
       case 'health-request':
         collectHealth(state.worker, message.requestId);
         return;
@@ -206,6 +242,13 @@ export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: 
 
   function onExit(state: WorkerState, code: number | null, signal: string | null): void {
     states.delete(state.worker.id);
+    // The view reads it was asked for will not come: their askers read themselves.
+    for (const [id, forwarded] of viewReads) {
+      if (forwarded.owner !== state.worker.id) continue;
+      viewReads.delete(id);
+      answerViewRead(forwarded.from, forwarded.requestId, 'unanswered');
+    }
+    announceViewReaders();
     for (const collection of collections.values()) {
       collection.waiting.delete(state.worker.id);
       if (collection.waiting.size === 0) collection.finish();

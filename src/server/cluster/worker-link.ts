@@ -5,7 +5,9 @@
  */
 import cluster from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
+import type { ChangeFeed } from '../../delivery/index.js';
 import { isClusterMessage, type PrimaryMessage, type WorkerHealth, type WorkerMessage } from './messages.js';
+import { linkViewReads } from './view-read-link.js';
 
 /**
  * How long a worker waits for the primary's answer before it answers a request alone, in ms:
@@ -23,9 +25,10 @@ export interface WorkerLink {
   readonly pid: number;
   /**
    * Serves the primary's collections from now on: `health()` is this worker's own `/health`
-   * status, `registry` its metrics (prom-client's cluster aggregation reads it).
+   * status, `registry` its metrics (prom-client's cluster aggregation reads it); `feed`'s view
+   * reads are shared with the other workers (`view-read-link.ts`).
    */
-  attach(parts: { health: () => string; registry: Registry }): void;
+  attach(parts: { health: () => string; registry: Registry; feed?: ChangeFeed }): void;
   /**
    * Every worker's standing, collected by the primary (within {@link HEALTH_DEADLINE_MS}).
    *
@@ -71,7 +74,7 @@ export function workerLink(): WorkerLink | undefined {
       send({ pwg: 'health-report', requestId: message.requestId, status });
       return;
     }
-    pending.get(message.requestId)?.(message);
+    if (message.pwg === 'health-answer' || message.pwg === 'metrics-answer') pending.get(message.requestId)?.(message);
   });
   const ask = <T extends PrimaryMessage>(request: WorkerMessage & { requestId: number }): Promise<T | null> =>
     new Promise((resolve) => {
@@ -91,6 +94,7 @@ export function workerLink(): WorkerLink | undefined {
     pid: process.pid,
     attach(parts) {
       health = parts.health;
+      if (parts.feed !== undefined) linkViewReads(parts.feed, worker.id);
       AggregatorRegistry.setRegistries([parts.registry]);
       // Constructing one installs prom-client's worker-side listener for the primary's requests.
       new AggregatorRegistry();

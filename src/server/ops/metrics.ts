@@ -16,6 +16,9 @@
  *   subscription took the event it caused (see `ChangeFeed.onDelivery`).
  * - `sqlite_busy_retries_total`: writes that found the write lock taken by another connection
  *   (mutations waiting asynchronously, plus synchronous `BEGIN IMMEDIATE` rounds retried).
+ * - `view_reads_total`: reads of a run's view for its followers (`workflowRunView`): one per
+ *   follower position and presentation revision, shared by every worker's followers
+ *   (docs/OPERATIONS.md "Workers").
  * - `sqlite_wal_bytes`: size of the database's write-ahead log file.
  * - replicas only (`--replica`, docs/DEPLOYMENT.md "Read replicas"): `replica_position` and
  *   `replica_primary_position` (newest run change position of the copy served and of the
@@ -128,6 +131,15 @@ export function createMetrics(store: WorkflowStore, feed: ChangeFeed, replica?: 
     collect() {
       this.reset();
       this.inc(store.busyRetries);
+    },
+  });
+  new Counter({
+    name: 'pi_workflows_view_reads_total',
+    help: "Reads of a run's view made for its followers (once per follower position and revision, shared by the followers of every worker).",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(feed.viewReadsMade);
     },
   });
   new Gauge({
