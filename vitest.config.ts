@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
@@ -9,6 +10,26 @@ const require = createRequire(import.meta.url);
  * modules in test/helpers/ never are.
  */
 const PROJECTS = ['store', 'delivery', 'graphql', 'server', 'clients', 'live', 'faults', 'e2e'] as const;
+
+/**
+ * The projects of `npm run test:fast`. Their files share worker processes (`isolate: false`): a
+ * worker imports the server once per project instead of once per file, and
+ * test/helpers/leak-guard.ts fails a file that leaves process-wide state changed
+ * (docs/TESTING.md "Shared workers"). They run first, on every core; the other projects after
+ * them, isolated, on vitest's default (one core left to the main process).
+ */
+const SHARED_WORKER_PROJECTS: ReadonlySet<string> = new Set(['store', 'delivery', 'graphql', 'server', 'live']);
+
+/** Options of a project whose files share worker processes (see {@link SHARED_WORKER_PROJECTS}). */
+const SHARED_WORKERS = {
+  isolate: false,
+  maxWorkers: availableParallelism(),
+  setupFiles: ['test/helpers/leak-guard.ts'],
+  sequence: { groupOrder: 0 },
+};
+
+/** Options of the other projects: isolated files, vitest's default worker count, after the shared-worker group. */
+const ISOLATED = { sequence: { groupOrder: 1 } };
 
 /**
  * Files of the fast projects (store, delivery, graphql, server, live) that take seconds each: child
@@ -43,11 +64,14 @@ export default defineConfig({
     // `npm test` runs every project; `npm run test:fast` the ones a developer reruns while
     // working (store, delivery, graphql, server, live, without SLOW). `vitest run --project faults` runs one.
     projects: [
-      ...PROJECTS.map((name) => ({ extends: true as const, test: { name, include: [`test/${name}/**/*.test.ts`], exclude: SLOW } })),
-      { extends: true as const, test: { name: 'slow', include: SLOW } },
+      ...PROJECTS.map((name) => ({
+        extends: true as const,
+        test: { name, include: [`test/${name}/**/*.test.ts`], exclude: SLOW, ...(SHARED_WORKER_PROJECTS.has(name) ? SHARED_WORKERS : ISOLATED) },
+      })),
+      { extends: true as const, test: { name: 'slow', include: SLOW, ...ISOLATED } },
       {
         extends: true as const,
-        test: { name: 'other', include: ['test/**/*.test.ts'], exclude: PROJECTS.map((name) => `test/${name}/**`) },
+        test: { name: 'other', include: ['test/**/*.test.ts'], exclude: PROJECTS.map((name) => `test/${name}/**`), ...ISOLATED },
       },
     ],
   },
