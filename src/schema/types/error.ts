@@ -14,7 +14,7 @@ import {
 /**
  * The `Error` interface and its seven implementations, one per error class of `../errors.ts`
  * (docs/GRAPHQL-CONTRACT.md "Typed errors"). They are kept in one file: each is the same three lines made from
- * its class. Each mutation's own file lists the ones its result union offers.
+ * its class. Each mutation lists, next to it in its family's file, the ones its result union offers.
  */
 const ErrorInterface = builder.interfaceRef<ApiError>('Error').implement({
   description: 'Every typed mutation error implements Error: a stable code and a human message.',

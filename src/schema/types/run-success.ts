@@ -10,7 +10,7 @@ export interface RunAdoptedShape {
 
 /**
  * Makes the success type of a mutation that returns a run (`<Mutation>Success`); each mutation
- * file makes its own with this.
+ * makes its own with this, next to it.
  *
  * @param name the type's name, e.g. `ParkWorkflowRunSuccess`
  */

@@ -1,9 +1,8 @@
 import type { ChainEvent } from '../../delivery/index.js';
 import { builder } from '../builder.js';
 import { follow, freshLoaders } from '../follow.js';
-import { LineageKindEnum } from './lineage-kind.js';
 import { ViewerDeltaBatchRef } from './viewer-deltas.js';
-import { WorkflowRunRef } from './workflow-run.js';
+import { LineageKindEnum, WorkflowRunRef } from './workflow-run.js';
 
 type Of<K extends ChainEvent['kind']> = Extract<ChainEvent, { kind: K }>;
 const kindIs =

@@ -5,7 +5,7 @@
 import type { RunChangeEvent } from '../../delivery/index.js';
 import { builder } from '../builder.js';
 import { follow, freshLoaders } from '../follow.js';
-import { storeFilter, WorkflowRunFilterRef } from './workflow-run-filter.js';
+import { storeFilter, WorkflowRunFilterRef } from './workflow-run-list.js';
 import { WorkflowRunRef } from './workflow-run.js';
 
 /** A `change` event of the store's run-list change feed (`feed-run-changes.ts`). */

@@ -1,8 +1,7 @@
 import type { WorkflowRunCounts } from '../../store/index.js';
 import { builder } from '../builder.js';
-import { RunQueueStatusEnum } from './run-queue-status.js';
-import { storeFilter, WorkflowRunFilterRef } from './workflow-run-filter.js';
-import { WorkflowRunStatusEnum } from './workflow-run-status.js';
+import { storeFilter, WorkflowRunFilterRef } from './workflow-run-list.js';
+import { RunQueueStatusEnum, WorkflowRunStatusEnum } from './workflow-run.js';
 
 /** `WorkflowRunCounts.byStatus`: one durable status and its count. */
 const WorkflowRunStatusCountRef = builder.objectRef<WorkflowRunCounts['byStatus'][number]>('WorkflowRunStatusCount').implement({

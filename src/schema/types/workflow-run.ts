@@ -1,18 +1,63 @@
-import { dataloaderGetter, pathDataloaderGetter } from '@pothos/plugin-dataloader';
+/**
+ * The workflow run: its state enums (status, queue status, execution mode, lineage kind), the
+ * `WorkflowRun` node with the fields of its own state, the `workflowRun` query and the
+ * `workflowRunUpdated` subscription. Its lineage is in workflow-run-lineage.ts, its claim in
+ * run-claim.ts, the run list in workflow-run-list.ts.
+ */
 import type { GraphQLResolveInfo } from 'graphql';
-import type { LineageKind, WorkflowRunRecord, WorkflowStore } from '../../store/index.js';
+import type { WorkflowRunRecord } from '../../store/index.js';
 import { builder } from '../builder.js';
 import { assertContentScope } from '../content-scope.js';
 import type { GraphQLContext } from '../context.js';
 import { follow, freshLoaders } from '../follow.js';
-import { isIdOnly, RunBatch, runIdOnly } from '../id-only-runs.js';
-import { chainResourceExtensions } from '../live-resources.js';
+import { isIdOnly } from '../id-only-runs.js';
 import { selectedFieldsAt } from '../selection.js';
-import { ExecutionModeEnum } from './execution-mode.js';
-import { LineageKindEnum } from './lineage-kind.js';
-import { RunClaimRef } from './run-claim.js';
-import { RunQueueStatusEnum } from './run-queue-status.js';
-import { WorkflowRunStatusEnum } from './workflow-run-status.js';
+
+/** runs.status (docs/STORE-RULES.md §4). */
+export const WorkflowRunStatusEnum = builder.enumType('WorkflowRunStatus', {
+  description: 'Durable run state (runs.status).',
+  values: {
+    QUEUED: { value: 'queued', description: 'Reserved, not started yet.' },
+    RUNNING: { value: 'running', description: 'Executing.' },
+    WAITING: { value: 'waiting', description: 'Waiting for an interaction (input).' },
+    COMPLETED: { value: 'completed', description: 'Finished successfully (terminal).' },
+    FAILED: { value: 'failed', description: 'Finished with an error (terminal).' },
+    TIMED_OUT: { value: 'timed_out', description: 'Ran out of time (terminal).' },
+    CANCELLED: { value: 'cancelled', description: 'Cancelled (terminal).' },
+  } as const,
+});
+
+/** run_queue.status (docs/STORE-RULES.md §4). */
+export const RunQueueStatusEnum = builder.enumType('RunQueueStatus', {
+  description: 'Scheduling state (run_queue.status): who may execute the run now.',
+  values: {
+    QUEUED: { value: 'queued', description: 'Waiting for a runner to claim it.' },
+    STARTING: { value: 'starting', description: 'Claimed; the runner is starting or resuming it.' },
+    RUNNING: { value: 'running', description: 'Executing under its runner.' },
+    PARKED: { value: 'parked', description: 'Not executing: released by its runner, waiting for an interaction, or paused.' },
+    DONE: { value: 'done', description: 'Finished: completed, or handed on to a continuation.' },
+    FAILED: { value: 'failed', description: 'Failed or timed out (errorCode is the run status).' },
+    CANCELLED: { value: 'cancelled', description: 'Cancelled.' },
+  } as const,
+});
+
+/** run_bindings.execution_mode. */
+export const ExecutionModeEnum = builder.enumType('ExecutionMode', {
+  description: 'Whether a Pi session drives the run (interactive) or not (headless).',
+  values: {
+    INTERACTIVE: { value: 'interactive', description: 'A Pi session drives the run.' },
+    HEADLESS: { value: 'headless', description: 'No session drives the run.' },
+  } as const,
+});
+
+/** runs.lineage_kind. */
+export const LineageKindEnum = builder.enumType('LineageKind', {
+  description: 'How a child run relates to its parent.',
+  values: {
+    CONTINUATION: { value: 'continuation', description: 'The child goes on from where its parent stopped (same restart number).' },
+    RESTART: { value: 'restart', description: 'The child runs its terminal parent again (restart number + 1).' },
+  } as const,
+});
 
 /**
  * The `WorkflowRun` fields that read nothing but the run id: `parent`,
@@ -64,8 +109,9 @@ const ID_ONLY_CACHE_KEY = Symbol('id-only WorkflowRun, never loaded') as unknown
  * into it (`cacheResolved`), and so are the rows of a connection page. Subscriptions clear it
  * for every event (`freshLoaders`, src/schema/follow.ts).
  *
- * Its fields that return another type of `types/` (`lineage`, `viewerDeltas`) are added by
- * that type's file, so that imports run one way (the other files import this one). A lineage
+ * Its lineage fields (`parent` … `latestRun`, `lineage`: workflow-run-lineage.ts), its claims
+ * (`claim`, `expiredClaim`: run-claim.ts) and `viewerDeltas` (viewer-deltas.ts) are added by
+ * those files, so that imports run one way (the other files import this one). A lineage
  * id that points at a missing run (the store's foreign keys forbid it) reads as null, except
  * where the field selects only ids (answered from the id, without a load).
  * Id-only runs (`IdOnlyRun`, src/schema/id-only-runs.ts) are primed under a key no load asks
@@ -79,84 +125,6 @@ export const WorkflowRunRef = builder.loadableNodeRef('WorkflowRun', {
   // Every run a field returns is cached by its run id, except id-only runs (never loaded).
   cacheResolved: (run: WorkflowRunRecord) => (isIdOnly(run) ? ID_ONLY_CACHE_KEY : run.runId),
 });
-
-/**
- * The newest run id of each chain, by root run id (`latestRun` of runs without a batch): one
- * statement per batch; the field then loads the runs through the run loader (those of the page
- * are primed), unless it selects only ids.
- */
-const latestRunIds = dataloaderGetter<string, string, string>(
-  undefined,
-  async (rootRunIds, context) => (context as GraphQLContext).store.latestRunIdsOfChains(rootRunIds),
-  undefined,
-  false,
-);
-
-/** What a field returning the run `runId` resolves to: an id-only run when it selects only ids, else the id (loaded). */
-function runOrId(runId: string, info: GraphQLResolveInfo): WorkflowRunRecord | string {
-  return selectsOnly(info, RUN_ID_FIELDS) ? runIdOnly(runId) : runId;
-}
-
-/**
- * The children of each parent run id, oldest first: ids only (one {@link RunBatch}) when the
- * selection on them reads only {@link RUN_LINEAGE_ID_FIELDS}, else whole records. One statement.
- */
-function readChildren(store: WorkflowStore, parentRunIds: string[], kind: LineageKind | undefined, idsOnly: boolean): WorkflowRunRecord[][] {
-  if (!idsOnly) return store.childrenOfRuns(parentRunIds, kind);
-  const batch = new RunBatch(store);
-  return store.childIdsOfRuns(parentRunIds, kind).map((children) => children.map((child) => batch.add(child) as unknown as WorkflowRunRecord));
-}
-
-type ChildrenArgs = { kind?: LineageKind | null };
-
-/**
- * The children loader of a field, for runs without a batch (whole records, runs of a page under
- * a list): one DataLoader per response path, so each `children(kind:)` selection batches with
- * its own kind and selection (the same at every item of one path); one statement per batch.
- *
- * @param kindOf the lineage kind the field reads (from its arguments, or fixed)
- */
-function childrenLoader(kindOf: (args: ChildrenArgs) => LineageKind | undefined) {
-  return pathDataloaderGetter<string, WorkflowRunRecord[], string, ChildrenArgs>(
-    undefined,
-    async (runIds, context, args, info) => readChildren((context as GraphQLContext).store, runIds, kindOf(args), selectsOnly(info, RUN_LINEAGE_ID_FIELDS)),
-    undefined,
-    false,
-    true,
-  );
-}
-
-const childrenOfAnyKind = childrenLoader((args) => args.kind ?? undefined);
-const continuations = childrenLoader(() => 'continuation');
-const restarts = childrenLoader(() => 'restart');
-
-/**
- * The children of `run` of a kind: from its batch, synchronously, when it has one (see
- * {@link RunBatch}), else through `loader`.
- */
-function childrenOf(
-  run: WorkflowRunRecord,
-  kind: LineageKind | undefined,
-  loader: ReturnType<typeof childrenLoader>,
-  args: ChildrenArgs,
-  context: GraphQLContext,
-  info: GraphQLResolveInfo,
-): WorkflowRunRecord[] | Promise<WorkflowRunRecord[]> {
-  if (isIdOnly(run) && run.batch !== undefined) return run.batch.childrenOf(run.runId, kind, selectsOnly(info, RUN_LINEAGE_ID_FIELDS));
-  return loader(args, context, info).load(run.runId);
-}
-
-/** The only child of `run` of a kind (`continuation`, `restart`: at most one), or null. */
-function onlyChild(
-  run: WorkflowRunRecord,
-  kind: LineageKind,
-  loader: ReturnType<typeof childrenLoader>,
-  context: GraphQLContext,
-  info: GraphQLResolveInfo,
-): WorkflowRunRecord | null | Promise<WorkflowRunRecord | null> {
-  const children = childrenOf(run, kind, loader, {}, context, info);
-  return Array.isArray(children) ? (children[0] ?? null) : children.then((list) => list[0] ?? null);
-}
 
 WorkflowRunRef.implement({
   description: 'A durable workflow run: its state, its claim, its lineage and its live view revision.',
@@ -234,68 +202,7 @@ WorkflowRunRef.implement({
       nullable: true,
       description: 'For a run in a terminal state: the fingerprint a restart of it must carry; null otherwise.',
     }),
-    claim: t.field({
-      type: RunClaimRef,
-      nullable: true,
-      description: 'The live claim, or null.',
-      resolve: (run) => run.claim,
-    }),
-    expiredClaim: t.field({
-      type: RunClaimRef,
-      nullable: true,
-      description:
-        'The claim whose lease expired without a renewal or a release (its runner is still recorded), or null: ' +
-        'when it expires the run-list change feed and `workflowRunUpdated` deliver the run with `claim: null` and this set ' +
-        '(docs/PROTOCOL.md "Lease expiry"). A stale mark can name when the lease expired.',
-      resolve: (run) => run.expiredClaim,
-    }),
     presentationRevision: t.exposeInt('presentationRevision', { description: 'Current viewer revision of the run.' }),
-    // Lineage: each read is one batched statement per request (loadable fields and groups).
-    parent: t.field({
-      extensions: chainResourceExtensions,
-      type: WorkflowRunRef,
-      nullable: true,
-      description: 'The direct parent; null for a root run.',
-      resolve: (run, _args, _context, info) => (run.parentRunId === null ? null : runOrId(run.parentRunId, info)),
-    }),
-    rootRun: t.field({
-      extensions: chainResourceExtensions,
-      type: WorkflowRunRef,
-      description: 'The first run of the chain; itself for a root run.',
-      resolve: (run, _args, _context, info) => (run.rootRunId === run.runId && !isIdOnly(run) ? run : runOrId(run.rootRunId, info)),
-    }),
-    children: t.field({
-      extensions: chainResourceExtensions,
-      type: [WorkflowRunRef],
-      description: 'Direct children, oldest first; optionally only of one lineage kind.',
-      args: { kind: t.arg({ type: LineageKindEnum, required: false, description: 'Only children of this lineage kind; all when null.' }) },
-      resolve: (run, args, context, info) => childrenOf(run, args.kind ?? undefined, childrenOfAnyKind, args, context, info),
-    }),
-    continuation: t.field({
-      extensions: chainResourceExtensions,
-      type: WorkflowRunRef,
-      nullable: true,
-      description: 'The run that continues this one (at most one).',
-      resolve: (run, _args, context, info) => onlyChild(run, 'continuation', continuations, context, info),
-    }),
-    restart: t.field({
-      extensions: chainResourceExtensions,
-      type: WorkflowRunRef,
-      nullable: true,
-      description: 'The run that restarts this one (at most one).',
-      resolve: (run, _args, context, info) => onlyChild(run, 'restart', restarts, context, info),
-    }),
-    latestRun: t.field({
-      extensions: chainResourceExtensions,
-      type: WorkflowRunRef,
-      description: "The newest run of this run's chain (same rootRunId).",
-      resolve: (run, _args, context, info) =>
-        isIdOnly(run) && run.batch !== undefined
-          ? runOrId(run.batch.latestRunIdOf(run.rootRunId), info)
-          : latestRunIds(context)
-              .load(run.rootRunId)
-              .then((runId) => runOrId(runId, info)),
-    }),
   }),
 });
 
@@ -315,13 +222,6 @@ builder.subscriptionFields((t) => ({
     description: 'The run after each change recorded for it (its summary changed).',
     args: { runId: t.arg.string({ required: true, description: 'The run to follow.' }) },
     subscribe: (_root, args, context) => follow(() => context.feed.followRunUpdates(args.runId)),
-    resolve: (run, _args, context) => freshLoaders(run, context),
-  }),
-  workflowRunLineageUpdated: t.field({
-    type: WorkflowRunRef,
-    description: "Any run of the root's chain that changed or joined it.",
-    args: { rootRunId: t.arg.string({ required: true, description: 'Root run id of the chain to follow.' }) },
-    subscribe: (_root, args, context) => follow(() => context.feed.followChainUpdates(args.rootRunId)),
     resolve: (run, _args, context) => freshLoaders(run, context),
   }),
 }));
