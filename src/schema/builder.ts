@@ -10,11 +10,12 @@ import { inputValidationError } from './input-limits.js';
 
 /**
  * The Pothos schema builder: plugins, scalars and the three (empty) root types (docs/ARCHITECTURE.md
- * "Examples to follow"). Every GraphQL type lives in its own file under `types/`, together with
- * the query, mutation and subscription fields that return it; `index.ts` imports them.
+ * "Examples followed"). Each entity lives in its own file under `types/` (its types, inputs and
+ * enums), together with the query, mutation and subscription fields that return them; `index.ts`
+ * imports them.
  *
- * Batching is the dataloader plugin's: loadable objects and fields (types/workflow-run.ts),
- * cleared for every subscription event (follow.ts).
+ * Batching is the dataloader plugin's: loadable objects and fields (types/workflow-run.ts,
+ * types/workflow-run-lineage.ts), cleared for every subscription event (follow.ts).
  */
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
