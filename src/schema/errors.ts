@@ -1,4 +1,4 @@
-import { isStoreError, type StateFile, type StoreErrorKind } from '../store/index.js';
+import { describeStateFile, isStoreError, type StateFile, type StoreErrorKind } from '../store/index.js';
 import type { GraphQLContext } from './context-types.js';
 import { startStoreWriteSpan } from './tracing.js';
 
@@ -98,9 +98,9 @@ export const READ_SCOPE_MESSAGE = 'This token has the read scope only; mutations
  * @param file the kind of database file the server opened
  */
 export function readOnlyMessage(file: StateFile): string {
-  return file.kind === 'pi-workflows' && file.writeRefusal !== null
-    ? `The server is read-only: the database is a pi-workflows state file and ${file.writeRefusal}`
-    : 'The server is read-only';
+  // Only a pi-workflows state file has a write refusal (its layout): the store's description says it.
+  const { writeRefusal } = describeStateFile(file);
+  return writeRefusal !== null ? `The server is read-only: the database is a pi-workflows state file and ${writeRefusal}` : 'The server is read-only';
 }
 
 /**

@@ -49,3 +49,16 @@ export function isStoreError(error: unknown): error is StoreError {
 export function claimNotLiveMessage(runId: string): string {
   return `Claim token is not the live claim of workflow run: ${runId}`;
 }
+
+/**
+ * What `read` returns, or the {@link StoreError} it threw (a per-item answer of a batch read);
+ * any other error is thrown on.
+ */
+export function storeErrorOr<T>(read: () => T): T | StoreError {
+  try {
+    return read();
+  } catch (error) {
+    if (isStoreError(error)) return error;
+    throw error;
+  }
+}

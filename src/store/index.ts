@@ -1,7 +1,9 @@
 /**
  * The workflow state store (docs/STORE-RULES.md): the only place SQL lives. Import from here.
  */
-export { WorkflowStore, projectIdFor, replicaRefusalMessage, type WorkflowStoreOptions } from './workflow-store.js';
+export { WorkflowStore } from './workflow-store.js';
+export { projectIdFor, type WorkflowStoreOptions } from './store-open.js';
+export { replicaRefusalMessage } from './replica-file.js';
 export { StoreError, claimNotLiveMessage, isStoreError, type StoreErrorKind } from './errors.js';
 export { canonicalJson, normalizeJson, type JsonValue } from './canonical-json.js';
 export { StateDatabase } from './database.js';
@@ -25,7 +27,9 @@ export type { ClaimNextWorkflowRunInput, ClaimWorkflowRunInput, RunClaimInput } 
 export { MAX_RESTARTS } from './restart-policy.js';
 export { restartRunIdFor, type RestartResult, type RestartWorkflowRunInput } from './run-restart.js';
 export { CANCELLED_MESSAGE, type CancelWorkflowRunInput, type SettleStatus, type SettleWorkflowRunInput } from './run-settlement.js';
-export { INTERACTION_DEADLINE_ERROR, NO_PROGRESS_DETAIL_LIMIT, type ReportWorkflowRunStateInput, type RunEventRecord } from './run-transitions.js';
+export { NO_PROGRESS_DETAIL_LIMIT } from './worker-transitions.js';
+export { INTERACTION_DEADLINE_ERROR } from './interaction-timeout.js';
+export type { ReportWorkflowRunStateInput, RunEventRecord } from './engine-reports.js';
 export { MAX_PAGE_SIZE } from './run-queries.js';
 export {
   DEFAULT_RUN_ORDER,
@@ -80,8 +84,9 @@ export {
   type OwnStateFile,
   type PiWorkflowsStateFile,
   type StateFile,
-} from './state-file.js';
-export { READ_SIDE_COLUMNS, VERSION_DEPENDENT_COLUMNS, WRITE_SIDE_COLUMNS } from './read-side-schema.js';
+} from './layout/state-file.js';
+export { READ_SIDE_COLUMNS, VERSION_DEPENDENT_COLUMNS, WRITE_SIDE_COLUMNS } from './layout/read-side-schema.js';
+export { describeStateFile, type FileDescription, type PiWorkflowsFileDescription } from './layout/index.js';
 export { ReplicaFollower, type ReplicaFileState, type ReplicaFollowerOptions } from './replica-follower.js';
 export {
   MAX_PAGE_ITEMS,

@@ -1,4 +1,5 @@
 import type { StateDatabase } from './database.js';
+import type { FileLayout } from './layout/file-layout.js';
 import type { RunChangeRow } from './run-change-log.js';
 import type { QueueStatus, RunStatus } from './run-records.js';
 
@@ -10,10 +11,11 @@ import type { QueueStatus, RunStatus } from './run-records.js';
  * names (`run-change-cursor.ts`). Read only, on both kinds of file: nothing is written for an
  * expiry (a pi-workflows file gets nothing: docs/PI-WORKFLOWS-FILES.md §3).
  *
- * - Our own files walk `leases_owned_expiry_idx` (migration 0006) and find the run's position in
- *   `run_changes`.
+ * Which index a read walks depends on the file (`FileLayout.expiredLeases`):
+ * - our own files walk `leases_owned_expiry_idx` (migration 0006) and find the run's position in
+ *   `run_changes` (`layout/own-file.ts`);
  * - pi-workflows state files walk their own `leases_expires_idx` (`expires_at`, where set); the
- *   run's position is its latest event's (`events_resource_idx`).
+ *   run's position is its latest event's (`events_resource_idx`, `layout/pi-workflows-file.ts`).
  */
 
 /**
@@ -48,41 +50,45 @@ function heldSet<T extends string>(text: string | null): T[] | undefined {
 }
 
 /**
+ * A window of {@link readLeaseExpiries} as each layout reads it (`FileLayout.expiredLeases`):
+ * the owned leases with `expires_at ≤ through` and after the mark, of runs at a position at or
+ * before `throughSeq`.
+ */
+export interface ExpiredLeaseQuery {
+  /** The condition after the mark, over `l` (leases) and `r` (runs). */
+  window: string;
+  /** The parameters of {@link window}, in order. */
+  windowParams: readonly unknown[];
+  /** Epoch ms. */
+  through: number;
+  throughSeq: number;
+  limit: number;
+}
+
+/** One row of `FileLayout.expiredLeases`: held statuses as comma lists, or null where the file does not keep them. */
+export interface ExpiredLeaseRow {
+  /** Epoch ms. */
+  expires_at: number;
+  run_id: string;
+  /** The run's current position in the run change log. */
+  seq: number;
+  statuses: string | null;
+  queue_statuses: string | null;
+}
+
+/**
  * The owned run leases that expired in `(after, through]` (by `(expires_at, run_id)`), of runs
- * at a position at or before `throughSeq`, in that order.
+ * at a position at or before `throughSeq`, in that order, read through the file's layout.
  *
  * @returns at most `limit` rows
  */
-export function readLeaseExpiries(database: StateDatabase, request: LeaseExpiryRequest): LeaseExpiryRow[] {
+export function readLeaseExpiries(layout: Pick<FileLayout, 'expiredLeases'>, request: LeaseExpiryRequest): LeaseExpiryRow[] {
   const { throughSeq, after, through, limit } = request;
   if (through < after.at || (through === after.at && after.runId === null)) return [];
   const afterRunId = after.runId;
   const window = afterRunId === null ? 'l.expires_at > ?' : '(l.expires_at > ? OR (l.expires_at = ? AND r.run_id > ?))';
   const windowParams = afterRunId === null ? [after.at] : [after.at, after.at, afterRunId];
-  const rows =
-    database.file.kind === 'pi-workflows'
-      ? database.all<{ expires_at: number; run_id: string; seq: number; statuses: null; queue_statuses: null }>(
-          `SELECT expires_at, run_id, seq, NULL AS statuses, NULL AS queue_statuses FROM (
-             SELECT l.expires_at, r.run_id,
-               coalesce((SELECT max(e.event_seq) FROM events e WHERE e.resource_id = l.resource_id), 0) AS seq
-             FROM leases l JOIN runs r ON r.resource_id = l.resource_id
-             WHERE l.owner_id IS NOT NULL AND l.expires_at IS NOT NULL AND l.expires_at <= ? AND ${window})
-           WHERE seq <= ? ORDER BY expires_at, run_id LIMIT ?`,
-          through,
-          ...windowParams,
-          throughSeq,
-          limit,
-        )
-      : database.all<{ expires_at: number; run_id: string; seq: number; statuses: string; queue_statuses: string }>(
-          `SELECT l.expires_at, r.run_id, c.change_seq AS seq, c.statuses, c.queue_statuses
-           FROM leases l JOIN runs r ON r.resource_id = l.resource_id JOIN run_changes c ON c.run_id = r.run_id
-           WHERE l.owner_id IS NOT NULL AND l.expires_at <= ? AND ${window} AND c.change_seq <= ?
-           ORDER BY l.expires_at, r.run_id LIMIT ?`,
-          through,
-          ...windowParams,
-          throughSeq,
-          limit,
-        );
+  const rows = layout.expiredLeases({ window, windowParams, through, throughSeq, limit });
   return rows.map((row) => ({
     seq: row.seq,
     runId: row.run_id,

@@ -4,7 +4,8 @@ import type { QueueStatus, RunStatus } from './run-records.js';
 /**
  * The durable order behind the run-list change feed (docs/PROTOCOL.md
  * "workflowRunChanges"): positions in commit order that the database itself keeps, never memory,
- * so a position survives restarts and covers commits of every process.
+ * so a position survives restarts and covers commits of every process. Each file's layout
+ * holds its log (`FileLayout.runChanges`).
  *
  * - Our own files: `run_changes` of migration 0003, one row per run at the position of its latest
  *   change, written by triggers in the changing transaction (see the migration's comment).
@@ -61,7 +62,7 @@ function heldSet<T extends string>(text: string): T[] {
 }
 
 /** The log of our own files (migration 0003). */
-class OwnRunChangeLog implements RunChangeLog {
+export class OwnRunChangeLog implements RunChangeLog {
   constructor(private readonly database: StateDatabase) {}
 
   head(): RunChangeHead {
@@ -85,7 +86,7 @@ class OwnRunChangeLog implements RunChangeLog {
 }
 
 /** The log of a pi-workflows state file: its run events' sequence (read only). */
-class PiWorkflowsRunChangeLog implements RunChangeLog {
+export class PiWorkflowsRunChangeLog implements RunChangeLog {
   private databaseId: string | undefined;
 
   constructor(private readonly database: StateDatabase) {}
@@ -119,12 +120,4 @@ class PiWorkflowsRunChangeLog implements RunChangeLog {
     );
     return rows.map((row) => ({ seq: row.event_seq, runId: row.run_id, heldStatuses: undefined, heldQueueStatuses: undefined }));
   }
-}
-
-/**
- * The change log of an open database: `run_changes` for our own files, the event sequence for a
- * pi-workflows state file.
- */
-export function runChangeLogOf(database: StateDatabase): RunChangeLog {
-  return database.file.kind === 'pi-workflows' ? new PiWorkflowsRunChangeLog(database) : new OwnRunChangeLog(database);
 }

@@ -1,4 +1,3 @@
-import { claimNextProbe, piWorkflowsClaimNextProbe } from './claim-next-probe.js';
 import { claimNotLiveMessage, StoreError } from './errors.js';
 import { bumpRun, leaseVerifies, ownerTypeFor, readLease, withActiveSessionSlot } from './run-events.js';
 import { loadRunRow, requireRunRecord, requireRunRow, TERMINAL_QUEUE_STATUSES, type QueueStatus, type WorkflowRunRecord } from './run-records.js';
@@ -187,10 +186,7 @@ export function claimNextWorkflowRun(context: StoreContext, input: ClaimNextWork
     conditions.push('r.run_id NOT IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(input.excludeRunIds));
   }
-  const probe =
-    context.database.file.kind === 'pi-workflows'
-      ? piWorkflowsClaimNextProbe(conditions.join(' AND '), params)
-      : claimNextProbe(conditions.join(' AND '), params, now, input.runnerId);
+  const probe = context.layout.claimNextProbe(conditions.join(' AND '), params, now, input.runnerId);
   return context.database.transaction(() => {
     const found = context.database.get<{ run_id: string }>(probe.sql, ...probe.params);
     if (found === undefined) return undefined;

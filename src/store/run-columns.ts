@@ -1,5 +1,5 @@
 import { FILTER_JOINS } from './run-filter.js';
-import type { IndexedRun } from './run-order-index.js';
+import type { IndexedRun } from './layout/run-order-index.js';
 import { RUN_ROW_SELECT, toRunRecords, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import type { StoreContext } from './store-context.js';
 

@@ -1,4 +1,4 @@
-import { isUniqueViolation } from './database.js';
+import { isUniqueViolation } from './connection.js';
 import { StoreError } from './errors.js';
 import type { StoreContext } from './store-context.js';
 import { newEventId, tokenHash } from './values.js';

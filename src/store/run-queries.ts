@@ -1,7 +1,6 @@
 import { compareCodeUnits } from './canonical-json.js';
-import { indexedChainSizes, indexedLatestRunIds, indexedLineageSlice, indexedRunCount, indexedRunSlice } from './indexed-run-queries.js';
 import { FULL_RUN_COLUMNS, RUN_ID_COLUMNS, type ChildRunKey, type KeyColumns, type RunColumns, type RunIdOnly } from './run-columns.js';
-import { FILTER_JOINS, filterClause, sqlRunCount, type WorkflowRunFilter } from './run-filter.js';
+import { FILTER_JOINS, filterClause, type WorkflowRunFilter } from './run-filter.js';
 import { RUN_ROW_SELECT, toRunRecords, type LineageKind, type RunRow, type WorkflowRunRecord } from './run-records.js';
 import {
   DEFAULT_RUN_ORDER,
@@ -45,9 +44,10 @@ export function getWorkflowRuns(context: StoreContext, runIds: readonly string[]
 
 /**
  * Reads a slice of runs in a run order by keyset (docs/GRAPHQL-CONTRACT.md `workflowRuns`), so
- * cursors stay stable under concurrent writes. Our own files walk an index of the order
- * (`runs_created_idx`, `run_queue_updated_idx`) with no sort; pi-workflows state files go
- * through the in-process run index (`indexed-run-queries.ts`).
+ * cursors stay stable under concurrent writes, through the file's layout (`FileLayout.runSlice`):
+ * our own files walk an index of the order (`runs_created_idx`, `run_queue_updated_idx`) with
+ * no sort ({@link sqlRunSlice}); pi-workflows state files go through the in-process run index
+ * (`layout/indexed-run-queries.ts`).
  *
  * @param request keys, limit (at most {@link MAX_PAGE_SIZE} + 1 rows) and order
  * @returns the runs with their keys in list order, or in reverse list order when `inverted`
@@ -77,17 +77,18 @@ function runSlice<Run>(
   columns: RunColumns<Run>,
 ): Array<KeyedRun<RunKey, Run>> {
   const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
-  if (context.runIndex !== undefined) {
-    return indexedRunSlice(context, context.runIndex, filter, request, limit, columns, (rest) => sqlRunSlice(context, filter, rest, columns));
-  }
-  return sqlRunSlice(context, filter, { ...request, limit }, columns);
+  return context.layout.runSlice(context, filter, { ...request, limit }, columns);
 }
 
 /**
- * {@link listWorkflowRunSlice} in SQL alone. The keyset bounds are row-value comparisons on
- * (order column, run id), which SQLite turns into a range of the order's index.
+ * {@link listWorkflowRunSlice} in SQL alone, on either kind of file. The keyset bounds are
+ * row-value comparisons on (order column, run id), which SQLite turns into a range of the
+ * order's index.
+ *
+ * @param request its `limit` is clamped to 0 … {@link MAX_PAGE_SIZE} + 1
+ * @returns the runs with their keys in list order, or in reverse list order when `inverted`
  */
-function sqlRunSlice<Run>(
+export function sqlRunSlice<Run>(
   context: StoreContext,
   filter: WorkflowRunFilter | undefined,
   request: RunSliceRequest,
@@ -120,14 +121,18 @@ function sqlRunSlice<Run>(
 }
 
 /** Runs of `rows` (one batch) in the given columns, paired with their keys, in the rows' order. */
-function keyed<Key, Run>(context: StoreContext, rows: KeyColumns[], columns: RunColumns<Run>, keyOfRow: (row: KeyColumns) => Key): Array<KeyedRun<Key, Run>> {
+export function keyed<Key, Run>(
+  context: StoreContext,
+  rows: KeyColumns[],
+  columns: RunColumns<Run>,
+  keyOfRow: (row: KeyColumns) => Key,
+): Array<KeyedRun<Key, Run>> {
   return columns.toRuns(context, rows).map((run, index) => ({ run, key: keyOfRow(rows[index] as KeyColumns) }));
 }
 
 /** Number of runs matching `filter` (docs/GRAPHQL-CONTRACT.md `totalCount`: the whole filtered list, any order). */
 export function countWorkflowRuns(context: StoreContext, filter: WorkflowRunFilter | undefined): number {
-  if (context.runIndex !== undefined) return indexedRunCount(context, context.runIndex, filter);
-  return sqlRunCount(context, filterClause(filter));
+  return context.layout.runCount(context, filter);
 }
 
 /**
@@ -222,42 +227,27 @@ function childrenIn<Run extends { parentRunId: string | null }>(
 }
 
 /**
- * The newest run (created_at, then run id) of each chain, in one statement with an index
- * seek per chain (docs/GRAPHQL-CONTRACT.md `latestRun`).
+ * The newest run (created_at, then run id) of each chain (docs/GRAPHQL-CONTRACT.md
+ * `latestRun`), in one statement with an index seek per chain on our own file
+ * (`FileLayout.latestRunIds`).
  *
  * @returns per root run id, the newest run id of its chain (the root itself when alone)
  */
 export function latestRunIdsOfChains(context: StoreContext, rootRunIds: readonly string[]): string[] {
   if (rootRunIds.length === 0) return [];
-  if (context.runIndex !== undefined) return indexedLatestRunIds(context, context.runIndex, rootRunIds);
-  const rows = context.database.all<{ root: string; latest: string }>(
-    `SELECT j.value AS root,
-       (SELECT run_id FROM runs WHERE root_run_id = j.value ORDER BY created_at DESC, run_id DESC LIMIT 1) AS latest
-     FROM json_each(?) j`,
-    JSON.stringify(rootRunIds),
-  );
-  const byRoot = new Map(rows.map((row) => [row.root, row.latest]));
-  return rootRunIds.map((root) => byRoot.get(root) ?? root);
+  return context.layout.latestRunIds(context, rootRunIds);
 }
 
 /**
- * Number of runs in each chain, in one statement (docs/GRAPHQL-CONTRACT.md `lineage { totalCount }`): read from
- * `run_chain_sizes`, which triggers keep equal to the count of `runs` rows per root_run_id
- * (migration 0007), so the cost does not grow with the chain. A
- * pi-workflows state file (no migrations) counts through its run order index instead.
+ * Number of runs in each chain (docs/GRAPHQL-CONTRACT.md `lineage { totalCount }`), at a cost
+ * that does not grow with the chain (`FileLayout.chainSizes`).
  *
  * @param rootRunIds root run ids (any id that is no chain's root counts 0)
  * @returns per root run id, in the given order, the number of runs with that root_run_id
  */
 export function chainSizes(context: StoreContext, rootRunIds: readonly string[]): number[] {
   if (rootRunIds.length === 0) return [];
-  if (context.runIndex !== undefined) return indexedChainSizes(context, context.runIndex, rootRunIds);
-  const rows = context.database.all<{ root: string; n: number }>(
-    `SELECT j.value AS root, (SELECT run_count FROM run_chain_sizes WHERE root_run_id = j.value) AS n FROM json_each(?) j`,
-    JSON.stringify(rootRunIds),
-  );
-  const byRoot = new Map(rows.map((row) => [row.root, row.n]));
-  return rootRunIds.map((root) => byRoot.get(root) ?? 0);
+  return context.layout.chainSizes(context, rootRunIds);
 }
 
 /**
@@ -286,43 +276,5 @@ export function lineageIdSlice(context: StoreContext, rootRunId: string, request
 /** A lineage slice in the given columns (see {@link lineageSlice}). */
 function chainSlice<Run>(context: StoreContext, rootRunId: string, request: LineageSliceRequest, columns: RunColumns<Run>): Array<KeyedRun<LineageKey, Run>> {
   const limit = Math.max(0, Math.min(Math.trunc(request.limit), MAX_PAGE_SIZE + 1));
-  if (context.runIndex !== undefined) return indexedLineageSlice(context, context.runIndex, rootRunId, request, limit, columns);
-  const { after, before } = request;
-  // The root comes before every other run: it is in the slice unless a cursor excludes it.
-  const rootInSlice = after === undefined && !(before !== undefined && before.root);
-  // Nothing of the chain comes before the root.
-  const tailInSlice = !(before !== undefined && before.root);
-  const conditions: string[] = [];
-  const params: unknown[] = [];
-  if (after !== undefined && !after.root) {
-    conditions.push('(r.created_at > ? OR (r.created_at = ? AND r.run_id > ?))');
-    params.push(after.createdAt, after.createdAt, after.runId);
-  }
-  if (before !== undefined && !before.root) {
-    conditions.push('(r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))');
-    params.push(before.createdAt, before.createdAt, before.runId);
-  }
-  const readRoot = () => context.database.all<KeyColumns>(`${columns.select([])} WHERE r.run_id = ? AND r.root_run_id = r.run_id`, rootRunId);
-  const readTail = (count: number): KeyColumns[] =>
-    !tailInSlice || count <= 0
-      ? []
-      : context.database.all<KeyColumns>(
-          `${columns.select([])} WHERE r.root_run_id = ? AND r.run_id <> r.root_run_id
-             ${conditions.map((condition) => `AND ${condition}`).join(' ')}
-           ORDER BY r.created_at ${request.inverted ? 'DESC' : 'ASC'}, r.run_id ${request.inverted ? 'DESC' : 'ASC'} LIMIT ?`,
-          rootRunId,
-          ...params,
-          count,
-        );
-  let rows: KeyColumns[];
-  if (!request.inverted) {
-    const root = rootInSlice && limit > 0 ? readRoot() : [];
-    rows = [...root, ...readTail(limit - root.length)];
-  } else {
-    const tail = readTail(limit);
-    rows = rootInSlice && tail.length < limit ? [...tail, ...readRoot()] : tail;
-  }
-  return keyed(context, rows, columns, (row): LineageKey =>
-    row.run_id === rootRunId ? { root: true } : { root: false, createdAt: row.run_created_at, runId: row.run_id },
-  );
+  return context.layout.lineageSlice(context, rootRunId, request, limit, columns);
 }

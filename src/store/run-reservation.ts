@@ -1,5 +1,5 @@
 import { canonicalJson, normalizeJson } from './canonical-json.js';
-import { isUniqueViolation } from './database.js';
+import { isUniqueViolation } from './connection.js';
 import { definitionDigest, isOlderFormDigest } from './definition-digest.js';
 import { StoreError } from './errors.js';
 import { claimCore } from './run-claims.js';

@@ -149,8 +149,8 @@ function settleMessages(context: StoreContext, runId: string, now: number): void
 /**
  * Cancels a run's dependents as pi-workflows' cancel does (docs/PI-WORKFLOWS-FILES.md §5
  * "cancel"): open node attempts `cancelled` (their error the cancel text when they had none,
- * finished_at kept or now); on a pi-workflows file also the run's pending/applying effects
- * (`cancelled` / `ambiguous`, the applying attempt `interrupted`, a bump and an `effect.*` event
+ * finished_at kept or now); the run's pending/applying effects (`cancelled` / `ambiguous`, the
+ * applying attempt `interrupted` where the file keeps attempts, a bump and an `effect.*` event
  * by `control`/`actorId` each) and its unresolved human decisions (a `cancelled` resolution);
  * the receipt blob `{status:'rejected', error:'Workflow run cancelled'}`, put whether or not a
  * submission refers to it, on every validating submission; pending requests `cancelled`
@@ -170,20 +170,18 @@ function cancelDependents(context: StoreContext, runId: string, actorId: string,
     runId,
   );
   // Effects and human decisions are pi-workflows' tables: a writable pi-workflows file has them
-  // (its write-side check at open, docs/PI-WORKFLOWS-FILES.md §2), our own file has neither.
-  if (context.database.file.kind === 'pi-workflows') {
-    cancelRunEffects(context, runId, actorId, errorHash, now);
-    context.database.run(
-      `INSERT INTO human_decision_resolutions(decision_id, outcome, provenance, response_hash, reason, channel, actor_id, request_digest, resolved_at)
-       SELECT d.decision_id, 'cancelled', 'explicit_cancel', NULL, ?, NULL, ?, d.request_digest, ?
-       FROM human_decisions d LEFT JOIN human_decision_resolutions r ON r.decision_id = d.decision_id
-       WHERE d.run_id = ? AND r.decision_id IS NULL`,
-      CANCELLED_MESSAGE,
-      actorId,
-      now,
-      runId,
-    );
-  }
+  // (its write-side check at open, docs/PI-WORKFLOWS-FILES.md §2), our own file since migration 0009.
+  cancelRunEffects(context, runId, actorId, errorHash, now);
+  context.database.run(
+    `INSERT INTO human_decision_resolutions(decision_id, outcome, provenance, response_hash, reason, channel, actor_id, request_digest, resolved_at)
+     SELECT d.decision_id, 'cancelled', 'explicit_cancel', NULL, ?, NULL, ?, d.request_digest, ?
+     FROM human_decisions d LEFT JOIN human_decision_resolutions r ON r.decision_id = d.decision_id
+     WHERE d.run_id = ? AND r.decision_id IS NULL`,
+    CANCELLED_MESSAGE,
+    actorId,
+    now,
+    runId,
+  );
   const receiptHash = context.blobs.putJson({ status: 'rejected', error: CANCELLED_MESSAGE }, now);
   context.database.run(
     `UPDATE interactive_submissions SET outcome = 'rejected', receipt_hash = ?
@@ -200,8 +198,8 @@ function cancelDependents(context: StoreContext, runId: string, actorId: string,
 }
 
 /**
- * The run-scoped effects of a cancelled run (pi-workflows files only): `pending` → `cancelled`,
- * `applying` → `ambiguous` with its open attempt `interrupted`; each effect's resource bumped
+ * The run-scoped effects of a cancelled run: `pending` → `cancelled`, `applying` → `ambiguous`
+ * with its open attempt `interrupted` (`FileLayout.interruptEffectAttempt`); each effect's resource bumped
  * with one `effect.cancelled` / `effect.ambiguous` event `{runId, reason:'workflowCancelled'}` by
  * `control`/`actorId` (no viewer row: effects have none).
  */
@@ -225,16 +223,8 @@ function cancelRunEffects(context: StoreContext, runId: string, actorId: string,
       effect.attempt_count,
     );
     if (changed.changes !== 1) throw new StoreError('conflict', `Workflow effect ${effect.effect_id} changed during cancellation`);
-    if (effect.status === 'applying') {
-      context.database.run(
-        `UPDATE effect_attempts SET finished_at = ?, outcome = 'interrupted', error_hash = ?
-         WHERE effect_id = ? AND attempt_number = ? AND finished_at IS NULL`,
-        now,
-        errorHash,
-        effect.effect_id,
-        effect.attempt_count,
-      );
-    }
+    // Its open attempt row, where the file keeps attempts (`effect_attempts`: pi-workflows files).
+    if (effect.status === 'applying') context.layout.interruptEffectAttempt(effect.effect_id, effect.attempt_count, errorHash, now);
     bumpResource(context, effect.resource_id, `effect.${status}`, { type: 'control', id: actorId }, { runId, reason: 'workflowCancelled' }, now);
   }
 }

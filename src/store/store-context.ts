@@ -1,14 +1,15 @@
 import type { BlobStore } from './blobs.js';
 import type { StateDatabase } from './database.js';
 import { StoreError } from './errors.js';
-import type { RunOrderIndex } from './run-order-index.js';
+import type { FileLayout } from './layout/file-layout.js';
 import type { Clock } from './values.js';
 import type { ViewerDeltaLog } from './viewer-deltas.js';
 import type { WorkflowMessageStore } from './workflow-messages.js';
 
 /**
  * What every store module works with: the connection, the blob store, the delta log, the
- * message store, the clock and the registered project. Built once by `WorkflowStore.open`.
+ * message store, the clock, the registered project and the file's layout. Built once by
+ * `openStoreContext` (`store-open.ts`).
  */
 export interface StoreContext {
   readonly database: StateDatabase;
@@ -19,11 +20,10 @@ export interface StoreContext {
   /** The project runs are reserved under; null for a global store (docs/STORE-RULES.md §3.1). */
   readonly projectId: string | null;
   /**
-   * The in-process run order index of a file without this server's lineage indexes (a
-   * pi-workflows state file); undefined for our own files, whose queries use
-   * the indexes of migration 0002.
+   * What differs between the kinds of database file (its indexes, trigger tables and tables
+   * one kind lacks): every operation goes through it, none asks which kind it runs on.
    */
-  readonly runIndex?: RunOrderIndex;
+  readonly layout: FileLayout;
 }
 
 /**

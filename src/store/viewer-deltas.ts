@@ -2,7 +2,6 @@ import type { JsonValue } from './canonical-json.js';
 import type { BlobStore } from './blobs.js';
 import type { StateDatabase } from './database.js';
 import { StoreError } from './errors.js';
-import type { RunOrderIndex } from './run-order-index.js';
 import { iso } from './values.js';
 
 /** Viewer target types (docs/STORE-RULES.md §3.12). */
@@ -77,14 +76,9 @@ const OPS = new Set(['add', 'replace', 'remove', 'append']);
  * retention of {@link VIEWER_RETENTION} revisions, resumable reads by cursor.
  */
 export class ViewerDeltaLog {
-  /**
-   * @param runIndex the in-process run order index of a file without this server's lineage
-   *   indexes: chain members come from it instead of a scan of `runs`
-   */
   constructor(
     private readonly database: StateDatabase,
     private readonly blobs: BlobStore,
-    private readonly runIndex?: RunOrderIndex,
   ) {}
 
   /**
@@ -225,27 +219,6 @@ export class ViewerDeltaLog {
     const rows = this.database.all<{ run_id: string; presentation_revision: number }>(
       'SELECT run_id, presentation_revision FROM viewer_runs WHERE run_id IN (SELECT value FROM json_each(?))',
       JSON.stringify(runIds),
-    );
-    return new Map(rows.map((row) => [row.run_id, row.presentation_revision]));
-  }
-
-  /**
-   * Current revisions of every run of a chain, in one statement.
-   *
-   * @returns run id → presentation revision
-   */
-  chainHeads(rootRunId: string): Map<string, number> {
-    if (this.runIndex !== undefined) {
-      const index = this.runIndex;
-      return this.database.readSnapshot(() => {
-        index.refresh();
-        return this.heads(index.chain(rootRunId).map((entry) => entry.runId));
-      });
-    }
-    const rows = this.database.all<{ run_id: string; presentation_revision: number }>(
-      `SELECT v.run_id, v.presentation_revision FROM viewer_runs v JOIN runs r ON r.run_id = v.run_id
-       WHERE r.root_run_id = ?`,
-      rootRunId,
     );
     return new Map(rows.map((row) => [row.run_id, row.presentation_revision]));
   }

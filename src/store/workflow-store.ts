@@ -1,11 +1,11 @@
-import { realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { BlobStore } from './blobs.js';
-import { StateDatabase, type WriteGroupStats } from './database.js';
-import { isStoreError, StoreError } from './errors.js';
+import { statSync } from 'node:fs';
+import type { StateDatabase, WriteGroupStats } from './database.js';
+import { storeErrorOr, StoreError } from './errors.js';
+import { readExpiredLeaseRuns, readRunAtViewerHead, readRunChanges, type RunChangesRead } from './feed-reads.js';
+import type { FileDescription } from './layout/file-layout.js';
 import type { JsonValue } from './canonical-json.js';
 import { countWorkflowRunsByStatus, type WorkflowRunCounts } from './run-counts.js';
-import { liveLeaseExpiry, nextLeaseExpiry, readLeaseExpiries, type LeaseExpiryRequest, type LeaseExpiryRow } from './lease-expiries.js';
+import { liveLeaseExpiry, nextLeaseExpiry, type LeaseExpiryRequest, type LeaseExpiryRow } from './lease-expiries.js';
 import {
   claimNextWorkflowRun,
   claimWorkflowRun,
@@ -43,26 +43,21 @@ import {
   type CancelWorkflowRunInput,
   type SettleWorkflowRunInput,
 } from './run-settlement.js';
+import { reportWorkflowRunState, recordRunEvent, type ReportWorkflowRunStateInput, type RunEventRecord } from './engine-reports.js';
+import { beginWorkflowRunInteractionTimeout } from './interaction-timeout.js';
+import { pauseParkedWorkflowRun, pauseParkedWorkflowRunOrThrow, resumePausedInteraction, resumePausedInteractionOrThrow } from './run-pauses.js';
 import {
-  beginWorkflowRunInteractionTimeout,
   markWorkflowRunRunning,
   markWorkflowRunRunningOrThrow,
   parkClaimedWorkflowRun,
   parkWorkflowRunForWorkerNoProgress,
-  pauseParkedWorkflowRun,
-  pauseParkedWorkflowRunOrThrow,
-  recordRunEvent,
   releaseWorkflowRunClaim,
-  reportWorkflowRunState,
-  type ReportWorkflowRunStateInput,
-  resumePausedInteraction,
-  resumePausedInteractionOrThrow,
-  type RunEventRecord,
-} from './run-transitions.js';
-import { RunOrderIndex } from './run-order-index.js';
+} from './worker-transitions.js';
 import { encodeRunChangeCursor } from './run-change-cursor.js';
-import { runChangeLogOf, type RunChangeHead, type RunChangeLog, type RunChangeRow } from './run-change-log.js';
-import { headerApplicationId, PI_WORKFLOWS_APPLICATION_ID, type StateFile } from './state-file.js';
+import type { RunChangeHead, RunChangeLog } from './run-change-log.js';
+import type { StateFile } from './layout/state-file.js';
+import type { ReplicaFile } from './replica-file.js';
+import { openStoreContext, type WorkflowStoreOptions } from './store-open.js';
 import type { StoreContext } from './store-context.js';
 import {
   NEWEST_PAGES,
@@ -76,47 +71,17 @@ import {
   type SessionEntryContent,
   type ValueRef,
 } from './run-view/index.js';
-import { resolveNow, sha256Hex, systemClock, type Clock } from './values.js';
-import { VIEWER_TARGET_TYPES, ViewerDeltaLog, type ViewerDeltaDraft, type ViewerDeltaRead } from './viewer-deltas.js';
-import {
+import { resolveNow } from './values.js';
+import type { ViewerDeltaDraft, ViewerDeltaLog, ViewerDeltaRead } from './viewer-deltas.js';
+import { assertViewerDrafts } from './viewer-drafts.js';
+import type {
   WorkflowMessageStore,
-  type CreateWorkflowMessageInput,
-  type WorkflowMessageRecord,
-  type WorkflowTurnRecord,
-  type WorkflowTurnStopReason,
+  CreateWorkflowMessageInput,
+  WorkflowMessageRecord,
+  WorkflowTurnRecord,
+  WorkflowTurnStopReason,
 } from './workflow-messages.js';
 import { InteractionStore, type OpenInteractionInput } from './interactions.js';
-
-/** Options of {@link WorkflowStore.open}. */
-export interface WorkflowStoreOptions {
-  /** SQLite file path, or `:memory:`. */
-  path: string;
-  /** Open read-only: every write fails with `Controller store is read-only`. */
-  readOnly?: boolean;
-  /**
-   * The project runs are reserved under (docs/STORE-RULES.md §3.1, §13.5): a directory path, registered
-   * when missing (read-write); `null` for a global store. Default: the working directory.
-   */
-  projectPath?: string | null;
-  /** Clock in epoch ms (default `Date.now`); tests inject their own. */
-  clock?: Clock;
-  /** Busy timeout in ms (default 5000). */
-  busyTimeoutMs?: number;
-  /**
-   * Replica mode (docs/DEPLOYMENT.md "Read replicas"): a read-only copy of this server's own
-   * file kept up to date by another tool; implies `readOnly`, refuses a pi-workflows state file,
-   * and allows {@link WorkflowStore.reopenIfReplaced}.
-   */
-  replica?: boolean;
-}
-
-/** The refusal of a pi-workflows state file in replica mode (docs/DEPLOYMENT.md "Read replicas"). */
-export function replicaRefusalMessage(path: string): string {
-  return (
-    `Replica mode serves a copy of this server's own database file only: ${path} is a pi-workflows state file ` +
-    '(a replication tool such as Litestream adds its own tables to the file it replicates, which pi-workflows refuses)'
-  );
-}
 
 /**
  * The workflow state store (docs/STORE-RULES.md): one SQLite connection and every rule of runs, queue,
@@ -140,12 +105,12 @@ export class WorkflowStore {
   /** What kind of file is open: our own, or a pi-workflows state file (docs/PI-WORKFLOWS-FILES.md §1). */
   readonly file: StateFile;
   private readonly context: StoreContext;
-  /** The durable order of run changes. */
+  /** The durable order of run changes (the file's layout keeps it). */
   private readonly runChanges: RunChangeLog;
-  /** Replica mode: the identity of the file the connection reads; undefined otherwise. */
-  private fileIdentity: FileIdentity | undefined;
+  /** Replica mode: the file the connection reads and its reopen; undefined otherwise. */
+  private readonly replicaFile: ReplicaFile | undefined;
 
-  private constructor(context: StoreContext) {
+  private constructor(context: StoreContext, replicaFile: ReplicaFile | undefined) {
     this.context = context;
     this.database = context.database;
     this.messages = context.messages;
@@ -153,55 +118,32 @@ export class WorkflowStore {
     this.interactions = new InteractionStore(context.database, context.blobs);
     this.projectId = context.projectId;
     this.file = context.database.file;
-    this.runChanges = runChangeLogOf(context.database);
+    this.runChanges = context.layout.runChanges;
+    this.replicaFile = replicaFile;
   }
 
   /**
-   * Opens a store: migrations (read-write), blob pruning (read-write), project registration.
-   * A pi-workflows state file is opened read-write when this server writes its layout, else
-   * read-only (see `StateDatabase.open`); never a migration nor a prune there, and the project
-   * row exactly as pi-workflows' own open writes it (docs/PI-WORKFLOWS-FILES.md §2, §3).
+   * Opens a store: migrations (read-write), blob pruning (read-write), project registration;
+   * the open policy is `openStoreContext` (`store-open.ts`). A pi-workflows state file is
+   * opened read-write when this server writes its layout, else read-only; never a migration
+   * nor a prune there (docs/PI-WORKFLOWS-FILES.md §2, §3).
    *
-   * @throws StoreError(integrity) for a file that is not a database, a file of neither kind, a
-   *   newer schema, or a pi-workflows file this server cannot read
+   * @throws StoreError(validation) replica mode on `:memory:`; StoreError(integrity) for a file
+   *   that is not a database, a file of neither kind, a newer schema, a pi-workflows file this
+   *   server cannot read, or a pi-workflows file in replica mode
    */
   static open(options: WorkflowStoreOptions): WorkflowStore {
-    const replica = options.replica === true;
-    if (replica && (options.path === ':memory:' || options.path === '')) throw new StoreError('validation', 'Replica mode needs a database file, not :memory:');
-    if (replica && headerApplicationId(options.path) === PI_WORKFLOWS_APPLICATION_ID) throw new StoreError('integrity', replicaRefusalMessage(options.path));
-    // Taken before the open: a replacement in between only makes the first check reopen once more.
-    const identity = replica ? fileIdentityOf(options.path) : undefined;
-    const database = StateDatabase.open({
-      path: options.path,
-      ...(replica ? { readOnly: true } : options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
-      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
-    });
-    try {
-      if (replica && database.file.kind !== 'own') throw new StoreError('integrity', replicaRefusalMessage(options.path));
-      const clock = options.clock ?? systemClock;
-      const blobs = new BlobStore(database);
-      // The prune deletes only blobs no foreign-key column references (one NOT IN over all of
-      // them), so SQLite's per-row child lookups would find nothing — and without indexes on
-      // those columns they are full scans per deleted blob.
-      // Never on a pi-workflows file: pi-workflows never prunes, and blobs there are referenced by
-      // tables this server does not know (docs/PI-WORKFLOWS-FILES.md §3).
-      if (!database.readOnly && database.file.kind === 'own') {
-        database.withoutForeignKeyEnforcement(() => database.transaction(() => blobs.pruneUnreferenced()));
-      }
-      const projectId = registerProject(database, options.projectPath === undefined ? process.cwd() : options.projectPath, clock);
-      // A pi-workflows state file lacks the lineage indexes of migration 0002 and never gets
-      // one: its run order lives in memory, built now (docs/PI-WORKFLOWS-FILES.md §7).
-      const runIndex = database.file.kind === 'pi-workflows' ? new RunOrderIndex(database) : undefined;
-      if (runIndex !== undefined) database.readSnapshot(() => runIndex.refresh());
-      const viewer = new ViewerDeltaLog(database, blobs, runIndex);
-      const messages = new WorkflowMessageStore(database, blobs);
-      const store = new WorkflowStore({ database, blobs, viewer, messages, clock, projectId, ...(runIndex === undefined ? {} : { runIndex }) });
-      store.fileIdentity = identity ?? (replica ? { dev: -1, ino: -1 } : undefined);
-      return store;
-    } catch (error) {
-      database.close();
-      throw error;
-    }
+    const { context, replica } = openStoreContext(options);
+    return new WorkflowStore(context, replica);
+  }
+
+  /**
+   * What the server reports of the open file (banner, `/health`, refusal texts): its kind, why
+   * this server does not write it (null when it does), and a pi-workflows file's schema and
+   * layout (docs/PI-WORKFLOWS-FILES.md §2). See `FileLayout.describe`.
+   */
+  describeFile(): FileDescription {
+    return this.context.layout.describe();
   }
 
   /** The store's clock, epoch ms. */
@@ -275,21 +217,13 @@ export class WorkflowStore {
    *   new file is refused (the store stays on the old file; a later call tries again)
    */
   reopenIfReplaced(): boolean {
-    const current = this.fileIdentity;
-    if (current === undefined) throw new Error('reopenIfReplaced needs a store opened with replica: true');
-    const now = fileIdentityOf(this.path);
-    if (now === undefined || (now.dev === current.dev && now.ino === current.ino)) return false;
-    this.database.reopenReplacedFile();
-    // A copy renamed over the path while it was being opened may be the one now read: when the
-    // path changed again meanwhile, the next call reopens whatever is there.
-    const after = fileIdentityOf(this.path);
-    this.fileIdentity = after !== undefined && after.dev === now.dev && after.ino === now.ino ? now : UNKNOWN_FILE;
-    return true;
+    if (this.replicaFile === undefined) throw new Error('reopenIfReplaced needs a store opened with replica: true');
+    return this.replicaFile.reopenIfReplaced();
   }
 
   /** True when opened in replica mode (see {@link reopenIfReplaced}). */
   get replica(): boolean {
-    return this.fileIdentity !== undefined;
+    return this.replicaFile !== undefined;
   }
 
   /**
@@ -598,48 +532,17 @@ export class WorkflowStore {
    *   run gone from `runs` is skipped but still passed); `full`, true when `limit` rows were read
    *   (more may follow at once)
    */
-  readRunChanges(
-    afterSeq: number,
-    limit: number,
-    now = this.context.clock(),
-  ): { head: RunChangeHead; changes: Array<RunChangeRow & { run: WorkflowRunRecord }>; scannedTo: number; full: boolean } {
-    return this.database.readSnapshot(() => {
-      const head = this.runChanges.head();
-      const rows = this.runChanges.readAfter(afterSeq, limit);
-      const runs = getWorkflowRuns(
-        this.context,
-        rows.map((row) => row.runId),
-        now,
-      );
-      const changes: Array<RunChangeRow & { run: WorkflowRunRecord }> = [];
-      rows.forEach((row, index) => {
-        const run = runs[index];
-        if (run !== undefined) changes.push({ ...row, run });
-      });
-      return { head, changes, scannedTo: rows.at(-1)?.seq ?? afterSeq, full: rows.length === limit };
-    });
+  readRunChanges(afterSeq: number, limit: number, now = this.context.clock()): RunChangesRead {
+    return readRunChanges(this.context, afterSeq, limit, now);
   }
 
   /**
    * The owned run leases that expired in a window of the change feed's lease clock, each with
    * its run read at `request.through` (so its `claim` is null), all in one snapshot. See
-   * {@link readLeaseExpiries} (docs/PROTOCOL.md "Lease expiry").
+   * {@link readExpiredLeaseRuns} (docs/PROTOCOL.md "Lease expiry").
    */
   readLeaseExpiries(request: LeaseExpiryRequest): Array<LeaseExpiryRow & { run: WorkflowRunRecord }> {
-    return this.database.readSnapshot(() => {
-      const rows = readLeaseExpiries(this.database, request);
-      const runs = getWorkflowRuns(
-        this.context,
-        rows.map((row) => row.runId),
-        request.through,
-      );
-      const expiries: Array<LeaseExpiryRow & { run: WorkflowRunRecord }> = [];
-      rows.forEach((row, index) => {
-        const run = runs[index];
-        if (run !== undefined) expiries.push({ ...row, run });
-      });
-      return expiries;
-    });
+    return readExpiredLeaseRuns(this.context, request);
   }
 
   /**
@@ -666,16 +569,7 @@ export class WorkflowStore {
   recordViewerDeltas(runId: string, drafts: readonly ViewerDeltaDraft[], now?: string): number {
     if (this.database.readOnly) throw new StoreError('forbidden', 'Controller store is read-only');
     const at = resolveNow(now, this.context.clock);
-    for (const draft of drafts) {
-      if (!(VIEWER_TARGET_TYPES as readonly string[]).includes(draft.targetType)) {
-        throw new StoreError('validation', `Unknown viewer target type: ${String(draft.targetType)}`, 'targetType');
-      }
-      for (const op of draft.ops ?? []) {
-        if (!['add', 'replace', 'remove', 'append'].includes(op.op) || typeof op.path !== 'string') {
-          throw new StoreError('validation', 'Viewer patch operations must be add, replace, remove or append with a path', 'ops');
-        }
-      }
-    }
+    assertViewerDrafts(drafts);
     return this.database.transaction(() => {
       // One read of the viewer row: a run without one is not found.
       return this.viewer.record(runId, drafts, at, () => new StoreError('not_found', `Workflow run not found: ${runId}`));
@@ -731,7 +625,7 @@ export class WorkflowStore {
    * @returns per reference, its value or the StoreError reading it threw
    */
   readViewValues(refs: ReadonlyArray<Pick<ValueRef, 'hash' | 'decode'>>): Array<JsonValue | StoreError> {
-    return this.database.readSnapshot(() => refs.map((ref) => attempt(() => readReferencedValue(this.database.connection, ref))));
+    return this.database.readSnapshot(() => refs.map((ref) => storeErrorOr(() => readReferencedValue(this.database.connection, ref))));
   }
 
   /**
@@ -741,7 +635,7 @@ export class WorkflowStore {
    * @returns per hash, the entry or the StoreError reading it threw
    */
   readViewSessionEntries(hashes: readonly string[]): Array<SessionEntryContent | StoreError> {
-    return this.database.readSnapshot(() => hashes.map((hash) => attempt(() => readReferencedSessionEntry(this.database.connection, hash))));
+    return this.database.readSnapshot(() => hashes.map((hash) => storeErrorOr(() => readReferencedSessionEntry(this.database.connection, hash))));
   }
 
   /**
@@ -760,11 +654,7 @@ export class WorkflowStore {
    * @returns undefined for an unknown run
    */
   runAtViewerHead(runId: string): { run: WorkflowRunRecord; currentRevision: number; retainedFromRevision: number } | undefined {
-    return this.database.readSnapshot(() => {
-      const head = this.viewer.head(runId);
-      const run = head === undefined ? undefined : getWorkflowRuns(this.context, [runId])[0];
-      return head === undefined || run === undefined ? undefined : { run, ...head };
-    });
+    return readRunAtViewerHead(this.context, runId);
   }
 
   /**
@@ -783,7 +673,7 @@ export class WorkflowStore {
    * @returns run id → revision; empty for an unknown root
    */
   chainViewerHeads(rootRunId: string): Map<string, number> {
-    return this.viewer.chainHeads(rootRunId);
+    return this.context.layout.chainViewerHeads(rootRunId, (runIds) => this.viewer.heads(runIds));
   }
 
   /**
@@ -843,75 +733,5 @@ export class WorkflowStore {
    */
   openInteraction(input: OpenInteractionInput): void {
     this.interactions.openInteraction(input, this.context.clock());
-  }
-}
-
-/** `project-` + first 40 hex of SHA-256 of the canonical path (docs/STORE-RULES.md §3.1). */
-export function projectIdFor(canonicalPath: string): string {
-  return `project-${sha256Hex(canonicalPath).slice(0, 40)}`;
-}
-
-function canonicalProjectPath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
-/**
- * The project the store reserves under (docs/STORE-RULES.md §3.1): read-only, looked up by canonical path
- * (null when missing); read-write, its row inserted when missing. On a pi-workflows file this is
- * the very statement pi-workflows' own read-write open runs (`INSERT … ON CONFLICT(project_id) DO
- * NOTHING`, the same id, path and clock), so serving a file adds at most the row pi-workflows
- * itself would add for that directory (docs/PI-WORKFLOWS-FILES.md §3).
- *
- * @returns the project id, or null for a global store (or a read-only one without the row)
- */
-/** A file's identity on disk: a rename over the path gives another. */
-interface FileIdentity {
-  dev: number;
-  ino: number;
-}
-
-/** An identity no file has: the next {@link WorkflowStore.reopenIfReplaced} reopens. */
-const UNKNOWN_FILE: FileIdentity = { dev: -1, ino: -1 };
-
-/** The identity of the file at `path` now, or undefined when there is none. */
-function fileIdentityOf(path: string): FileIdentity | undefined {
-  try {
-    const stats = statSync(path);
-    return { dev: stats.dev, ino: stats.ino };
-  } catch {
-    return undefined;
-  }
-}
-
-function registerProject(database: StateDatabase, projectPath: string | null, clock: Clock): string | null {
-  if (projectPath === null) return null;
-  const canonicalPath = canonicalProjectPath(projectPath);
-  const projectId = projectIdFor(canonicalPath);
-  if (database.readOnly) {
-    const row = database.get<{ project_id: string }>('SELECT project_id FROM projects WHERE canonical_path = ?', canonicalPath);
-    return row?.project_id ?? null;
-  }
-  database.transaction(() => {
-    database.run(
-      'INSERT INTO projects(project_id, canonical_path, created_at) VALUES (?, ?, ?) ON CONFLICT(project_id) DO NOTHING',
-      projectId,
-      canonicalPath,
-      clock(),
-    );
-  });
-  return projectId;
-}
-
-/** What `read` returns, or the StoreError it threw (any other error is thrown on). */
-function attempt<T>(read: () => T): T | StoreError {
-  try {
-    return read();
-  } catch (error) {
-    if (isStoreError(error)) return error;
-    throw error;
   }
 }

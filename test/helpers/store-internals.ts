@@ -8,7 +8,8 @@ import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { blobReferences } from '../../src/store/blobs.js';
 import type { StateDatabase } from '../../src/store/database.js';
 import type { InteractionStore } from '../../src/store/interactions.js';
-import type { RunOrderIndex } from '../../src/store/run-order-index.js';
+import { PiWorkflowsFileLayout } from '../../src/store/layout/pi-workflows-file.js';
+import type { RunOrderIndex } from '../../src/store/layout/run-order-index.js';
 import type { StoreContext } from '../../src/store/store-context.js';
 import type { ViewerDeltaLog } from '../../src/store/viewer-deltas.js';
 import type { WorkflowMessageStore } from '../../src/store/workflow-messages.js';
@@ -35,8 +36,13 @@ export function storeInternals(store: WorkflowStore): StoreInternals {
     viewer: store['viewer'],
     messages: store['messages'],
     interactions: store['interactions'],
-    runIndex: store['context'].runIndex,
+    runIndex: runIndexOf(store['context'].layout),
   };
+}
+
+/** The run order index of a pi-workflows file's layout; undefined for our own file. */
+function runIndexOf(layout: StoreContext['layout']): RunOrderIndex | undefined {
+  return layout instanceof PiWorkflowsFileLayout ? layout.runIndex : undefined;
 }
 
 /** The store's raw better-sqlite3 connection (its statements are not counted). */

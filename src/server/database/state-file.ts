@@ -1,4 +1,4 @@
-import { describeLayout, PI_WORKFLOWS_WRITTEN_LAYOUTS, type WorkflowStore } from '../../store/index.js';
+import { PI_WORKFLOWS_WRITTEN_LAYOUTS, type FileDescription, type WorkflowStore } from '../../store/index.js';
 
 /**
  * How the server reports the kind of database file it serves (docs/PI-WORKFLOWS-FILES.md §2):
@@ -19,13 +19,14 @@ export const READ_ONLY_FLAG_REASON = 'the server was started read-only (--read-o
  * @param runs number of runs in the file
  */
 export function describeDatabase(store: WorkflowStore, runs: number): string {
-  const file = store.file;
-  if (file.kind === 'pi-workflows') {
-    const reason = piWorkflowsReadOnlyReason(store);
+  const described = store.describeFile();
+  const pi = described.piWorkflows;
+  if (pi !== undefined) {
+    const reason = readOnlyReason(store, described);
     const served = reason === null ? 'served read-write' : `served read-only: ${reason}`;
     // A write refusal names the layout itself: said once.
-    const layout = file.writeRefusal === null ? `, ${describeLayout(file)}` : '';
-    return `pi-workflows state file: schema ${file.schemaVersion}${layout}; ${served}; ${runs} runs`;
+    const layout = described.writeRefusal === null ? `, ${pi.layoutText}` : '';
+    return `pi-workflows state file: schema ${pi.schemaVersion}${layout}; ${served}; ${runs} runs`;
   }
   return `${runs} runs${store.readOnly ? ', read-only' : ''}`;
 }
@@ -34,10 +35,11 @@ export function describeDatabase(store: WorkflowStore, runs: number): string {
  * Why a pi-workflows file is served read-only: the file's write refusal (a layout this server
  * does not write, a column its writes need missing), else {@link READ_ONLY_FLAG_REASON} when the
  * store is read-only anyway; null when it is served read-write.
+ *
+ * @param described the store's `describeFile()`
  */
-function piWorkflowsReadOnlyReason(store: WorkflowStore): string | null {
-  const file = store.file;
-  if (file.kind === 'pi-workflows' && file.writeRefusal !== null) return file.writeRefusal;
+function readOnlyReason(store: WorkflowStore, described: FileDescription): string | null {
+  if (described.writeRefusal !== null) return described.writeRefusal;
   return store.readOnly ? READ_ONLY_FLAG_REASON : null;
 }
 
@@ -68,21 +70,22 @@ export interface DatabaseKindHealth {
 
 /** The `/health` description of the open file. */
 export function databaseKindHealth(store: WorkflowStore): DatabaseKindHealth {
-  const file = store.file;
-  if (file.kind === 'own') return { readOnly: store.readOnly, kind: 'own' };
-  const { schemaVersion, appVersion, schemaDigest, optionalColumns } = file;
-  const readOnlyReason = piWorkflowsReadOnlyReason(store);
+  const described = store.describeFile();
+  const pi = described.piWorkflows;
+  if (pi === undefined) return { readOnly: store.readOnly, kind: described.kind };
+  const { schemaVersion, appVersion, schemaDigest, layoutReleases, optionalColumns } = pi;
+  const reason = readOnlyReason(store, described);
   return {
     readOnly: store.readOnly,
-    kind: 'pi-workflows',
+    kind: described.kind,
     piWorkflows: {
       schemaVersion,
       appVersion,
       schemaDigest,
-      layoutReleases: file.layout === null ? null : [...file.layout.releases],
+      layoutReleases,
       optionalColumns,
-      writable: readOnlyReason === null,
-      readOnlyReason,
+      writable: reason === null,
+      readOnlyReason: reason,
       writtenLayouts: PI_WORKFLOWS_WRITTEN_LAYOUTS.map(({ schemaDigest: digest, appVersion: app, releases }) => ({
         schemaDigest: digest,
         appVersion: app,

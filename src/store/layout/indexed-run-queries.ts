@@ -1,9 +1,9 @@
-import { compareCodeUnits } from './canonical-json.js';
-import { filterClause, matchesLineage, sqlRunCount, type FilterSql, type WorkflowRunFilter } from './run-filter.js';
+import { compareCodeUnits } from '../canonical-json.js';
+import { filterClause, matchesLineage, sqlRunCount, type FilterSql, type WorkflowRunFilter } from '../run-filter.js';
 import { createdAtOf, lowerBound, updatedAtOf, type IndexedRun, type OrderKey, type RunOrderIndex, type UpdatedRun } from './run-order-index.js';
-import type { KeyColumns, RunColumns } from './run-columns.js';
-import { DEFAULT_RUN_ORDER, type KeyedRun, type LineageKey, type LineageSliceRequest, type RunKey, type RunSliceRequest } from './run-slices.js';
-import type { StoreContext } from './store-context.js';
+import type { KeyColumns, RunColumns } from '../run-columns.js';
+import { DEFAULT_RUN_ORDER, type KeyedRun, type LineageKey, type LineageSliceRequest, type RunKey, type RunSliceRequest } from '../run-slices.js';
+import type { StoreContext } from '../store-context.js';
 
 /**
  * The read queries of `run-queries.ts` answered through an in-process {@link RunOrderIndex},

@@ -1,5 +1,5 @@
 import type { Database as SqliteDatabase } from 'better-sqlite3';
-import { StoreError } from './errors.js';
+import { StoreError } from '../errors.js';
 import { describeLayout, PI_WORKFLOWS_WRITTEN_LAYOUTS_TEXT, type PiWorkflowsStateFile } from './state-file.js';
 
 /**

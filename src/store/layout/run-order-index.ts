@@ -1,5 +1,5 @@
-import type { StateDatabase } from './database.js';
-import type { LineageKind } from './run-states.js';
+import type { StateDatabase } from '../database.js';
+import type { LineageKind } from '../run-states.js';
 
 /**
  * An in-process index of run order for files without this server's lineage indexes

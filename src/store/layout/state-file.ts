@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
-import { StoreError } from './errors.js';
+import { StoreError } from '../errors.js';
 
 /**
  * What kind of database file is opened (docs/ARCHITECTURE.md "Three kinds of database file"):
