@@ -8,7 +8,7 @@
  * complete and leaves the feed and the shared execution.
  */
 import { afterAll, describe, expect } from 'vitest';
-import { WAKE_CHUNK } from '../../src/delivery/change-feed.js';
+import { WAKE_CHUNK } from '../../src/delivery/revision-waiters.js';
 import {
   commitMarker,
   DELTAS_SUBSCRIPTION,
