@@ -19,10 +19,17 @@
  * It runs inside yoga's envelop (every transport), after parsing and validation: a live query's
  * depth, cost and tokens are checked by the query-limits plugins like any query's, and the
  * caller's scope (auth.ts) is that of its request or connection.
+ *
+ * This file holds the plugin (the store, the per-connection count, one live query's execution)
+ * and its counters; each part it adds is in a file of its own: the connection a live query
+ * counts against and the refusal past the limit (live-connection.ts), the throttle
+ * (live-pacing.ts), result sharing between equal live queries (live-sharing.ts), the pushed
+ * result stream (live-results.ts), the patch option (live-patch-option.ts) and format
+ * (live-json-patch.ts), and what a commit invalidates (live-invalidation.ts).
  */
 import { getLiveDirectiveArgumentValues, getLiveDirectiveNode, NoLiveMixedWithDeferStreamRule } from '@n1ru4l/graphql-live-query';
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
-import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { getOperationAST, type ExecutionArgs } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
@@ -30,13 +37,13 @@ import type { ChangeFeed } from '../../delivery/index.js';
 import { schema, type GraphQLContext } from '../../schema/index.js';
 import { DEFAULT_LIVE_THROTTLE_MS, DEFAULT_MAX_LIVE_QUERIES, type ServerConfig } from '../config.js';
 import { LIVE_QUERY_INDEXES } from '../../schema/live-resources.js';
-import { isSingleConnectionRequest, SSE_TOKEN_HEADER } from '../graphql/graphql-sse.js';
+import { connectionOf, tooManyLiveQueries, type TransportContext } from './live-connection.js';
 import { feedRunChanges, startLiveInvalidation, type RunChangeSource } from './live-invalidation.js';
 import { applyLiveQueryJSONPatches } from './live-json-patch.js';
-
-/** The request extension that asks for JSON-patch results, and its one accepted value. */
-export const LIVE_PATCH_EXTENSION = 'livePatch';
-export const LIVE_PATCH_JSON_PATCH = 'json-patch';
+import { paced } from './live-pacing.js';
+import { LIVE_PATCH_EXTENSION, LIVE_PATCH_JSON_PATCH, unknownLivePatch } from './live-patch-option.js';
+import { changedOnly, counted, type LiveResult } from './live-results.js';
+import { recordIdentifiers, sharingKey, type LiveIdentifiers, type SharingGroup } from './live-sharing.js';
 
 /** Options of {@link createLiveQueries}. */
 export interface LiveQueriesOptions {
@@ -82,52 +89,6 @@ export interface LiveQueries {
   stats: LiveQueryStats;
   /** Stops the invalidation (server shutdown); running live queries end with their connections. */
   close(): void;
-}
-
-/** What the plugin reads of yoga's context besides {@link GraphQLContext}. */
-interface TransportContext {
-  /** yoga: the fetch Request of an HTTP request (SSE included). */
-  request?: Request;
-  /** graphql-ws (graphql-ws.ts): the socket of the connection. */
-  socket?: object;
-  /** graphql-ws: its context's `extra`. */
-  extra?: unknown;
-  /** The GraphQL request's parameters, extensions included. */
-  params?: { extensions?: Record<string, unknown> };
-}
-
-/** A result as this plugin pushes it (the store marks its results `isLive`; that is not sent). */
-type LiveResult = ExecutionResult & { isLive?: boolean };
-
-/**
- * The connection a live query counts against: the graphql-ws socket; the graphql-sse
- * single-connection stream (its token); else the request itself (an SSE stream of its own).
- * Null for a plain HTTP request, which cannot stream (answered once).
- */
-function connectionOf(context: TransportContext): object | string | null {
-  if (context.extra !== undefined && context.socket !== undefined) return context.socket;
-  const request = context.request;
-  if (request === undefined) return null;
-  if (isSingleConnectionRequest(request)) {
-    return `sse:${request.headers.get(SSE_TOKEN_HEADER) ?? new URL(request.url).searchParams.get('token') ?? ''}`;
-  }
-  const accept = request.headers.get('accept') ?? '';
-  return accept.includes('text/event-stream') || accept.includes('multipart/mixed') ? request : null;
-}
-
-/** The refusal of a live query past the per-connection limit. */
-export function tooManyLiveQueries(maximum: number): GraphQLError {
-  return new GraphQLError(`Too many live queries on this connection: at most ${maximum} at once. Stop one before starting another.`, {
-    extensions: { code: 'LIVE_QUERY_LIMIT', limit: { name: 'maxLiveQueries', maximum } },
-  });
-}
-
-/** The refusal of an unknown `extensions.livePatch` value. */
-export function unknownLivePatch(value: unknown): GraphQLError {
-  return new GraphQLError(
-    `Unknown extensions.${LIVE_PATCH_EXTENSION} ${JSON.stringify(value)}: use "${LIVE_PATCH_JSON_PATCH}" for JSON-patch results, or leave it out for full results.`,
-    { extensions: { code: 'BAD_USER_INPUT' } },
-  );
 }
 
 /**
@@ -300,194 +261,6 @@ export function createLiveQueries(options: LiveQueriesOptions): LiveQueries {
       closed = true;
       stopInvalidation?.();
       stopInvalidation = undefined;
-    },
-  };
-}
-
-/**
- * Live queries whose results are equal (same document, operation, variables, scope): after one
- * invalidation, the first of them to re-execute executes; the others take its result.
- */
-interface SharingGroup {
-  members: number;
-  /** The latest execution: after which invalidation, its result, the identifiers it read. */
-  latest: { invalidation: number; result: unknown; identifiers: string[] } | undefined;
-}
-
-/**
- * What the live-query store puts on the context of each execution to collect the resource
- * identifiers the execution reads (resolvers call these properties).
- */
-interface LiveIdentifiers {
-  collectResourceIdentifier(parameter: { typename: string; id: unknown }): void;
-  addResourceIdentifier(values: string | readonly string[] | null | undefined): void;
-}
-
-/** Ids of documents (yoga's parser cache hands equal query texts the same DocumentNode). */
-const documentIds = new WeakMap<DocumentNode, number>();
-let nextDocumentId = 1;
-
-/** The {@link SharingGroup} key of a live query: document, operation, variables, scope. */
-function sharingKey(args: ExecutionArgs, scope: string): string {
-  let id = documentIds.get(args.document);
-  if (id === undefined) {
-    id = nextDocumentId;
-    nextDocumentId += 1;
-    documentIds.set(args.document, id);
-  }
-  return JSON.stringify([id, args.operationName ?? null, scope, args.variableValues ?? null]);
-}
-
-/**
- * Makes `identifiers` also write every identifier it collects into `read` (as the store builds
- * them, `<typename>:<id>`), so an equal live query that shares the result can track them too.
- */
-function recordIdentifiers(identifiers: LiveIdentifiers, read: string[]): void {
-  const collect = identifiers.collectResourceIdentifier;
-  const add = identifiers.addResourceIdentifier;
-  identifiers.collectResourceIdentifier = (parameter) => {
-    read.push(`${parameter.typename}:${String(parameter.id)}`);
-    collect(parameter);
-  };
-  identifiers.addResourceIdentifier = (values) => {
-    if (typeof values === 'string') read.push(values);
-    else if (values != null) read.push(...values);
-    add(values);
-  };
-}
-
-/** What the store's re-execution of a live query calls: {@link paced}. */
-interface Paced {
-  execute(args: ExecutionArgs): unknown;
-  /** Drops a re-execution still waiting for its window (the live query stopped). */
-  stop(): void;
-}
-
-/** What a superseded or stopped re-execution answers; the store discards it (a newer one runs). */
-const SUPERSEDED: ExecutionResult = {};
-
-/**
- * At most one execution per `windowMs` for one live query: an invalidation inside the window
- * waits for its end, and of the invalidations that waited, only the last one executes (it reads
- * the state after all of them). The store pushes only the result of its latest invalidation,
- * so the waiting ones it superseded answer {@link SUPERSEDED} without executing.
- *
- * @param windowMs ms between the starts of two executions
- */
-function paced(windowMs: number, execute: (args: ExecutionArgs) => unknown): Paced {
-  let lastStart: number | undefined;
-  let generation = 0;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let waiters: Array<() => void> = [];
-  const wakeAll = (): void => {
-    timer = undefined;
-    const waiting = waiters;
-    waiters = [];
-    for (const wake of waiting) wake();
-  };
-  return {
-    execute(args) {
-      generation += 1;
-      const mine = generation;
-      const wait = lastStart === undefined ? 0 : lastStart + windowMs - performance.now();
-      if (wait <= 0 && timer === undefined) {
-        lastStart = performance.now();
-        return execute(args);
-      }
-      timer ??= setTimeout(wakeAll, Math.max(0, wait));
-      return new Promise<void>((resolve) => waiters.push(resolve)).then(() => {
-        if (stopped || mine !== generation) return SUPERSEDED;
-        lastStart = performance.now();
-        return execute(args);
-      });
-    },
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-      wakeAll();
-    },
-  };
-}
-
-/** The JSON text a result is compared by (data, errors, extensions; not `isLive`). */
-function comparable(result: LiveResult): string {
-  return JSON.stringify([result.data, result.errors, result.extensions]);
-}
-
-/**
- * The store's results, minus those equal to the one before (a change that did not touch what
- * the query shows pushes nothing). A result without `data` (the operation could not run, e.g.
- * bad variables) is the last one: the stream ends after it. `return()` reaches the store at
- * once, also while waiting.
- */
-function changedOnly(source: AsyncIterable<LiveResult>): AsyncIterableIterator<LiveResult> {
-  const iterator = source[Symbol.asyncIterator]();
-  let previous: string | undefined;
-  let failed = false;
-  return {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async next() {
-      if (failed) {
-        await iterator.return?.();
-        return { done: true, value: undefined };
-      }
-      for (;;) {
-        const step = await iterator.next();
-        if (step.done === true) return step;
-        failed = step.value.data === undefined;
-        const text = comparable(step.value);
-        if (text === previous) continue;
-        previous = text;
-        return step;
-      }
-    },
-    async return() {
-      return (await iterator.return?.()) ?? { done: true, value: undefined };
-    },
-  };
-}
-
-/**
- * The results as pushed (without the store's `isLive` marker), calling `onPush` for each and
- * `release` once, when the stream ends or its consumer stops it.
- */
-function counted(source: AsyncIterable<LiveResult>, release: () => void, onPush: () => void): AsyncIterableIterator<ExecutionResult> {
-  const iterator = source[Symbol.asyncIterator]();
-  let released = false;
-  const done = (): void => {
-    if (released) return;
-    released = true;
-    release();
-  };
-  return {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async next() {
-      try {
-        const step = await iterator.next();
-        if (step.done === true) {
-          done();
-          return step;
-        }
-        onPush();
-        const { isLive: _isLive, ...result } = step.value;
-        return { done: false, value: result };
-      } catch (error) {
-        done();
-        throw error;
-      }
-    },
-    async return() {
-      try {
-        await iterator.return?.();
-      } finally {
-        done();
-      }
-      return { done: true, value: undefined };
     },
   };
 }
