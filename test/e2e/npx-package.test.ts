@@ -44,7 +44,18 @@ import { buildReferenceFile, REFERENCE_RUN_IDS } from '../../fixtures/pi-workflo
 import { REPO_ROOT } from '../helpers/live-fixtures.js';
 import { databaseClosedCleanly, npmCommand, openSubscriber, spawnService, type ServiceProcess } from '../helpers/service-process.js';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+
+/** execFile, promised; a failure's message carries the command's stdout and stderr. */
+async function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; maxBuffer?: number } = {}) {
+  try {
+    return await execFileAsync(command, args, { maxBuffer: 16 * 1024 * 1024, ...options });
+  } catch (error) {
+    const failed = error as Error & { stdout?: string; stderr?: string };
+    failed.message = `${failed.message}\n${failed.stdout ?? ''}${failed.stderr ?? ''}`;
+    throw failed;
+  }
+}
 const require = createRequire(import.meta.url);
 
 /** What the package is packed from: everything `npm pack` and its `prepack` build read. */
@@ -93,21 +104,33 @@ function tarballUrl(path: string, version: string): string {
   return `https://registry.npmjs.org/${name}/-/${name.split('/').pop() ?? name}-${version}.tgz`;
 }
 
+/** A lock entry with its registry tarball URL, so no registry metadata is needed to fetch it. */
+function withTarballUrl(path: string, entry: LockEntry): LockEntry {
+  return entry.link === true || entry.version === undefined ? entry : { ...entry, resolved: tarballUrl(path, entry.version) };
+}
+
 /**
- * The consumer's lock file: the root depends on the tarball, and the tarball's shrinkwrap entries
- * sit under `node_modules/pi-workflows-graphql/`, as npm places a shrinkwrapped package's tree.
+ * The consumer's package.json dependencies: the tarball, and `ws` at the shrinkwrap's version
+ * (a Node 20 project gives the typed client its WebSocket class: docs/IDE.md "The typed client").
+ */
+function consumerDependencies(tarball: string, shrinkwrap: { packages: Record<string, LockEntry> }): Record<string, string> {
+  return { [NAME]: `file:${tarball}`, ws: String(shrinkwrap.packages['node_modules/ws']?.version) };
+}
+
+/**
+ * The consumer's lock file: the root depends on the tarball (and `ws`), and the tarball's
+ * shrinkwrap entries sit under `node_modules/pi-workflows-graphql/`, as npm places a
+ * shrinkwrapped package's tree.
  */
 function consumerLock(tarball: string, integrity: string, shrinkwrap: { packages: Record<string, LockEntry> }): unknown {
   const { '': root, ...entries } = shrinkwrap.packages;
   const { devDependencies: _dev, ...manifest } = root as LockEntry;
   const packages: Record<string, unknown> = {
-    '': { name: 'app', version: '1.0.0', dependencies: { [NAME]: `file:${tarball}` } },
+    '': { name: 'app', version: '1.0.0', dependencies: consumerDependencies(tarball, shrinkwrap) },
     [`node_modules/${NAME}`]: { ...manifest, resolved: `file:${tarball}`, integrity },
+    'node_modules/ws': withTarballUrl('node_modules/ws', entries['node_modules/ws'] as LockEntry),
   };
-  for (const [path, entry] of Object.entries(entries)) {
-    packages[`node_modules/${NAME}/${path}`] =
-      entry.link === true || entry.version === undefined ? entry : { ...entry, resolved: tarballUrl(path, entry.version) };
-  }
+  for (const [path, entry] of Object.entries(entries)) packages[`node_modules/${NAME}/${path}`] = withTarballUrl(path, entry);
   return { name: 'app', version: '1.0.0', lockfileVersion: 3, requires: true, packages };
 }
 
@@ -144,7 +167,7 @@ beforeAll(async () => {
   };
   writeFileSync(
     join(app, 'package.json'),
-    `${JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module', dependencies: { [NAME]: `file:${tarball}` } }, null, 2)}\n`,
+    `${JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module', dependencies: consumerDependencies(tarball, shrinkwrap) }, null, 2)}\n`,
   );
   writeFileSync(join(app, 'package-lock.json'), `${JSON.stringify(consumerLock(tarball, packed.integrity, shrinkwrap), null, 2)}\n`);
   await npm(['ci', '--offline', '--ignore-scripts'], app);
@@ -320,6 +343,9 @@ describe('npx pi-workflows-graphql', () => {
     await mcp.close();
 
     // The typed client, imported by Node from the installed package (type-checked by tsc first).
+    // A Node project's own devDependencies @types/node and @types/ws: the checkout's, linked in.
+    mkdirSync(join(installed.app, 'node_modules', '@types'), { recursive: true });
+    for (const name of ['node', 'ws']) symlinkSync(join(REPO_ROOT, 'node_modules', '@types', name), join(installed.app, 'node_modules', '@types', name), 'dir');
     writeFileSync(
       join(installed.app, 'tsconfig.json'),
       JSON.stringify({
@@ -330,8 +356,7 @@ describe('npx pi-workflows-graphql', () => {
           lib: ['ES2023', 'DOM'],
           strict: true,
           skipLibCheck: false,
-          typeRoots: [join(REPO_ROOT, 'node_modules', '@types')],
-          types: ['node'],
+          types: ['node', 'ws'],
         },
         files: ['node-check.ts'],
       }),
@@ -340,7 +365,8 @@ describe('npx pi-workflows-graphql', () => {
       join(installed.app, 'node-check.ts'),
       [
         "import { createWorkflowClient, ReserveWorkflowRunDocument, WorkflowRunDocument, type WorkflowRunQuery } from 'pi-workflows-graphql/client';",
-        'const client = createWorkflowClient({ url: process.argv[2] as string });',
+        "import WebSocket from 'ws';",
+        'const client = createWorkflowClient({ url: process.argv[2] as string, webSocketImpl: WebSocket });',
         "const input = { runId: 'run-npx', workflowName: 'npx', workflowRef: 'workflows/npx.ts', definition: { name: 'npx', steps: [] }, input: {}, originSessionId: 'session-npx' };",
         'const reserved = await client.mutate(ReserveWorkflowRunDocument, { input });',
         "const found: WorkflowRunQuery = await client.query(WorkflowRunDocument, { runId: 'run-npx' });",
@@ -354,14 +380,17 @@ describe('npx pi-workflows-graphql', () => {
     );
     await run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: installed.app });
     const fromNode = await run(process.execPath, ['node-check.js', url], { cwd: installed.app });
-    expect(JSON.parse(fromNode.stdout)).toEqual({ reserved: 'ReserveWorkflowRunSuccess', status: 'PENDING' });
+    expect(JSON.parse(fromNode.stdout)).toEqual({ reserved: 'ReserveWorkflowRunSuccess', status: 'QUEUED' });
 
     const subscriber = await openSubscriber(url, 'run-npx-subscriber');
     client = subscriber.client;
     // Ctrl-C in the terminal npx runs in: SIGINT to the whole process group (npm, its shell and
-    // the server). SIGTERM to npm alone would not reach the server: npm exec runs the bin through
-    // `sh -c`, which passes no signal on (a service manager runs the bin itself, as above).
-    expect(await service.stopGroup('SIGINT'), service.describe()).toBe(0);
+    // the server). The server closes cleanly; npm then ends by SIGINT itself, as a program
+    // interrupted in a terminal does. SIGTERM to npm alone would not reach the server: npm exec
+    // runs the bin through `sh -c`, which passes no signal on (a service manager runs the bin
+    // itself, as above).
+    expect(await service.stopGroup('SIGINT'), service.describe()).toBe('SIGINT');
+    expect(service.lines.events.map((line) => line.msg)).toContain('database closed, bye');
     expect(await subscriber.ended()).toMatchObject({ code: 1001 });
     expect(databaseClosedCleanly(dbPath)).toBe(true);
     expect(service.stderr()).toContain(`  Database:  ${dbPath} (0 runs)\n  New file:  no file was at ${dbPath}, so a new, empty database was created there\n`);
