@@ -3,7 +3,9 @@
  * `exports["./client"]` names the files `npm run build` emits for `src/client/index.ts`
  * (tsconfig.client.json), and the client's modules import nothing a browser lacks: no `node:`
  * module, no `ws`, only `graphql-ws` and their own relative files (the generated documents
- * included).
+ * included). The package manifest publishes them (and the server's bin); the packed package
+ * itself, installed and imported from Node and from an esbuild browser bundle, is tested by
+ * test/e2e/npx-package.test.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,5 +49,26 @@ describe('pi-workflows-graphql/client', () => {
     const generated = importsOf(join(REPO_ROOT, 'schema', 'generated', 'graphql.ts'));
     expect(generated).toEqual([]); // only a type import (erased)
     for (const name of files) expect(readFileSync(join(CLIENT_DIR, name), 'utf8'), name).not.toMatch(/\bBuffer\b|\bprocess\.|require\(/);
+  });
+
+  it('the package publishes the built client and the server bin; the run-time dependencies are what runs', () => {
+    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      private?: boolean;
+      bin: Record<string, string>;
+      files: string[];
+      scripts: Record<string, string>;
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.bin).toEqual({ 'pi-workflows-graphql': 'dist/server/main.js' });
+    expect(manifest.files).toEqual(expect.arrayContaining(['dist/', 'migrations/', 'schema/schema.graphql', 'schema/operations/', 'npm-shrinkwrap.json']));
+    expect(manifest.scripts.prepack).toBe('npm run build && node scripts/shrinkwrap.mjs');
+    // tsx and esbuild are development tools: the bin runs compiled JavaScript.
+    expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
+    expect(Object.keys(manifest.devDependencies)).toEqual(expect.arrayContaining(['tsx', 'esbuild']));
+    // The client's declarations import it, so a consumer's type check needs it installed.
+    expect(Object.keys(manifest.dependencies)).toEqual(expect.arrayContaining(['graphql-ws', '@graphql-typed-document-node/core']));
+    expect(readFileSync(join(REPO_ROOT, 'src', 'server', 'main.ts'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 });
