@@ -31,6 +31,105 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // The layers (docs/ARCHITECTURE.md "Layers"): store → delivery → schema → server, each importing
+  // only the layers before it; src/client is a package of its own and imports none of them. The
+  // import strings are relative, so each pattern names the folders a file of its layer may not
+  // reach by any number of `../`. src/client is flat and imports the generated types of the
+  // top-level schema/ folder (`../../schema/generated/…`), which stays allowed.
+  {
+    files: ['src/store/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(delivery|schema|server)(/|$)',
+              message: 'src/store is the first layer: it imports nothing of delivery, schema or server (docs/ARCHITECTURE.md "Layers").',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/delivery/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(schema|server)(/|$)',
+              message: 'src/delivery imports only src/store: nothing of schema or server (docs/ARCHITECTURE.md "Layers").',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/schema/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+server(/|$)',
+              message: 'src/schema imports nothing of src/server (docs/ARCHITECTURE.md "Layers").',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(store|delivery|schema|server)(/|$)|^(\\.\\./)+src/',
+              message: 'src/client is a package of its own: it imports nothing of the server\'s layers (docs/ARCHITECTURE.md "Layers").',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // Which kind of database file is open (our own or a pi-workflows state file) is asked in
+  // src/store/layout/ only, the port the store's operations go through (docs/ARCHITECTURE.md
+  // "Three kinds of database file"): a comparison with a kind, a `file.kind`, or the run order
+  // index (a pi-workflows adapter's speed-up) anywhere else fails. Excepted: src/store/layout/,
+  // the layout's home (its factory and the kind-dependent open decide by the kind).
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/store/layout/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'BinaryExpression > Literal[value=/^(own|pi-workflows)$/]',
+          message: 'Only src/store/layout/ asks which kind of database file is open: use the file layout (FileLayout, describeFile()).',
+        },
+        {
+          selector: 'SwitchCase > Literal.test[value=/^(own|pi-workflows)$/]',
+          message: 'Only src/store/layout/ asks which kind of database file is open: use the file layout (FileLayout, describeFile()).',
+        },
+        {
+          selector: "MemberExpression[property.name='kind'][object.name='file'], MemberExpression[property.name='kind'][object.property.name='file']",
+          message: 'Only src/store/layout/ reads the kind of the open file: use the file layout (FileLayout, describeFile()).',
+        },
+        {
+          selector: "MemberExpression[property.name='runIndex']",
+          message: "The run order index is the pi-workflows layout's speed-up: reach it through the file layout (src/store/layout/).",
+        },
+      ],
+    },
+  },
   {
     files: ['src/server/public/**/*.js'],
     extends: [js.configs.recommended, prettier],
