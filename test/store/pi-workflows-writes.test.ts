@@ -1077,102 +1077,116 @@ describe.each(KINDS)('what each store operation writes on $kind (docs/PI-WORKFLO
   });
 });
 
-describe('cancel on a pi-workflows file: the dependents only its tables hold (docs/PI-WORKFLOWS-FILES.md §5)', () => {
-  test('pending effect cancelled, applying effect ambiguous with its attempt interrupted, each bumped with effect.* by control; unresolved decision resolved cancelled', () => {
-    const f = fixture(KINDS.find((entry) => entry.kind === PI) as (typeof KINDS)[number]);
-    runWithInteractionOn(f, 'run-1');
-    const at0 = f.clock.t - 1_000;
-    const blob = (text: string): Buffer => {
-      const bytes = Buffer.from(text, 'utf8');
-      const hash = createHash('sha256').update(bytes).digest();
-      f.connection
-        .prepare('INSERT OR IGNORE INTO blobs(blob_hash, media_type, byte_length, content, created_at) VALUES (?, ?, ?, ?, ?)')
-        .run(hash, 'application/json', bytes.length, bytes, at0);
-      return hash;
-    };
-    const runResource = resourceOf(f, 'run-1');
-    f.connection.transaction(() => {
-      for (const [effectId, status, attempts] of [
-        ['effect-a', 'pending', 0],
-        ['effect-b', 'applying', 1],
-        ['effect-c', 'applied', 1],
-      ] as const) {
-        const resourceId = `effect-resource-${effectId}`;
+describe.each(KINDS)(
+  'cancel on $kind: the dependents of pi-workflows’ tables, which our own file has since migration 0009 (docs/PI-WORKFLOWS-FILES.md §5)',
+  (kind) => {
+    test('pending effect cancelled, applying effect ambiguous with its attempt interrupted (where the file keeps attempts), each bumped with effect.* by control; unresolved decision resolved cancelled', () => {
+      const f = fixture(kind);
+      // effect_attempts is a table of pi-workflows files only: our own file keeps no attempts.
+      const keepsAttempts = f.kind === PI;
+      runWithInteractionOn(f, 'run-1');
+      const at0 = f.clock.t - 1_000;
+      const blob = (text: string): Buffer => {
+        const bytes = Buffer.from(text, 'utf8');
+        const hash = createHash('sha256').update(bytes).digest();
         f.connection
-          .prepare("INSERT INTO resources(resource_id, resource_type, aggregate_key, revision, created_at, updated_at) VALUES (?, 'effect', ?, 1, ?, ?)")
-          .run(resourceId, effectId, at0, at0);
-        f.connection.prepare('INSERT INTO leases(resource_id, generation) VALUES (?, 0)').run(resourceId);
+          .prepare('INSERT OR IGNORE INTO blobs(blob_hash, media_type, byte_length, content, created_at) VALUES (?, ?, ?, ?, ?)')
+          .run(hash, 'application/json', bytes.length, bytes, at0);
+        return hash;
+      };
+      const runResource = resourceOf(f, 'run-1');
+      f.connection.transaction(() => {
+        for (const [effectId, status, attempts] of [
+          ['effect-a', 'pending', 0],
+          ['effect-b', 'applying', 1],
+          ['effect-c', 'applied', 1],
+        ] as const) {
+          const resourceId = `effect-resource-${effectId}`;
+          f.connection
+            .prepare("INSERT INTO resources(resource_id, resource_type, aggregate_key, revision, created_at, updated_at) VALUES (?, 'effect', ?, 1, ?, ?)")
+            .run(resourceId, effectId, at0, at0);
+          f.connection.prepare('INSERT INTO leases(resource_id, generation) VALUES (?, 0)').run(resourceId);
+          f.connection
+            .prepare(
+              `INSERT INTO effects(effect_id, resource_id, source_resource_id, source_revision, effect_type, idempotency_key, payload_hash,
+               owner_scope, status, attempt_count, created_at, updated_at) VALUES (?, ?, ?, 1, 'http.post', ?, ?, 'run', ?, ?, ?, ?)`,
+            )
+            .run(effectId, resourceId, runResource, effectId, blob(`{"effect":"${effectId}"}`), status, attempts, at0, at0);
+          if (attempts > 0 && keepsAttempts) {
+            f.connection
+              .prepare("INSERT INTO effect_attempts(effect_id, attempt_number, owner_id, lease_generation, started_at) VALUES (?, 1, 'host-1', 1, ?)")
+              .run(effectId, at0);
+          }
+        }
         f.connection
           .prepare(
-            `INSERT INTO effects(effect_id, resource_id, source_resource_id, source_revision, effect_type, idempotency_key, payload_hash,
-               owner_scope, status, attempt_count, created_at, updated_at) VALUES (?, ?, ?, 1, 'http.post', ?, ?, 'run', ?, ?, ?, ?)`,
+            `INSERT INTO resources(resource_id, resource_type, aggregate_key, revision, created_at, updated_at) VALUES ('decision-resource', 'decision', 'decision-1', 1, ?, ?)`,
           )
-          .run(effectId, resourceId, runResource, effectId, blob(`{"effect":"${effectId}"}`), status, attempts, at0, at0);
-        if (attempts > 0) {
-          f.connection
-            .prepare("INSERT INTO effect_attempts(effect_id, attempt_number, owner_id, lease_generation, started_at) VALUES (?, 1, 'host-1', 1, ?)")
-            .run(effectId, at0);
-        }
-      }
-      f.connection
-        .prepare(
-          `INSERT INTO resources(resource_id, resource_type, aggregate_key, revision, created_at, updated_at) VALUES ('decision-resource', 'decision', 'decision-1', 1, ?, ?)`,
-        )
-        .run(at0, at0);
-      f.connection
-        .prepare(
-          `INSERT INTO human_decisions(decision_id, resource_id, run_id, attempt_id, audience, title, subject_hash, presentation_hash, choices_hash,
+          .run(at0, at0);
+        f.connection
+          .prepare(
+            `INSERT INTO human_decisions(decision_id, resource_id, run_id, attempt_id, audience, title, subject_hash, presentation_hash, choices_hash,
              request_digest, presentation_revision, request_hash, created_at)
            VALUES ('decision-1', 'decision-resource', 'run-1', 'attempt-run-1', 'origin', 'Pick', ?, ?, ?, ?, 1, ?, ?)`,
-        )
-        .run(blob('{"s":1}'), blob('{"p":1}'), blob('[1]'), Buffer.alloc(32, 7), blob('{"r":1}'), at0);
-    })();
-    const { diff, at } = written(f, () => f.store.cancelWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1' }));
-    expect(timesWritten(diff)).toEqual([at]);
-    const cancelText = diff.run_queue?.updated[0]?.after.error_hash;
-    expect(writeShape(diff)).toMatchObject({
-      effects: {
-        updated: [
-          ['error_hash', 'settled_at', 'status', 'updated_at'],
-          ['error_hash', 'settled_at', 'status', 'updated_at'],
-        ],
-      },
-      effect_attempts: { updated: [['error_hash', 'finished_at', 'outcome']] },
-      human_decision_resolutions: { inserted: 1 },
-      resources: {
-        updated: [
-          ['revision', 'updated_at'],
-          ['revision', 'updated_at'],
-          ['revision', 'updated_at'],
-        ],
-      },
-      events: { inserted: 3 },
+          )
+          .run(blob('{"s":1}'), blob('{"p":1}'), blob('[1]'), Buffer.alloc(32, 7), blob('{"r":1}'), at0);
+      })();
+      const { diff, at } = written(f, () => f.store.cancelWorkflowRun({ runId: 'run-1', claimToken: 'token-run-1' }));
+      expect(timesWritten(diff)).toEqual([at]);
+      const cancelText = diff.run_queue?.updated[0]?.after.error_hash;
+      expect(writeShape(diff)).toMatchObject({
+        effects: {
+          updated: [
+            ['error_hash', 'settled_at', 'status', 'updated_at'],
+            ['error_hash', 'settled_at', 'status', 'updated_at'],
+          ],
+        },
+        ...(keepsAttempts ? { effect_attempts: { updated: [['error_hash', 'finished_at', 'outcome']] } } : {}),
+        human_decision_resolutions: { inserted: 1 },
+        resources: {
+          updated: [
+            ['revision', 'updated_at'],
+            ['revision', 'updated_at'],
+            ['revision', 'updated_at'],
+          ],
+        },
+        events: { inserted: 3 },
+      });
+      expect(diff.effects?.updated.map((update) => [update.key, update.after.status, update.after.error_hash, update.after.next_attempt_at])).toEqual([
+        ['effect-a', 'cancelled', cancelText, null],
+        ['effect-b', 'ambiguous', cancelText, null],
+      ]);
+      if (keepsAttempts) {
+        expect(diff.effect_attempts?.updated[0]?.after).toMatchObject({
+          effect_id: 'effect-b',
+          outcome: 'interrupted',
+          finished_at: at,
+          error_hash: cancelText,
+        });
+      } else {
+        expect(diff.effect_attempts).toBeUndefined();
+      }
+      expect(diff.human_decision_resolutions?.inserted[0]).toEqual({
+        decision_id: 'decision-1',
+        outcome: 'cancelled',
+        provenance: 'explicit_cancel',
+        response_hash: null,
+        reason: 'Workflow run cancelled',
+        channel: null,
+        actor_id: 'runner-1',
+        request_digest: '07'.repeat(32),
+        resolved_at: at,
+      });
+      expect(eventsWritten(f, diff).map((event) => [event.type, event.resourceRevision, event.actor, event.leaseGeneration, event.payload])).toEqual([
+        ['effect.cancelled', 2, ['control', 'runner-1'], null, { runId: 'run-1', reason: 'workflowCancelled' }],
+        ['effect.ambiguous', 2, ['control', 'runner-1'], null, { runId: 'run-1', reason: 'workflowCancelled' }],
+        ['run.queue_cancelled', 3, ['session', 'runner-1'], 1, { status: 'cancelled', code: 'cancelled', error: 'Workflow run cancelled' }],
+      ]);
+      // Effects have no viewer row: the viewer deltas are the run's only.
+      expect(deltasWritten(f, diff)).toEqual([...bumpDeltas(3), ...summaryReplay(4)]);
     });
-    expect(diff.effects?.updated.map((update) => [update.key, update.after.status, update.after.error_hash, update.after.next_attempt_at])).toEqual([
-      ['effect-a', 'cancelled', cancelText, null],
-      ['effect-b', 'ambiguous', cancelText, null],
-    ]);
-    expect(diff.effect_attempts?.updated[0]?.after).toMatchObject({ effect_id: 'effect-b', outcome: 'interrupted', finished_at: at, error_hash: cancelText });
-    expect(diff.human_decision_resolutions?.inserted[0]).toEqual({
-      decision_id: 'decision-1',
-      outcome: 'cancelled',
-      provenance: 'explicit_cancel',
-      response_hash: null,
-      reason: 'Workflow run cancelled',
-      channel: null,
-      actor_id: 'runner-1',
-      request_digest: '07'.repeat(32),
-      resolved_at: at,
-    });
-    expect(eventsWritten(f, diff).map((event) => [event.type, event.resourceRevision, event.actor, event.leaseGeneration, event.payload])).toEqual([
-      ['effect.cancelled', 2, ['control', 'runner-1'], null, { runId: 'run-1', reason: 'workflowCancelled' }],
-      ['effect.ambiguous', 2, ['control', 'runner-1'], null, { runId: 'run-1', reason: 'workflowCancelled' }],
-      ['run.queue_cancelled', 3, ['session', 'runner-1'], 1, { status: 'cancelled', code: 'cancelled', error: 'Workflow run cancelled' }],
-    ]);
-    // Effects have no viewer row: the viewer deltas are the run's only.
-    expect(deltasWritten(f, diff)).toEqual([...bumpDeltas(3), ...summaryReplay(4)]);
-  });
-});
+  },
+);
 
 describe('both kinds of file', () => {
   test('every case above wrote the same rows to the shared tables of our own file and of a pi-workflows file (the columns both have)', () => {
