@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 /**
  * A read-only connection of its own that only reads `PRAGMA data_version`: the number SQLite
  * changes when another connection (this process's or another's) committed to the file since
- * this connection's last read. The change feed (src/delivery/change-feed.ts) polls it to notice
+ * this connection's last read. The change feed (src/delivery/commit-watcher.ts) polls it to notice
  * foreign commits; it never reads a table.
  */
 export interface DataVersionProbe {
