@@ -25,5 +25,7 @@ if (process.argv.includes('--remove')) {
   // (dependencies, their optional and peer dependencies) is what a user's install places.
   const packages = Object.fromEntries(Object.entries(lock.packages).filter(([, entry]) => entry.dev !== true));
   writeFileSync(target, `${JSON.stringify({ ...lock, packages }, null, 2)}\n`);
-  process.stderr.write(`wrote ${target}: ${Object.keys(packages).length - 1} packages (package-lock.json less its ${Object.keys(lock.packages).length - Object.keys(packages).length} dev-only ones)\n`);
+  process.stderr.write(
+    `wrote ${target}: ${Object.keys(packages).length - 1} packages (package-lock.json less its ${Object.keys(lock.packages).length - Object.keys(packages).length} dev-only ones)\n`,
+  );
 }
