@@ -39,7 +39,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { build } from 'esbuild';
 import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildReferenceFile, REFERENCE_RUN_IDS } from '../../fixtures/pi-workflows-reference-file.js';
 import { REPO_ROOT } from '../helpers/live-fixtures.js';
 import { databaseClosedCleanly, npmCommand, openSubscriber, spawnService, type ServiceProcess } from '../helpers/service-process.js';
@@ -149,9 +149,12 @@ interface Installed {
 }
 
 let installed: Installed;
+/** The temporary folder of this file's run, removed after it even when `beforeAll` failed. */
+let tempDir: string | undefined;
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pi-workflows-npx-'));
+  tempDir = dir;
   const source = join(dir, 'source');
   for (const path of SOURCES) cpSync(join(REPO_ROOT, path), join(source, path), { recursive: true });
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');
@@ -188,7 +191,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(() => {
-  if (installed !== undefined) rmSync(installed.dir, { recursive: true, force: true });
+  if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
 });
 
 /** Runs `npx pi-workflows-graphql <args>` in `cwd` to its end; never rejects. */
@@ -271,9 +274,12 @@ describe('the packed package', () => {
 describe('npx pi-workflows-graphql', () => {
   let service: ServiceProcess | undefined;
   let client: Client | undefined;
-  afterAll(async () => {
+  // After each test: a server a failed test left running is killed with its process group.
+  afterEach(async () => {
     service?.kill();
+    service = undefined;
     await client?.dispose();
+    client = undefined;
   });
 
   it('--help lists --pi with the file it serves; --pi without a file and --pi with --db are one-line errors (exit 1)', async () => {
