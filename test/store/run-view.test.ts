@@ -617,3 +617,50 @@ describe('one snapshot per view', () => {
     }
   });
 });
+
+describe('counts of the lists that only grow at their end (trace, session capture)', () => {
+  const runId = 'ref-translate-31';
+  let connection: Database.Database;
+  let resourceId: string;
+  let copyPath: string;
+  beforeAll(() => {
+    copyPath = join(dir, 'counts.sqlite');
+    copyFileSync(path, copyPath);
+    connection = new Database(copyPath);
+    resourceId = String(rows.runs?.find((run) => run.run_id === runId)?.resource_id);
+  });
+  afterAll(() => connection.close());
+
+  /** Inserts trace events of the run at these revisions (rows invented for this test). */
+  const insertTrace = (revisions: number[]): void => {
+    const insert = connection.prepare(
+      "INSERT INTO events(event_id, resource_id, resource_revision, event_type, actor_type, recorded_at) VALUES (?, ?, ?, 'run.noted', 'system', 1)",
+    );
+    for (const revision of revisions) insert.run(`event-count-${revision}-${Math.random()}`, resourceId, revision);
+  };
+  const walked = (): number => (connection.prepare('SELECT count(*) AS n FROM events WHERE resource_id = ?').get(resourceId) as { n: number }).n;
+
+  it('a read after appends counts the new rows on top of the last count, as a full walk does', () => {
+    expect(countRunTrace(connection, runId)).toBe(15);
+    insertTrace([16, 17]);
+    expect(countRunTrace(connection, runId)).toBe(17);
+    expect(readRunTrace(connection, runId, { last: 1 }).total).toBe(walked());
+  });
+
+  it('a list written anew (another first row), one that lost its first rows, or one that shrank is counted in full again', () => {
+    expect(countRunTrace(connection, runId)).toBe(walked());
+    // Written anew from revision 1, with gaps, past the last revision counted: the first row's
+    // event_seq differs, so the rows are counted, not added to the old count.
+    connection.prepare('DELETE FROM events WHERE resource_id = ?').run(resourceId);
+    insertTrace([1, 2, 3, 18, 19, 20]);
+    expect(countRunTrace(connection, runId)).toBe(6);
+    // The first rows gone (the list starts later).
+    connection.prepare('DELETE FROM events WHERE resource_id = ? AND resource_revision < 3').run(resourceId);
+    insertTrace([21]);
+    expect(countRunTrace(connection, runId)).toBe(5);
+    // Shrunk at the end.
+    connection.prepare('DELETE FROM events WHERE resource_id = ? AND resource_revision > 19').run(resourceId);
+    expect(countRunTrace(connection, runId)).toBe(3);
+    expect(walked()).toBe(3);
+  });
+});

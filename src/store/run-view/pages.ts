@@ -49,6 +49,15 @@ export interface ListQuery<T> {
    * the joins and JSON the items need, so a count over a long list walks an index only. Default `sql`.
    */
   positions?: string;
+  /**
+   * For a list that only grows at its end (rows are appended with rising positions and never
+   * changed below the last one, as pi-workflows writes trace events and session capture):
+   * SQL for the identity of the list's first row (one row, column `id`, the same parameters:
+   * a value a list written again from scratch would not repeat, like `events.event_seq`). Its
+   * count is then kept per connection and extended by the rows after the last position counted
+   * (see {@link countList}) instead of walking the whole list on every read.
+   */
+  firstRowId?: string;
   params: Record<string, unknown>;
   map: (row: Row) => T;
 }
@@ -76,10 +85,53 @@ function checkRequest(request: PageRequest): void {
   if (request.first !== undefined && request.last !== undefined) throw new StoreError('validation', 'Give first or last, not both', 'first');
 }
 
-/** The number of items of a list (read once per snapshot: `countOnce`); 0 when a table it reads is missing. */
+/** A list's count as last read on a connection, with the ends it was read at. */
+interface KnownCount {
+  first: unknown;
+  low: number;
+  high: number;
+  count: number;
+}
+
+/** Counts of append-only lists per connection, by their count SQL and parameters. */
+const knownCounts = new WeakMap<SqliteDatabase, Map<string, KnownCount>>();
+
+/**
+ * The number of items of a list; 0 when a table it reads is missing. Read once per snapshot
+ * (`countOnce`). A list that only grows at its end (`firstRowId`) is counted in full once per
+ * connection; later reads add the rows after the highest position counted then — while the
+ * list still starts with the same row at the same position and has not shrunk (else it is
+ * counted in full again). So a 10,000-item trace costs two index probes per read, not a walk.
+ */
 export function countList(connection: SqliteDatabase, query: ListQuery<unknown>): number {
   if (!hasTables(connection, ...query.tables)) return 0;
-  return countOnce(connection, `WITH list AS (${query.positions ?? query.sql}) SELECT count(*) AS n FROM list`, query.params);
+  const positions = query.positions ?? query.sql;
+  const countSql = `WITH list AS (${positions}) SELECT count(*) AS n FROM list`;
+  if (query.firstRowId === undefined) return countOnce(connection, countSql, query.params);
+  const ends = getRow<{ low: number | null; high: number | null; first: unknown }>(
+    connection,
+    `WITH list AS NOT MATERIALIZED (${positions})
+     SELECT (SELECT pos FROM list ORDER BY pos ASC LIMIT 1) AS low, (SELECT pos FROM list ORDER BY pos DESC LIMIT 1) AS high, (${query.firstRowId}) AS first`,
+    query.params,
+  );
+  if (ends === undefined || ends.low === null || ends.high === null) return 0;
+  let byQuery = knownCounts.get(connection);
+  if (byQuery === undefined) {
+    byQuery = new Map();
+    knownCounts.set(connection, byQuery);
+  }
+  const key = `${countSql}\u0000${JSON.stringify(query.params)}`;
+  const known = byQuery.get(key);
+  let count: number;
+  if (known !== undefined && known.first === ends.first && known.low === ends.low && ends.high >= known.high) {
+    count = ends.high === known.high ? known.count : known.count + countBefore(connection, query, 'pos > @pagePos', known.high);
+  } else {
+    count = countOnce(connection, countSql, query.params);
+  }
+  // Bounded: one entry per list read on this connection (a long-lived server reads a list per run).
+  if (byQuery.size >= 4_096 && known === undefined) byQuery.clear();
+  byQuery.set(key, { first: ends.first, low: ends.low, high: ends.high, count });
+  return count;
 }
 
 /**

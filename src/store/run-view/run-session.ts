@@ -157,6 +157,8 @@ function entriesQuery(runId: string): ListQuery<SessionEntryItem> {
     // Every entry has its blob (a foreign key), so the positions need no join: a walk of the
     // primary key (segment_id, entry_seq) alone.
     positions: 'SELECT entry_seq AS pos FROM session_entries WHERE segment_id = @segmentId',
+    // Appended only (pi's capture); the first entry's row id and entry id tell a capture written anew.
+    firstRowId: "SELECT rowid || ':' || entry_id FROM session_entries WHERE segment_id = @segmentId ORDER BY entry_seq ASC LIMIT 1",
     params: { segmentId: runSegmentId(runId) },
     map: (row) => ({
       seq: Number(row.pos),
@@ -178,6 +180,8 @@ function eventsQuery(runId: string): ListQuery<SessionEventItem> {
         turn_id AS turnId, message_id AS messageId, tool_call_id AS toolCallId, ${refColumns('payload_hash', 'payload')}
       FROM session_events WHERE segment_id = @segmentId`,
     positions: 'SELECT event_seq AS pos FROM session_events WHERE segment_id = @segmentId',
+    // Appended only (pi's capture); the first event's row id and time tell a capture written anew.
+    firstRowId: "SELECT rowid || ':' || recorded_at FROM session_events WHERE segment_id = @segmentId ORDER BY event_seq ASC LIMIT 1",
     params: { segmentId: runSegmentId(runId) },
     map: (row) => ({
       seq: Number(row.pos),

@@ -51,6 +51,8 @@ function traceQuery(connection: SqliteDatabase, resourceId: string): ListQuery<T
       FROM events e LEFT JOIN blobs b ON b.blob_hash = e.payload_hash
       WHERE e.resource_id = @resourceId`,
     positions: 'SELECT resource_revision AS pos FROM events WHERE resource_id = @resourceId',
+    // Appended only; `event_seq` is AUTOINCREMENT: never used again, even by a run written anew.
+    firstRowId: 'SELECT event_seq FROM events WHERE resource_id = @resourceId ORDER BY resource_revision ASC LIMIT 1',
     params: { resourceId },
     map: (row: Row) => ({
       seq: Number(row.pos),
