@@ -8,8 +8,8 @@
  * - `npm run build` writes it to `dist/server/public/vendor/client.js` ({@link bundleClient}
  *   called by scripts/build.mjs): `npm run start:prod` reads that file and needs no bundler;
  * - otherwise (`npm start`, tests) it is bundled from `src/client/index.ts` at the first request
- *   and kept in memory, with the esbuild that tsx (a run-time dependency) itself runs on, so no
- *   devDependency is needed at run time.
+ *   and kept in memory, with the esbuild that tsx itself runs on (both development dependencies,
+ *   present in a clone, where `npm start` runs through tsx; the installed package serves the built file).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,7 +27,7 @@ interface Esbuild {
   build(options: Record<string, unknown>): Promise<{ outputFiles: Array<{ text: string }> }>;
 }
 
-/** esbuild as tsx resolves it (tsx depends on it), so `dependencies` alone suffice. */
+/** esbuild as tsx resolves it (tsx depends on it): the copy `npm start` already runs on. */
 function loadEsbuild(): Esbuild {
   const require = createRequire(import.meta.url);
   const fromTsx = createRequire(require.resolve('tsx/package.json'));
