@@ -139,7 +139,8 @@ function messageOf(value: unknown): string | undefined {
 
 /** The shared graphql-ws client, its status and the watches' subscriptions. */
 export class Connection {
-  private readonly client: Client;
+  /** The graphql-ws client, made when a watch first needs the socket (see {@link client}). */
+  private socketClient: Client | undefined;
   private readonly listeners = new Set<(status: ConnectionStatus) => void>();
   private readonly connectedListeners = new Set<(reconnected: boolean) => void>();
   private readonly retry: Required<RetryOptions>;
@@ -161,6 +162,25 @@ export class Connection {
     this.retry = retryPolicy(options.retry);
     this.lazy = options.lazy ?? true;
     if (options.onStatus !== undefined) this.listeners.add(options.onStatus);
+    // A client that asked for its socket now gets it (and the error of a missing WebSocket) now.
+    if (!this.lazy) void this.client;
+  }
+
+  /**
+   * The graphql-ws client, made on first use: HTTP calls never need one, so a runtime without
+   * a WebSocket (Node 20 without `webSocketImpl`) only fails when a watch starts (the watch ends
+   * `failed` with this error).
+   *
+   * @throws WorkflowClientError `closed` when no WebSocket implementation is available
+   */
+  private get client(): Client {
+    this.socketClient ??= this.createSocketClient();
+    return this.socketClient;
+  }
+
+  /** Makes the graphql-ws client over `options` (see {@link client}). */
+  private createSocketClient(): Client {
+    const options = this.options;
     const webSocketImpl = options.webSocketImpl ?? (globalThis as { WebSocket?: unknown }).WebSocket;
     if (webSocketImpl === undefined) {
       throw new WorkflowClientError(
@@ -168,7 +188,7 @@ export class Connection {
         "no WebSocket implementation: this runtime has no global WebSocket (Node 20); pass webSocketImpl (import WebSocket from 'ws')",
       );
     }
-    this.client = createClient({
+    return createClient({
       url: options.url,
       webSocketImpl,
       connectionParams: () => (options.authorization === undefined ? {} : { authorization: options.authorization }),
@@ -312,6 +332,14 @@ export class Connection {
    */
   subscribe<TData>(query: string, variables: () => Record<string, unknown>, sink: ResumableSink<TData>): () => void {
     if (this.disposed) throw new WorkflowClientError('closed', 'the client is closed');
+    let client: Client;
+    try {
+      client = this.client;
+    } catch (error) {
+      // No WebSocket in this runtime: the watch ends with the error that says what to pass.
+      sink.error(error as WorkflowClientError);
+      return () => undefined;
+    }
     this.active += 1;
     let ended = false;
     const finish = (): void => {
@@ -331,7 +359,7 @@ export class Connection {
         return { query, variables: variables() };
       },
     };
-    const stop = this.client.subscribe<TData>(payload, {
+    const stop = client.subscribe<TData>(payload, {
       next: (result) => {
         if (ended) return;
         // Content hidden from a metadata-scope token is no failure (see `isContentHidden`).
@@ -397,7 +425,7 @@ export class Connection {
     this.disposed = true;
     for (const wake of [...this.wakeRetry]) wake();
     clearTimeout(this.pongTimer);
-    await this.client.dispose();
+    await this.socketClient?.dispose();
     if (this.lastStatus.state !== 'closed') this.emit({ state: 'closed' });
   }
 }

@@ -155,7 +155,8 @@ function wsUrlOf(url: string): string {
  * Creates a client. Nothing connects until a watch starts (unless `lazy: false`); HTTP calls need no socket.
  *
  * @throws WorkflowClientError `closed` when no WebSocket implementation is available (Node 20
- *   without `webSocketImpl`)
+ *   without `webSocketImpl`) and `lazy` is false; with the default lazy client, a watch ends `failed`
+ *   with it instead (queries and mutations over HTTP work without one)
  */
 export function createWorkflowClient(options: WorkflowClientOptions): WorkflowClient {
   const url = options.url.replace(/^ws/, 'http');

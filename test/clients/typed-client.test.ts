@@ -209,6 +209,29 @@ describe('the typed client', () => {
     expect((error as WorkflowClientError).message).toBe('Variable "$runId" got invalid value; String cannot represent a non string value.');
   });
 
+  it('a runtime without a WebSocket (Node 20, no webSocketImpl): queries and mutations work, a watch says what to pass', async () => {
+    const fx = await startTestServer();
+    servers.push(fx);
+    const missing = "no WebSocket implementation: this runtime has no global WebSocket (Node 20); pass webSocketImpl (import WebSocket from 'ws')";
+    const global = globalThis as { WebSocket?: unknown };
+    const saved = Object.getOwnPropertyDescriptor(global, 'WebSocket');
+    // Node 24 has a global WebSocket: take it away for this test, as Node 20 has none.
+    Reflect.deleteProperty(global, 'WebSocket');
+    try {
+      const plain = createWorkflowClient({ url: fx.url });
+      clients.push(plain);
+      const reserved = await plain.mutate(ReserveWorkflowRunDocument, { input: reserveInput('no-socket-1') });
+      expect(reserved.reserveWorkflowRun.__typename).toBe('ReserveWorkflowRunSuccess');
+      const { workflowRun } = await plain.query(WorkflowRunDocument, { runId: 'no-socket-1' });
+      expect(workflowRun?.runId).toBe('no-socket-1');
+      expect(await plain.watchRun('no-socket-1').finished).toMatchObject({ reason: 'failed', error: { kind: 'closed', message: missing } });
+      expect(await plain.watchRunList().finished).toMatchObject({ reason: 'failed', error: { kind: 'closed', message: missing } });
+      expect(() => createWorkflowClient({ url: fx.url, lazy: false })).toThrow(new WorkflowClientError('closed', missing));
+    } finally {
+      if (saved !== undefined) Object.defineProperty(global, 'WebSocket', saved);
+    }
+  });
+
   it('a bad token: HTTP says 401 and what to do, a watch ends with 4403 Forbidden, no retry', async () => {
     const fx = await startTestServer({ token: 'right-token' });
     servers.push(fx);
