@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { StoreError } from './errors.js';
@@ -46,6 +47,32 @@ export function connect(options: StateDatabaseOptions, readOnly: boolean): Sqlit
     throw new StoreError('integrity', `Not a workflow state database: ${options.path} (${(error as Error).message})`);
   }
   return connection;
+}
+
+/**
+ * Opens the file at `path` once and closes it, so that SQLite, finding no other connection,
+ * checkpoints the write-ahead log into the file and removes its `-wal` and `-shm` files (as the
+ * last connection to close does). For the last process of several that closed their
+ * connections at the same moment — each found another still open, so none removed them
+ * (docs/OPERATIONS.md "Workers"). Never creates a file; a file it cannot open read-write, or
+ * one another process still has open, is left as it is.
+ *
+ * @returns true when no `-wal` file remains
+ */
+export function closeWriteAheadLog(path: string): boolean {
+  if (path === '' || path === ':memory:') return true;
+  try {
+    const connection = new Database(path, { fileMustExist: true });
+    try {
+      // The first read opens the write-ahead log; closing it as the only connection ends it.
+      connection.prepare('SELECT count(*) AS n FROM sqlite_master').get();
+    } finally {
+      connection.close();
+    }
+  } catch {
+    // Missing, read-only or not a database: nothing to tidy.
+  }
+  return !existsSync(`${path}-wal`);
 }
 
 /** True when `error` is SQLite's `SQLITE_BUSY` (or one of its extended codes): another connection holds the lock. */

@@ -7,6 +7,7 @@ export { replicaRefusalMessage } from './replica-file.js';
 export { StoreError, claimNotLiveMessage, isStoreError, type StoreErrorKind } from './errors.js';
 export { canonicalJson, normalizeJson, type JsonValue } from './canonical-json.js';
 export { StateDatabase } from './database.js';
+export { closeWriteAheadLog } from './connection.js';
 export { applyMigrations, loadMigrations, MIGRATIONS_DIR, type Migration } from './migrations.js';
 export {
   terminalFingerprint,

@@ -27,6 +27,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import type { ServerConfig } from '../config.js';
 import { NEW_DATABASE_LOG, withNewDatabaseNotice, type NewDatabaseNotice } from '../database/new-database.js';
+import { closeWriteAheadLog } from '../../store/index.js';
 import { createLogger } from '../ops/logger.js';
 import { isClusterMessage, type PrimaryMessage, type ViewReadAnswer, type WorkerHealth, type WorkerMessage } from './messages.js';
 import { HEALTH_DEADLINE_MS } from './worker-link.js';
@@ -75,7 +76,7 @@ interface HealthCollection {
  * @returns never: the process exits (0 after a signal and a clean drain, 1 after a failed start,
  *   a failed drain or too many restarts)
  */
-export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: number, notice: NewDatabaseNotice | null = null): Promise<never> {
+export async function runPrimary(config: Pick<ServerConfig, 'logLevel' | 'dbPath'>, count: number, notice: NewDatabaseNotice | null = null): Promise<never> {
   const logger = createLogger(config.logLevel, { role: 'primary', pid: process.pid });
   const aggregator = new AggregatorRegistry();
   const states = new Map<number, WorkerState>();
@@ -133,7 +134,10 @@ export async function runPrimary(config: Pick<ServerConfig, 'logLevel'>, count: 
       if (!fatal.logged) process.stderr.write(`pi-workflows-graphql: ${fatal.text}\n`);
       process.exit(1);
     }
-    logger.info({ signal: stopSignal }, 'every worker stopped, bye');
+    // Workers that closed the file at the same moment may each have left the write-ahead log
+    // to the other: the primary, last out, lets SQLite end it (nothing when it is gone already).
+    const walRemoved = closeWriteAheadLog(config.dbPath);
+    logger.info({ signal: stopSignal, ...(walRemoved ? {} : { walLeft: `${config.dbPath}-wal` }) }, 'every worker stopped, bye');
     process.exit(failedDrain ? 1 : 0);
   };
 
