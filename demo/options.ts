@@ -15,5 +15,8 @@ export function integer(min: number, max: number) {
 /** Default database of the demo (separate from `npm start`'s data/pi-workflows.db). */
 export const DEMO_DB_PATH = 'data/demo.db';
 
+/** Default database of `npm run demo -- --pi-workflows`: a pi-workflows state file. */
+export const DEMO_PI_WORKFLOWS_PATH = 'data/demo-pi-workflows.sqlite';
+
 /** Default port of the demo's server (separate from `npm start`'s 4000, so both can run). */
 export const DEMO_PORT = 4100;
