@@ -41,6 +41,7 @@ const SLOW = [
   'test/graphql/run-list-order.test.ts', // 47 s: every list order over a large run set
   'test/server/database-directory.test.ts', // 12 s: starts the server process
   'test/server/busy-port.test.ts', // 12 s: npm run demo / npm start processes
+  'test/server/demo-pi-workflows.test.ts', // 2 s: the demo's server and host processes
   'test/graphql/pi-workflows-file.test.ts', // 12 s: builds pi-workflows state files
   'test/store/run-order-index.test.ts', // 12 s: a large run set, copied into a pi-workflows file
   'test/store/claim-race.test.ts', // 11 s: two worker processes
