@@ -59,6 +59,8 @@ export function linkViewReads(feed: ChangeFeed, selfId: number): () => void {
       const requestId = nextRequest++;
       return new Promise((resolve) => {
         const timer = setTimeout(() => settle('unanswered'), VIEW_READ_DEADLINE_MS);
+        // A pending answer never keeps a stopping worker alive.
+        timer.unref();
         const settle = (answer: ViewReadAnswer): void => {
           clearTimeout(timer);
           pending.delete(requestId);
