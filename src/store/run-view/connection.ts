@@ -9,9 +9,6 @@ const tables = new WeakMap<SqliteDatabase, ReadonlySet<string>>();
 /** The columns of each table of one connection's file, read once per table with `PRAGMA table_info`. */
 const columns = new WeakMap<SqliteDatabase, Map<string, ReadonlySet<string>>>();
 
-/** Counts read inside the running {@link readSnapshot} of a connection, by query text and parameters. */
-const snapshotCounts = new WeakMap<SqliteDatabase, Map<string, number>>();
-
 /** A row as better-sqlite3 returns it. */
 export type Row = Record<string, unknown>;
 
@@ -97,29 +94,6 @@ export function columnOrNull(connection: SqliteDatabase, table: string, column: 
  * @throws whatever `fn` throws (the transaction is rolled back, which for a read changes nothing)
  */
 export function readSnapshot<T>(connection: SqliteDatabase, fn: () => T): T {
-  // The outermost snapshot holds the count memo (see countOnce): nothing is written while `fn`
-  // reads, so a count read once stays true until it returns.
-  if (snapshotCounts.has(connection)) return connection.inTransaction ? fn() : connection.transaction(fn).deferred();
-  snapshotCounts.set(connection, new Map());
-  try {
-    return connection.inTransaction ? fn() : connection.transaction(fn).deferred();
-  } finally {
-    snapshotCounts.delete(connection);
-  }
-}
-
-/**
- * A count (`sql` selecting one row with a column `n`) read once per {@link readSnapshot}: a view
- * read counts a long list for its integrity check and again for the list's page (each a walk
- * of 10,000 index entries on a big run), inside one snapshot the second is the first's
- * answer. Outside a snapshot every call reads.
- */
-export function countOnce(connection: SqliteDatabase, sql: string, params: Record<string, unknown>): number {
-  const memo = snapshotCounts.get(connection);
-  const key = memo === undefined ? '' : `${sql}\u0000${JSON.stringify(params)}`;
-  const known = memo?.get(key);
-  if (known !== undefined) return known;
-  const count = getRow<{ n: number }>(connection, sql, params)?.n ?? 0;
-  memo?.set(key, count);
-  return count;
+  if (connection.inTransaction) return fn();
+  return connection.transaction(fn).deferred();
 }

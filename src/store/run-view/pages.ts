@@ -1,6 +1,6 @@
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { StoreError } from '../errors.js';
-import { allRows, countOnce, getRow, hasTables, type Row } from './connection.js';
+import { allRows, getRow, hasTables, type Row } from './connection.js';
 
 /** The most items one page holds (as pi's viewer pages). */
 export const MAX_PAGE_ITEMS = 256;
@@ -97,17 +97,18 @@ interface KnownCount {
 const knownCounts = new WeakMap<SqliteDatabase, Map<string, KnownCount>>();
 
 /**
- * The number of items of a list; 0 when a table it reads is missing. Read once per snapshot
- * (`countOnce`). A list that only grows at its end (`firstRowId`) is counted in full once per
- * connection; later reads add the rows after the highest position counted then — while the
- * list still starts with the same row at the same position and has not shrunk (else it is
- * counted in full again). So a 10,000-item trace costs two index probes per read, not a walk.
+ * The number of items of a list; 0 when a table it reads is missing. A list that only grows at
+ * its end (`firstRowId`) is counted in full once per connection; later reads add the rows after
+ * the highest position counted then — while the list still starts with the same row at the same
+ * position and has not shrunk (else it is counted in full again). So a 10,000-item trace costs
+ * two index probes per read, not a walk.
  */
 export function countList(connection: SqliteDatabase, query: ListQuery<unknown>): number {
   if (!hasTables(connection, ...query.tables)) return 0;
   const positions = query.positions ?? query.sql;
   const countSql = `WITH list AS (${positions}) SELECT count(*) AS n FROM list`;
-  if (query.firstRowId === undefined) return countOnce(connection, countSql, query.params);
+  const fullCount = (): number => getRow<{ n: number }>(connection, countSql, query.params)?.n ?? 0;
+  if (query.firstRowId === undefined) return fullCount();
   const ends = getRow<{ low: number | null; high: number | null; first: unknown }>(
     connection,
     `WITH list AS NOT MATERIALIZED (${positions})
@@ -124,9 +125,9 @@ export function countList(connection: SqliteDatabase, query: ListQuery<unknown>)
   const known = byQuery.get(key);
   let count: number;
   if (known !== undefined && known.first === ends.first && known.low === ends.low && ends.high >= known.high) {
-    count = ends.high === known.high ? known.count : known.count + countBefore(connection, query, 'pos > @pagePos', known.high);
+    count = ends.high === known.high ? known.count : known.count + countWhere(connection, query, 'pos > @pagePos', known.high);
   } else {
-    count = countOnce(connection, countSql, query.params);
+    count = fullCount();
   }
   // Bounded: one entry per list read on this connection (a long-lived server reads a list per run).
   if (byQuery.size >= 4_096 && known === undefined) byQuery.clear();
@@ -159,14 +160,15 @@ export function readPage<T>(connection: SqliteDatabase, query: ListQuery<T>, req
   // A page at either end of the list (the newest page, the first page) needs no second count.
   if (!forward && request.before === undefined && request.after === undefined) start = total - rows.length;
   else if (forward && request.after === undefined) start = 0;
-  else if (typeof firstPos === 'number') start = countBefore(connection, query, 'pos < @pagePos', firstPos);
-  else if (forward && request.after !== undefined) start = countBefore(connection, query, 'pos <= @pagePos', request.after);
-  else if (!forward && request.before !== undefined) start = countBefore(connection, query, 'pos < @pagePos', request.before);
+  else if (typeof firstPos === 'number') start = countWhere(connection, query, 'pos < @pagePos', firstPos);
+  else if (forward && request.after !== undefined) start = countWhere(connection, query, 'pos <= @pagePos', request.after);
+  else if (!forward && request.before !== undefined) start = countWhere(connection, query, 'pos < @pagePos', request.before);
   else start = forward ? 0 : total;
   return { items: rows.map(query.map), total, start, hasBefore: start > 0, hasAfter: start + rows.length < total };
 }
 
-function countBefore(connection: SqliteDatabase, query: ListQuery<unknown>, condition: string, position: number): number {
+/** The items of a list whose position meets `condition` against `position` (`@pagePos`). */
+function countWhere(connection: SqliteDatabase, query: ListQuery<unknown>, condition: string, position: number): number {
   const params = { ...query.params, pagePos: position };
   return getRow<{ n: number }>(connection, `WITH list AS (${query.positions ?? query.sql}) SELECT count(*) AS n FROM list WHERE ${condition}`, params)?.n ?? 0;
 }

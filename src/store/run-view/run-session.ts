@@ -120,7 +120,7 @@ export function readRunSession(connection: SqliteDatabase, runId: string, runSta
   if (segment === undefined) return null;
   const binding = blobValue(connection, segment.bindingHash);
   const failure = blobValue(connection, segment.failureHash);
-  // The durable rows counted as the lists' pages count them (one count per snapshot for both).
+  // The durable rows counted as the lists' pages count them (kept and extended: `countList`).
   const diagnostics: string[] = [];
   if (countRunSessionEntries(connection, runId) !== segment.entryCount || countRunSessionEvents(connection, runId) !== segment.eventCount) {
     diagnostics.push('session capture counts do not match durable rows');
