@@ -96,6 +96,18 @@ interface RunOrderRow {
 
 const SELECT_ROWS = 'SELECT rowid AS rowid, run_id, root_run_id, parent_run_id, lineage_kind, created_at FROM runs';
 
+/** The index entry of a `runs` row. */
+function entryOf(row: RunOrderRow): IndexedRun {
+  return {
+    rowid: row.rowid,
+    runId: row.run_id,
+    rootRunId: row.root_run_id,
+    parentRunId: row.parent_run_id,
+    lineageKind: row.lineage_kind,
+    createdAt: row.created_at,
+  };
+}
+
 /** See the module comment. One per store, over its connection. */
 export class RunOrderIndex {
   private byId = new Map<string, IndexedRun>();
@@ -196,25 +208,27 @@ export class RunOrderIndex {
 
   private add(row: RunOrderRow): boolean {
     if (this.byId.has(row.run_id)) return false;
-    const entry: IndexedRun = {
-      rowid: row.rowid,
-      runId: row.run_id,
-      rootRunId: row.root_run_id,
-      parentRunId: row.parent_run_id,
-      lineageKind: row.lineage_kind,
-      createdAt: row.created_at,
-    };
+    this.place(entryOf(row), false);
+    return true;
+  }
+
+  /** Puts `entry` in the maps and lists; `inOrder`: it sorts after every entry already there. */
+  private place(entry: IndexedRun, inOrder: boolean): void {
     this.byId.set(entry.runId, entry);
-    insertSorted(this.all, entry);
     let chain = this.chains.get(entry.rootRunId);
     if (chain === undefined) {
       chain = [];
       this.chains.set(entry.rootRunId, chain);
     }
-    insertSorted(chain, entry);
+    if (inOrder) {
+      this.all.push(entry);
+      chain.push(entry);
+    } else {
+      insertSorted(this.all, entry);
+      insertSorted(chain, entry);
+    }
     this.rowidSum += entry.rowid;
     if (this.newest === undefined || entry.rowid > this.newest.rowid) this.newest = entry;
-    return true;
   }
 
   /**
@@ -243,26 +257,7 @@ export class RunOrderIndex {
     this.newest = undefined;
     this.rowidSum = 0;
     const rows = this.database.all<RunOrderRow>(`${SELECT_ROWS} ORDER BY created_at, run_id`);
-    for (const row of rows) {
-      const entry: IndexedRun = {
-        rowid: row.rowid,
-        runId: row.run_id,
-        rootRunId: row.root_run_id,
-        parentRunId: row.parent_run_id,
-        lineageKind: row.lineage_kind,
-        createdAt: row.created_at,
-      };
-      this.byId.set(entry.runId, entry);
-      this.all.push(entry); // already in order
-      let chain = this.chains.get(entry.rootRunId);
-      if (chain === undefined) {
-        chain = [];
-        this.chains.set(entry.rootRunId, chain);
-      }
-      chain.push(entry);
-      this.rowidSum += entry.rowid;
-      if (this.newest === undefined || entry.rowid > this.newest.rowid) this.newest = entry;
-    }
+    for (const row of rows) this.place(entryOf(row), true);
     this.rebuilds += 1;
   }
 }
