@@ -6,8 +6,8 @@
  * {@link VIEW_READ_DEADLINE_MS}) leaves its askers to read themselves.
  */
 import { createHash } from 'node:crypto';
-import type { ChangeFeed, ViewReadPeers } from '../../delivery/index.js';
-import { isClusterMessage, type PrimaryMessage, type ViewReadAnswer, type WorkerMessage } from './messages.js';
+import type { ChangeFeed } from '../../delivery/index.js';
+import type { PrimaryMessage, ViewReadAnswer, WorkerMessage } from './messages.js';
 
 /** How long a worker waits for another's view read before reading itself, in ms. */
 export const VIEW_READ_DEADLINE_MS = 2_000;
@@ -23,32 +23,14 @@ export function viewReaderOf(runId: string, workers: readonly number[]): number 
  * the runs this worker reads, and asks them for the runs they read.
  *
  * @param selfId this worker's cluster id
- * @returns a function that stops (pending requests read themselves)
+ * @param send the worker's channel to the primary (worker-link.ts)
+ * @returns the handler of the view read messages the primary sends this worker
  */
-export function linkViewReads(feed: ChangeFeed, selfId: number): () => void {
-  const send = (message: WorkerMessage): void => {
-    if (process.connected) process.send?.(message);
-  };
+export function linkViewReads(feed: ChangeFeed, selfId: number, send: (message: WorkerMessage) => void): (message: PrimaryMessage) => void {
   let workers: readonly number[] = [];
   let nextRequest = 1;
   const pending = new Map<number, (answer: ViewReadAnswer) => void>();
-  const onMessage = (message: unknown): void => {
-    if (!isClusterMessage<PrimaryMessage>(message)) return;
-    if (message.pwg === 'view-readers') workers = message.workers;
-    else if (message.pwg === 'view-read-answer') pending.get(message.requestId)?.(message.answer);
-    else if (message.pwg === 'view-read-request') {
-      let answer: ViewReadAnswer;
-      try {
-        const event = feed.readViewForPeer(message.runId, message.since, message.atLeast);
-        answer = event === 'reset' ? 'unanswered' : { event: event ?? null };
-      } catch {
-        answer = 'unanswered';
-      }
-      send({ pwg: 'view-read-answer', requestId: message.requestId, answer });
-    }
-  };
-  process.on('message', onMessage);
-  const peers: ViewReadPeers = {
+  feed.shareViewReads({
     readsElsewhere(runId) {
       const reader = viewReaderOf(runId, workers);
       return reader !== undefined && reader !== selfId;
@@ -70,11 +52,19 @@ export function linkViewReads(feed: ChangeFeed, selfId: number): () => void {
         send({ pwg: 'view-read-request', requestId, owner, runId, since, atLeast });
       });
     },
-  };
-  feed.shareViewReads(peers);
-  return () => {
-    process.off('message', onMessage);
-    workers = [];
-    for (const settle of [...pending.values()]) settle('unanswered');
+  });
+  return (message) => {
+    if (message.pwg === 'view-readers') workers = message.workers;
+    else if (message.pwg === 'view-read-answer') pending.get(message.requestId)?.(message.answer);
+    else if (message.pwg === 'view-read-request') {
+      let answer: ViewReadAnswer;
+      try {
+        const event = feed.readViewForPeer(message.runId, message.since, message.atLeast);
+        answer = event === 'reset' ? 'unanswered' : { event: event ?? null };
+      } catch {
+        answer = 'unanswered';
+      }
+      send({ pwg: 'view-read-answer', requestId: message.requestId, answer });
+    }
   };
 }

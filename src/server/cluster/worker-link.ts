@@ -62,8 +62,14 @@ export function workerLink(): WorkerLink | undefined {
   let nextRequest = 1;
   const pending = new Map<number, (message: PrimaryMessage) => void>();
   let health: (() => string) | undefined;
+  /** The view reads' share of the channel, once attached (view-read-link.ts). */
+  let viewReads: ((message: PrimaryMessage) => void) | undefined;
   process.on('message', (message: unknown) => {
     if (!isClusterMessage<PrimaryMessage>(message)) return;
+    if (message.pwg === 'view-readers' || message.pwg === 'view-read-request' || message.pwg === 'view-read-answer') {
+      viewReads?.(message);
+      return;
+    }
     if (message.pwg === 'health-collect') {
       let status: string;
       try {
@@ -94,7 +100,7 @@ export function workerLink(): WorkerLink | undefined {
     pid: process.pid,
     attach(parts) {
       health = parts.health;
-      if (parts.feed !== undefined) linkViewReads(parts.feed, worker.id);
+      if (parts.feed !== undefined) viewReads = linkViewReads(parts.feed, worker.id, send);
       AggregatorRegistry.setRegistries([parts.registry]);
       // Constructing one installs prom-client's worker-side listener for the primary's requests.
       new AggregatorRegistry();
