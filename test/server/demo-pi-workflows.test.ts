@@ -9,7 +9,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPiWorkflowsFile, piWorkflowsOpenCheck } from '../../fixtures/pi-workflows-file.js';
+import { attachPiWorkflowsWriter, piWorkflowsOpenCheck } from '../../fixtures/pi-workflows-file.js';
 import { REPO_ROOT, WAIT_MS } from '../helpers/live-fixtures.js';
 import { TSX_IMPORT } from '../helpers/service-process.js';
 import { tempDir } from '../helpers/store-fixtures.js';
@@ -77,9 +77,9 @@ describe('npm run demo -- --pi-workflows', () => {
 
     demo.kill('SIGINT');
     expect(await exited).toBe(0);
-    const layout = createPiWorkflowsFile(join(dir, 'layout.sqlite'));
-    const facts = { ...layout.facts, path: dbPath };
-    layout.close();
-    expect(piWorkflowsOpenCheck(facts)).toEqual([]);
+    // The facts of a 0.16 file at this path (opened as pi-workflows' host opens it, then closed).
+    const pi = attachPiWorkflowsWriter(dbPath);
+    pi.close();
+    expect(piWorkflowsOpenCheck(pi.facts)).toEqual([]);
   });
 });
